@@ -1,0 +1,172 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Targets layer from the wire upward; dependencies point one way (see README "Layout").
+// Clients (CastClient, castc) never import device-side targets.
+let package = Package(
+    name: "castd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "castd", targets: ["castd"]),
+        .executable(name: "castc", targets: ["castc"]),
+        .executable(name: "cast-emulator", targets: ["cast-emulator"]),
+        .library(name: "CastClient", targets: ["CastClient"]),
+        .library(name: "CastEmulator", targets: ["CastEmulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: wire
+        .target(
+            name: "LengthPrefixFraming",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
+        .target(
+            name: "CastProtocol",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["Generated/README.md"]
+        ),
+        .target(
+            name: "CastdAPI",
+            dependencies: [
+                "LengthPrefixFraming",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+
+        // MARK: system libraries (headers in /usr/include; linked by their module maps. No pkgConfig:
+        // avahi-client.pc adds -D_REENTRANT, which SwiftPM warns about and drops anyway.)
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev"])]),
+        .systemLibrary(name: "CSystemd", providers: [.apt(["libsystemd-dev"])]),
+
+        // MARK: device side
+        .target(
+            name: "CastChannel",
+            dependencies: [
+                "CastProtocol",
+                "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CastDiscovery",
+            dependencies: [
+                "CAvahi",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CastCore",
+            dependencies: [
+                "CastChannel",
+                "CastDiscovery",
+                "CastProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: daemon
+        .target(
+            name: "CastdServer",
+            dependencies: [
+                "CastdAPI",
+                "CastCore",
+                "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "castd",
+            dependencies: [
+                "CastdServer",
+                "CastCore",
+                "CSystemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: clients
+        .target(
+            name: "CastClient",
+            dependencies: [
+                "CastdAPI",
+                "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "castc",
+            dependencies: [
+                "CastClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: emulated device
+        .target(
+            name: "CastEmulator",
+            dependencies: [
+                "CastProtocol",
+                "CastDiscovery",
+                "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cast-emulator",
+            dependencies: [
+                "CastEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: tests
+        .target(
+            name: "CastTestSupport",
+            dependencies: [
+                "CastEmulator",
+                "CastClient",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/CastTestSupport"
+        ),
+        .testTarget(
+            name: "CastProtocolTests",
+            dependencies: ["CastProtocol", "LengthPrefixFraming", .product(name: "NIOCore", package: "swift-nio")],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTestSupport"]),
+        .testTarget(name: "CastEmulatorTests", dependencies: ["CastEmulator", "CastChannel", "CastTestSupport"]),
+        .testTarget(name: "CastChannelTests", dependencies: ["CastChannel", "CastTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]),
+        .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
+        .testTarget(name: "CastcTests", dependencies: ["CastTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
