@@ -163,7 +163,15 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTestSupport"]),
-        .testTarget(name: "CastEmulatorTests", dependencies: ["CastEmulator", "CastChannel", "CastTestSupport"]),
+        .testTarget(
+            name: "CastEmulatorTests",
+            dependencies: [
+                "CastEmulator", "CastProtocol", "LengthPrefixFraming", "CastTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(name: "CastChannelTests", dependencies: ["CastChannel", "CastTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
         .testTarget(name: "CastcTests", dependencies: ["CastTestSupport"]),
