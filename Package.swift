@@ -174,7 +174,7 @@ let package = Package(
         ),
         .testTarget(name: "CastChannelTests", dependencies: ["CastChannel", "CastTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
-        .testTarget(name: "CastcTests", dependencies: ["CastTestSupport"]),
+        .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,125 @@
+import Foundation
+import LengthPrefixFraming
+import NIOCore
+import SwiftProtobuf
+
+/// Shared facts of the castd.v1 wire: frames, methods, status codes, the socket's location.
+public enum CastdRPC {
+    /// Default largest frame either side accepts.
+    public static let defaultMaximumFrameLength = 4 * 1024 * 1024
+
+    public static let serviceName = "castd.v1.Cast"
+
+    /// Encodes one frame (length prefix included) into `buffer`.
+    public static func write(_ frame: Castd_V1_Frame, into buffer: inout ByteBuffer) throws {
+        let bytes: [UInt8] = try frame.serializedBytes()
+        buffer.writeLengthPrefixedFrame(bytes)
+    }
+
+    /// Decodes a frame body (without its length prefix).
+    public static func decodeFrame(_ body: ByteBuffer) throws -> Castd_V1_Frame {
+        do {
+            return try Castd_V1_Frame(serializedBytes: Array(body.readableBytesView))
+        } catch {
+            throw CastdError(.invalidArgument, "malformed castd.v1 frame: \(error)")
+        }
+    }
+}
+
+/// The methods of castd.v1.Cast, with their wire names.
+public enum CastdMethod: String, CaseIterable, Sendable {
+    case listDevices = "ListDevices"
+    case getStatus = "GetStatus"
+    case startSession = "StartSession"
+    case endSession = "EndSession"
+    case load = "Load"
+    case play = "Play"
+    case pause = "Pause"
+    case stop = "Stop"
+    case seek = "Seek"
+    case setVolume = "SetVolume"
+    case watch = "Watch"
+
+    /// "/castd.v1.Cast/Load"
+    public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }
+
+    public init?(path: String) {
+        let prefix = "/\(CastdRPC.serviceName)/"
+        guard path.hasPrefix(prefix), let method = CastdMethod(rawValue: String(path.dropFirst(prefix.count))) else {
+            return nil
+        }
+        self = method
+    }
+
+    /// Server-streaming methods; the rest are unary.
+    public var isStreaming: Bool { self == .watch }
+}
+
+public typealias CastdCode = Castd_V1_Code
+
+/// An error with a gRPC canonical status code and a message for people: what every castd.v1
+/// call ends with when it does not succeed.
+public struct CastdError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: CastdCode
+    public var message: String
+
+    public init(_ code: CastdCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public init(status: Castd_V1_Status) {
+        self.init(status.code, status.message)
+    }
+
+    public var status: Castd_V1_Status {
+        var status = Castd_V1_Status()
+        status.code = code
+        status.message = message
+        return status
+    }
+
+    public var description: String { "\(code.name): \(message)" }
+}
+
+extension CastdCode {
+    /// The canonical upper-case name, as gRPC spells it ("NOT_FOUND").
+    public var name: String {
+        switch self {
+        case .ok: return "OK"
+        case .cancelled: return "CANCELLED"
+        case .unknown: return "UNKNOWN"
+        case .invalidArgument: return "INVALID_ARGUMENT"
+        case .deadlineExceeded: return "DEADLINE_EXCEEDED"
+        case .notFound: return "NOT_FOUND"
+        case .alreadyExists: return "ALREADY_EXISTS"
+        case .permissionDenied: return "PERMISSION_DENIED"
+        case .resourceExhausted: return "RESOURCE_EXHAUSTED"
+        case .failedPrecondition: return "FAILED_PRECONDITION"
+        case .aborted: return "ABORTED"
+        case .outOfRange: return "OUT_OF_RANGE"
+        case .unimplemented: return "UNIMPLEMENTED"
+        case .internal: return "INTERNAL"
+        case .unavailable: return "UNAVAILABLE"
+        case .dataLoss: return "DATA_LOSS"
+        case .unauthenticated: return "UNAUTHENTICATED"
+        case .UNRECOGNIZED(let n): return "CODE_\(n)"
+        }
+    }
+}
+
+/// Where the daemon's socket is, by the rules every client and the daemon share:
+/// `--socket PATH`, else `$CASTD_SOCKET`, else `$XDG_RUNTIME_DIR/castd/castd.sock` (a user
+/// daemon), else `/run/castd/castd.sock` (the system daemon).
+public enum CastdSocketPath {
+    public static let system = "/run/castd/castd.sock"
+
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        if let explicit, !explicit.isEmpty { return explicit }
+        if let path = environment["CASTD_SOCKET"], !path.isEmpty { return path }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/castd/castd.sock" }
+        return system
+    }
+}
