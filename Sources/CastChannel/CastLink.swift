@@ -1,0 +1,322 @@
+import CastProtocol
+import Foundation
+import LengthPrefixFraming
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// Settings of one device link. The defaults are Chromium's.
+public struct CastLinkConfiguration: Sendable {
+    /// TCP + TLS must be up within this.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Default deadline of a request that expects a reply.
+    public var requestTimeout: Duration = .seconds(10)
+    /// PING after this long without a message from the device.
+    public var pingInterval: Duration = .seconds(5)
+    /// The link is dead after this long without a message from the device.
+    public var deadAfter: Duration = .seconds(10)
+    /// Our endpoint id. Unique per process and link: a fixed id collides between processes.
+    public var senderID: String = CastLinkConfiguration.makeSenderID()
+    public var userAgent: String = "castd"
+
+    public init() {}
+
+    public static func makeSenderID() -> String {
+        "sender-castd-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    }
+}
+
+/// One TLS link to one Cast device: framing, heartbeat, virtual connections and requestId
+/// correlation. It lives inside `withConnection`'s scope; when the scope ends the link closes.
+///
+/// Every message that is not a heartbeat is delivered on `messages`, replies included (a reply
+/// to a request is also a status update everyone needs).
+public final class CastLink: Sendable {
+    public let host: String
+    public let port: Int
+    public let senderID: String
+    private let configuration: CastLinkConfiguration
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private let allocator: ByteBufferAllocator
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    /// Messages from the device, in order; finishes when the link closes.
+    public let messages: AsyncStream<CastMessage>
+    private let messageContinuation: AsyncStream<CastMessage>.Continuation
+
+    private struct State {
+        var nextRequestID: Int64 = 1
+        var pending: [Int64: EventLoopPromise<JSONValue>] = [:]
+        var connectedDestinations: Set<String> = []
+        var closedReason: CastChannelError?
+    }
+    private let state = Mutex(State())
+
+    private init(
+        host: String, port: Int, configuration: CastLinkConfiguration,
+        outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel, logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.senderID = configuration.senderID
+        self.configuration = configuration
+        self.outbound = outbound
+        self.allocator = channel.allocator
+        self.eventLoop = channel.eventLoop
+        self.logger = logger
+        (messages, messageContinuation) = AsyncStream.makeStream(of: CastMessage.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Connects (TCP + TLS within `connectTimeout`), runs `body` with the link, and closes the
+    /// link when `body` returns or throws. `body` should consume `messages`; it ends when the
+    /// device goes away. Connection failures throw `CastChannelError(.connectFailed)`.
+    public static func withConnection<Result: Sendable>(
+        host: String,
+        port: Int,
+        configuration: CastLinkConfiguration = .init(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger,
+        _ body: (CastLink) async throws -> Result
+    ) async throws -> Result {
+        var logger = logger
+        logger[metadataKey: "device.address"] = "\(host):\(port)"
+        let channel = try await connect(
+            host: host, port: port, configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
+        return try await channel.executeThenClose { inbound, outbound in
+            let link = CastLink(
+                host: host, port: port, configuration: configuration, outbound: outbound,
+                channel: channel.channel, logger: logger)
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var reason = CastChannelError(.closed, "the device closed the connection")
+                    do {
+                        for try await message in inbound {
+                            link.deliver(message)
+                        }
+                    } catch let error as CastChannelError {
+                        reason = error
+                    } catch {
+                        reason = CastChannelError(.closed, "link failed: \(error)")
+                    }
+                    link.finish(reason)
+                }
+                defer { group.cancelAll() }
+                do {
+                    let result = try await body(link)
+                    link.finish(CastChannelError(.closed, "link closed by castd"))
+                    return result
+                } catch {
+                    link.finish(CastChannelError(.closed, "link closed by castd"))
+                    throw error
+                }
+            }
+        }
+    }
+
+    private static func connect(
+        host: String, port: Int, configuration: CastLinkConfiguration, eventLoopGroup: any EventLoopGroup,
+        logger: Logger
+    ) async throws -> NIOAsyncChannel<CastMessage, ByteBuffer> {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        // Cast devices present self-issued certificates: TLS does not check them; device
+        // authentication does, once connected.
+        tls.certificateVerification = .none
+        let sslContext: NIOSSLContext
+        do {
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw CastChannelError(.connectFailed, "cannot set up TLS: \(error)")
+        }
+        let timeout = TimeAmount(configuration.connectTimeout)
+        let deadline = NIODeadline.now() + timeout
+        let handshake = eventLoopGroup.any().makePromise(of: Void.self)
+        let what = "\(host):\(port)"
+        do {
+            let channel = try await ClientBootstrap(group: eventLoopGroup)
+                .connectTimeout(timeout)
+                .channelOption(.socketOption(.so_keepalive), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: nil))
+                        try sync.addHandler(TLSHandshakeWaiter(promise: handshake))
+                        try sync.addHandler(
+                            ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)))
+                        try sync.addHandler(LengthPrefixedFrameEncoder())
+                        try sync.addHandler(CastMessageDecoder(logger: logger))
+                        try sync.addHandler(
+                            CastHeartbeatHandler(
+                                senderID: configuration.senderID, pingInterval: TimeAmount(configuration.pingInterval),
+                                deadAfter: TimeAmount(configuration.deadAfter), logger: logger))
+                        return try NIOAsyncChannel<CastMessage, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            // The TLS handshake must also finish before the deadline.
+            let timer = channel.channel.eventLoop.scheduleTask(deadline: deadline) {
+                handshake.fail(CastChannelError(.connectFailed, "TLS handshake with \(what) timed out"))
+            }
+            defer { timer.cancel() }
+            do {
+                try await handshake.futureResult.get()
+            } catch {
+                try? await channel.channel.close()
+                throw error
+            }
+            return channel
+        } catch let error as CastChannelError {
+            throw error
+        } catch {
+            handshake.fail(error)
+            throw CastChannelError(.connectFailed, "cannot connect to \(what): \(Self.describe(error))")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first { return describe(first.error) }
+            if error.dnsAAAAError != nil || error.dnsAError != nil { return "cannot resolve host" }
+        }
+        if let error = error as? IOError { return error.description }
+        if error is ChannelError, case .connectTimeout = error as! ChannelError { return "timed out" }
+        return "\(error)"
+    }
+
+    // MARK: sending
+
+    /// Sends a JSON message. Virtual connections are the caller's business (`connect(to:)`).
+    public func send(namespace: String, destination: String, payload: JSONValue) async throws {
+        try await send(CastMessage.json(source: senderID, destination: destination, namespace: namespace, payload: payload))
+    }
+
+    /// Sends a message as is (custom channels may send any string).
+    public func send(_ message: CastMessage) async throws {
+        let body: [UInt8]
+        do {
+            body = try message.frameBody()
+        } catch {
+            throw CastChannelError(.invalidRequest, "\(error)")
+        }
+        if let reason = state.withLock({ $0.closedReason }) { throw reason }
+        var buffer = allocator.buffer(capacity: body.count)
+        buffer.writeBytes(body)
+        do {
+            try await outbound.write(buffer)
+        } catch {
+            throw state.withLock { $0.closedReason } ?? CastChannelError(.closed, "link closed: \(error)")
+        }
+    }
+
+    /// Opens the virtual connection to `destination` (receiver-0 or an app's transportId), once.
+    public func connect(to destination: String) async throws {
+        let isNew = state.withLock { $0.connectedDestinations.insert(destination).inserted }
+        guard isNew else { return }
+        do {
+            try await send(
+                namespace: CastNamespace.connection, destination: destination,
+                payload: ConnectionMessage.connect(userAgent: configuration.userAgent))
+        } catch {
+            _ = state.withLock { $0.connectedDestinations.remove(destination) }
+            throw error
+        }
+    }
+
+    /// Closes the virtual connection to `destination`.
+    public func disconnect(from destination: String) async {
+        let wasConnected = state.withLock { $0.connectedDestinations.remove(destination) != nil }
+        guard wasConnected else { return }
+        try? await send(namespace: CastNamespace.connection, destination: destination, payload: ConnectionMessage.close)
+    }
+
+    public func isConnected(to destination: String) -> Bool {
+        state.withLock { $0.connectedDestinations.contains(destination) }
+    }
+
+    /// Sends `payload` with a fresh `requestId` (the `make` closure receives it) and waits for the
+    /// reply carrying the same id. A device error reply throws `CastChannelError(.deviceError)`.
+    public func request(
+        namespace: String,
+        destination: String,
+        timeout: Duration? = nil,
+        _ make: (Int64) -> JSONValue
+    ) async throws -> JSONValue {
+        let requestID = state.withLock { state -> Int64 in
+            defer { state.nextRequestID += 1 }
+            return state.nextRequestID
+        }
+        let message = CastMessage.json(
+            source: senderID, destination: destination, namespace: namespace, payload: make(requestID))
+        let timeout = timeout ?? configuration.requestTimeout
+        // Register before sending, so that a fast reply is never missed.
+        let promise = eventLoop.makePromise(of: JSONValue.self)
+        if let reason = state.withLock({ state -> CastChannelError? in
+            if let reason = state.closedReason { return reason }
+            state.pending[requestID] = promise
+            return nil
+        }) {
+            promise.fail(reason)
+            throw reason
+        }
+        let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) { [self] in
+            self.resolve(requestID, .failure(CastChannelError(.timedOut, "no reply from the device within \(timeout)")))
+        }
+        defer { timer.cancel() }
+        do {
+            try await send(message)
+        } catch {
+            resolve(requestID, .failure(error))
+        }
+        let reply: JSONValue = try await withTaskCancellationHandler {
+            try await promise.futureResult.get()
+        } onCancel: {
+            resolve(requestID, .failure(CancellationError()))
+        }
+        if let error = CastDeviceError(payload: reply) {
+            throw CastChannelError(.deviceError, "the device answered \(error)", deviceError: error)
+        }
+        return reply
+    }
+
+    private func resolve(_ requestID: Int64, _ result: Result<JSONValue, any Error>) {
+        let promise = state.withLock { $0.pending.removeValue(forKey: requestID) }
+        promise?.completeWith(result)
+    }
+
+    // MARK: receiving
+
+    private func deliver(_ message: CastMessage) {
+        if message.payloadType == .string, let payload = try? message.jsonPayload() {
+            let envelope = CastEnvelope(payload)
+            if envelope.requestID != 0 {
+                resolve(envelope.requestID, .success(payload))
+            }
+            if message.namespace == CastNamespace.connection, envelope.type == "CLOSE" {
+                // The device closed a virtual connection (e.g. the app stopped).
+                _ = state.withLock { $0.connectedDestinations.remove(message.sourceID) }
+            }
+        }
+        messageContinuation.yield(message)
+    }
+
+    private func finish(_ reason: CastChannelError) {
+        let pending = state.withLock { state -> [EventLoopPromise<JSONValue>] in
+            if state.closedReason == nil { state.closedReason = reason }
+            defer { state.pending.removeAll() }
+            return Array(state.pending.values)
+        }
+        for promise in pending { promise.fail(reason) }
+        messageContinuation.finish()
+    }
+
+    /// Why the link closed, once it has.
+    public var closedReason: CastChannelError? { state.withLock { $0.closedReason } }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
