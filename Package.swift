@@ -71,6 +71,7 @@ let package = Package(
         .target(
             name: "CastCore",
             dependencies: [
+                "CastdAPI",
                 "CastChannel",
                 "CastDiscovery",
                 "CastProtocol",

@@ -1,0 +1,127 @@
+import ArgumentParser
+import CSystemd
+import CastCore
+import CastdAPI
+import CastdServer
+import Foundation
+import Logging
+import ServiceLifecycle
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let castdVersion = "0.1.0"
+
+@main
+struct Castd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "castd",
+        abstract: "Google Cast for Linux: one daemon that discovers Cast devices and shares them with every local client.",
+        discussion: """
+            castd finds Cast devices through the system's Avahi daemon (mDNS), holds one TLS
+            connection per device, and serves the castd.v1 RPC on a Unix socket. Clients such as
+            castc share one session and one media status per device.
+
+            Socket: --socket PATH, else $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock
+            (a desktop session's daemon), else /run/castd/castd.sock (the system daemon). Under
+            systemd socket activation (LISTEN_FDS) castd serves the socket it is given.
+
+            Examples:
+              castd                                   # discover devices on the network
+              castd --device 192.168.1.20             # also use a device mDNS cannot see
+              castd --device "Kitchen=192.168.1.21:8009" --no-discovery
+            """,
+        version: castdVersion
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The Unix socket to serve.", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp(
+            "A device to use without discovery: HOST, HOST:PORT or NAME=HOST[:PORT]. Repeatable.",
+            valueName: "address"))
+    var devices: [String] = []
+
+    @Flag(name: .customLong("no-discovery"), help: "Do not browse mDNS; use only --device devices.")
+    var noDiscovery = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
+        }
+        for device in devices {
+            do { _ = try StaticDevice(parsing: device) } catch let error as CastdError { throw ValidationError(error.message) }
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "castd")
+
+        let target: CastdListenTarget
+        let activated = sd_listen_fds(1)
+        let path = CastdSocketPath.resolve(explicit: socket)
+        if activated > 0 {
+            target = .activated(fd: SD_LISTEN_FDS_START, path: path)
+            logger.info("socket activated", metadata: ["fds": "\(activated)"])
+        } else {
+            target = .path(path)
+        }
+
+        let hub = CastdEventHub()
+        let registry = DeviceRegistry(
+            hub: hub,
+            staticDevices: try devices.map(StaticDevice.init(parsing:)),
+            discovery: !noDiscovery,
+            logger: Logger(label: "castd.devices"))
+        let service = CastdService(
+            registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))
+        let server = CastdServer(
+            configuration: CastdServerConfiguration(target: target), service: service,
+            logger: Logger(label: "castd.rpc"),
+            onListening: {
+                _ = sd_notify(0, "READY=1\nSTATUS=Serving \(path)")
+            })
+
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .init(service: RegistryService(registry: registry, hub: hub)),
+                    .init(service: server),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        do {
+            try await group.run()
+        } catch let error as CastdError {
+            logger.critical("\(error.message)")
+            throw ExitCode(1)
+        }
+        _ = sd_notify(0, "STOPPING=1")
+        logger.info("stopped; apps on the devices keep running")
+    }
+}
+
+/// Runs the device registry until graceful shutdown, then ends every watcher.
+struct RegistryService: Service {
+    let registry: DeviceRegistry
+    let hub: CastdEventHub
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await registry.run()
+        }
+        hub.finishAll()
+    }
+}
