@@ -161,7 +161,12 @@ let package = Package(
         ),
         .testTarget(
             name: "CastProtocolTests",
-            dependencies: ["CastProtocol", "LengthPrefixFraming", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "CastProtocol", "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTestSupport"]),
