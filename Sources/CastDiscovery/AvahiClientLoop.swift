@@ -1,0 +1,223 @@
+import CAvahi
+import Logging
+import Synchronization
+
+/// What an `AvahiClientLoop` tells the object that uses its client.
+///
+/// Both calls come from the loop's poll thread (or, during `AvahiClientLoop.connectNow`, from the
+/// thread that called it, before the poll thread starts) and never while the loop holds a lock.
+protocol AvahiClientLoopOwner: AnyObject, Sendable {
+    /// The client is registering, running, or in a host name collision: it can be used.
+    func avahiClient(_ client: AvahiHandle, didEnter clientState: AvahiClientState)
+    /// The client failed, or no client could be created. The loop frees the client and everything
+    /// created on it later: forget those handles, never free them.
+    func avahiClientFailed(reason: String)
+}
+
+/// One avahi threaded poll with at most one `AvahiClient` on it at a time. When the client fails
+/// (the daemon or D-Bus went away) or cannot be created, the owner is told and a new client is
+/// tried every `retryInterval`, on the poll thread.
+///
+/// Lifetime: every live client holds a +1 on the loop (its callback userdata, released right after
+/// `avahi_client_free`), and the loop holds its owner until `shutdown()`; so neither can go away
+/// while avahi may still call into them. Browsers, resolvers and entry groups die with their
+/// client, so their userdata may point at the owner unretained.
+///
+/// Locks: avahi calls are never made while `state` is locked (avahi calls back synchronously, and
+/// `Mutex` is not recursive). Order: `lifecycle`, then the poll lock, then `state`.
+final class AvahiClientLoop: Sendable {
+    private enum Lifecycle {
+        case idle, running, shutDown
+    }
+
+    private struct State {
+        var client: AvahiHandle?
+        var owner: (any AvahiClientLoopOwner)?
+        var retryTimer: AvahiHandle?
+        /// The current client failed, or the last attempt created none; a retry is scheduled.
+        var failed = false
+    }
+
+    private let poll: AvahiHandle
+    private let lifecycle = Mutex(Lifecycle.idle)
+    private let state = Mutex(State())
+    private let retryInterval: Duration
+    private let logger: Logger
+
+    init(retryInterval: Duration, logger: Logger) throws(DiscoveryError) {
+        guard let poll = avahi_threaded_poll_new() else {
+            throw DiscoveryError(code: .avahiUnavailable, message: "avahi_threaded_poll_new failed (out of memory?)")
+        }
+        self.poll = AvahiHandle(poll)
+        self.retryInterval = retryInterval
+        self.logger = logger
+        // Unretained: the timer only fires on the poll thread, which `shutdown()` (also run by
+        // deinit) stops before the loop can go away; the timer is freed with the poll.
+        let timer = pollAPI.pointee.timeout_new(
+            pollAPI, nil,
+            { _, userdata in
+                guard let userdata else { return }
+                Unmanaged<AvahiClientLoop>.fromOpaque(userdata).takeUnretainedValue().connect()
+            },
+            Unmanaged.passUnretained(self).toOpaque())
+        guard let timer else {
+            avahi_threaded_poll_free(poll)
+            throw DiscoveryError(code: .avahiUnavailable, message: "avahi timeout_new failed (out of memory?)")
+        }
+        state.withLock { $0.retryTimer = AvahiHandle(timer) }
+    }
+
+    deinit {
+        // Normally a no-op: owners call shutdown(). Deinit cannot run on the poll thread while the
+        // thread runs callbacks for a live client, because every live client retains the loop.
+        shutdown()
+    }
+
+    private var pollAPI: UnsafePointer<AvahiPoll> {
+        avahi_threaded_poll_get(poll.pointer)
+    }
+
+    /// Starts the poll thread; the first client is created on it at once. Failures reach the owner.
+    func start(owner: any AvahiClientLoopOwner) {
+        lifecycle.withLock { lifecycle in
+            guard lifecycle == .idle else { return }
+            state.withLock { $0.owner = owner }
+            scheduleConnect(after: .zero)
+            startPollThread(&lifecycle)
+        }
+    }
+
+    /// Creates the first client on the calling thread (so that its owner's first callbacks have
+    /// run when this returns), then starts the poll thread. Throws if no client can be created;
+    /// the caller then calls `shutdown()`.
+    func connectNow(owner: any AvahiClientLoopOwner) throws(DiscoveryError) {
+        try lifecycle.withLock { (lifecycle: inout Lifecycle) throws(DiscoveryError) in
+            guard lifecycle == .idle else { return }
+            state.withLock { $0.owner = owner }
+            if let reason = connect() {
+                throw DiscoveryError(code: .avahiUnavailable, message: reason)
+            }
+            startPollThread(&lifecycle)
+        }
+    }
+
+    private func startPollThread(_ lifecycle: inout Lifecycle) {
+        if avahi_threaded_poll_start(poll.pointer) < 0 {
+            logger.error("Could not start the avahi poll thread")
+        }
+        lifecycle = .running
+    }
+
+    /// Runs `body` with the poll lock held, from a thread that is not the poll thread; nil once
+    /// the loop is shut down.
+    func withPollLocked<Result: Sendable>(_ body: () throws -> Result) rethrows -> Result? {
+        try lifecycle.withLock { lifecycle in
+            guard lifecycle != .shutDown else { return nil }
+            avahi_threaded_poll_lock(poll.pointer)
+            defer { avahi_threaded_poll_unlock(poll.pointer) }
+            return try body()
+        }
+    }
+
+    /// Poll thread: drop the current client (e.g. its browser failed) and connect again later.
+    func reconnect(reason: String) {
+        failed(reason)
+    }
+
+    /// Stops the poll thread, frees the client (withdrawing what it published) and the poll, and
+    /// lets go of the owner. Idempotent. Never call it from the poll thread.
+    func shutdown() {
+        lifecycle.withLock { lifecycle in
+            guard lifecycle != .shutDown else { return }
+            lifecycle = .shutDown
+            avahi_threaded_poll_stop(poll.pointer)  // joins the thread; -1 if it never ran
+            let (client, owner) = state.withLock { state in
+                defer {
+                    state.client = nil
+                    state.owner = nil
+                    state.retryTimer = nil
+                }
+                return (state.client, state.owner)
+            }
+            if let client {
+                free(client)
+            }
+            avahi_threaded_poll_free(poll.pointer)  // frees the retry timer too
+            withExtendedLifetime(owner) {}
+        }
+    }
+
+    // MARK: poll thread (or the connectNow caller before the thread starts)
+
+    /// Replaces the current client with a new one; returns why that failed, or nil.
+    @discardableResult
+    private func connect() -> String? {
+        let old = state.withLock { state in
+            defer {
+                state.client = nil
+                state.failed = false
+            }
+            return state.client
+        }
+        if let old {
+            free(old)
+        }
+        var error: Int32 = 0
+        let userdata = Unmanaged.passRetained(self).toOpaque()  // released after avahi_client_free
+        let client = avahi_client_new(
+            pollAPI, AvahiClientFlags(rawValue: 0),
+            { client, clientState, userdata in
+                guard let client, let userdata else { return }
+                let loop = Unmanaged<AvahiClientLoop>.fromOpaque(userdata).takeUnretainedValue()
+                loop.client(AvahiHandle(client), didChangeTo: clientState)
+            },
+            userdata, &error)
+        guard let client else {
+            Unmanaged<AvahiClientLoop>.fromOpaque(userdata).release()
+            let what = Int(error) == AVAHI_ERR_NO_DAEMON ? "not running" : "not reachable"
+            let reason = "Avahi is \(what) (avahi_client_new: \(Avahi.errorString(error)))"
+            failed(reason)
+            return reason
+        }
+        let failedWhileCreating = state.withLock { state in
+            state.client = AvahiHandle(client)
+            return state.failed
+        }
+        return failedWhileCreating ? "Avahi failed while connecting" : nil
+    }
+
+    private func client(_ client: AvahiHandle, didChangeTo clientState: AvahiClientState) {
+        switch clientState {
+        case AVAHI_CLIENT_S_REGISTERING, AVAHI_CLIENT_S_RUNNING, AVAHI_CLIENT_S_COLLISION:
+            let owner = state.withLock { $0.failed ? nil : $0.owner }
+            owner?.avahiClient(client, didEnter: clientState)
+        case AVAHI_CLIENT_FAILURE:
+            let error = avahi_client_errno(client.pointer)
+            failed("Lost the connection to Avahi (\(Avahi.errorString(error)))")
+        default:
+            break  // AVAHI_CLIENT_CONNECTING only happens with AVAHI_CLIENT_NO_FAIL, not used
+        }
+    }
+
+    private func failed(_ reason: String) {
+        let (owner, alreadyFailed) = state.withLock { state in
+            defer { state.failed = true }
+            return (state.owner, state.failed)
+        }
+        guard !alreadyFailed else { return }
+        logger.debug("Avahi client failed; retrying", metadata: ["avahi.reason": "\(reason)", "avahi.retry": "\(retryInterval)"])
+        owner?.avahiClientFailed(reason: reason)
+        scheduleConnect(after: retryInterval)
+    }
+
+    private func scheduleConnect(after interval: Duration) {
+        guard let timer = state.withLock({ $0.retryTimer }) else { return }
+        var when = Avahi.time(after: interval)
+        pollAPI.pointee.timeout_update(timer.pointer, &when)
+    }
+
+    private func free(_ client: AvahiHandle) {
+        avahi_client_free(client.pointer)
+        Unmanaged.passUnretained(self).release()  // the +1 taken in connect()
+    }
+}
