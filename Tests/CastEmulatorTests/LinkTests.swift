@@ -45,16 +45,16 @@ struct LinkTests {
         try await withEmulator { _, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
             try await sender.connect()
-            var padding = 65_000
-            var message: CastMessage
-            repeat {
-                message = .json(
+            func message(padding: Int) -> CastMessage {
+                .json(
                     source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.receiver,
                     payload: ["type": "GET_STATUS", "requestId": 3, "padding": .string(String(repeating: "x", count: padding))]
                 )
-                padding += 1
-            } while try message.serializedBytes().count < CastWire.maximumFrameLength
-            #expect(try message.serializedBytes().count == CastWire.maximumFrameLength)
+            }
+            // The body size grows one byte per padding byte (the length varint keeps its size here).
+            let probe = 65_000
+            let message = message(padding: probe + CastWire.maximumFrameLength - (try message(padding: probe).frameBodySize()))
+            #expect(try message.frameBodySize() == CastWire.maximumFrameLength)
             try await sender.send(message)
             #expect(try await sender.reply(to: 3)["type"] == "RECEIVER_STATUS")
         }
@@ -110,5 +110,12 @@ struct LinkTests {
             try await answering.connect()
             try await expectStillWorks(answering, requestID: 5)
         }
+    }
+}
+
+extension CastMessage {
+    func frameBodySize() throws -> Int {
+        let bytes: [UInt8] = try serializedBytes()
+        return bytes.count
     }
 }

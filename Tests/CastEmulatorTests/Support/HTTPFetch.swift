@@ -76,7 +76,7 @@ struct HTTPFetch {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
-            collected.withLock { $0.writeBuffer(&buffer) }
+            _ = collected.withLock { $0.writeBuffer(&buffer) }
         }
 
         func channelInactive(context: ChannelHandlerContext) {
