@@ -1,0 +1,305 @@
+import CastProtocol
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// An emulated Google Cast device: the device side of CastV2 over TLS, with a platform receiver,
+/// a few well-known apps and a media player whose clock can be driven by tests.
+///
+/// ```swift
+/// let emulator = CastDeviceEmulator(configuration: .init(), logger: Logger(label: "emulator"))
+/// let endpoints = try await emulator.start()      // bound; endpoints.port is the CastV2 port
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { try await emulator.run() }
+///     // … talk to endpoints.host:endpoints.port …
+///     await emulator.shutdown()
+/// }
+/// ```
+///
+/// It behaves like a real receiver where senders can tell: virtual connections (messages before
+/// CONNECT are dropped), heartbeats, statuses that answer the requester and are broadcast to
+/// every connected sender, the 64 KiB frame limit, and the untidy parts real senders rely on.
+public final class CastDeviceEmulator: Sendable {
+    public let configuration: EmulatorConfiguration
+    let logger: Logger
+    let deviceDescription: EmulatorDeviceDescription
+    let clock: any EmulatorClock
+
+    struct Core {
+        var device: EmulatedDevice
+        var outbound: [Int: AsyncStream<CastMessage>.Continuation] = [:]
+        var nextConnection = 1
+
+        func deliver(_ deliveries: [DeviceOutcome.Delivery]) {
+            for delivery in deliveries { outbound[delivery.connection]?.yield(delivery.message) }
+        }
+    }
+
+    typealias CastServer = NIOAsyncChannel<AcceptedConnection, Never>
+    typealias HTTPConnection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
+    typealias HTTPServer = NIOAsyncChannel<HTTPConnection, Never>
+
+    struct AcceptedConnection: Sendable {
+        var number: Int
+        var remote: String
+        var channel: NIOAsyncChannel<CastMessage, CastMessage>
+    }
+
+    struct Servers: Sendable {
+        var cast: CastServer
+        var http: HTTPServer?
+        var https: HTTPServer?
+        var endpoints: EmulatorEndpoints
+        var messageLog: EmulatorMessageLog?
+
+        func close() async {
+            try? await cast.channel.close()
+            try? await http?.channel.close()
+            try? await https?.channel.close()
+            messageLog?.close()
+        }
+    }
+
+    enum Lifecycle {
+        case idle
+        case starting
+        case started(Servers)
+        case running
+        case shutDown
+    }
+
+    let core: Mutex<Core>
+    let lifecycle = Mutex(Lifecycle.idle)
+    let startTime = ContinuousClock.now
+    /// Bumped whenever playback changes, so that the end-of-media timer is re-armed.
+    let playbackChanged = ChangeSignal()
+    let shutdownRequested = ChangeSignal()
+    let runFinished = ChangeSignal()
+
+    public init(configuration: EmulatorConfiguration, logger: Logger) {
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: "device.id"] = "\(configuration.deviceID)"
+        self.logger = logger
+        self.deviceDescription = EmulatorDeviceDescription(configuration: configuration)
+        self.clock = configuration.clock
+        self.core = Mutex(
+            Core(
+                device: EmulatedDevice(
+                    apps: configuration.apps, defaultMediaDuration: configuration.defaultMediaDuration
+                )
+            )
+        )
+    }
+
+    // MARK: lifecycle
+
+    /// Generates the TLS identity and binds every server. Returns where they listen.
+    public func start() async throws -> EmulatorEndpoints {
+        try lifecycle.withLock { state in
+            guard case .idle = state else {
+                throw EmulatorError(.invalidState, "start() may be called once, before shutdown()")
+            }
+            state = .starting
+        }
+        let servers: Servers
+        do {
+            servers = try await bindServers()
+        } catch {
+            lifecycle.withLock { state in
+                if case .starting = state { state = .idle }
+            }
+            throw error
+        }
+        let stillWanted = lifecycle.withLock { state -> Bool in
+            guard case .starting = state else { return false }
+            state = .started(servers)
+            return true
+        }
+        guard stillWanted else {
+            await servers.close()
+            throw EmulatorError(.invalidState, "shut down while starting")
+        }
+        logger.info(
+            "\(configuration.model) “\(configuration.name)” listening on \(servers.endpoints)",
+            metadata: ["device.port": "\(servers.endpoints.port)"]
+        )
+        return servers.endpoints
+    }
+
+    /// Serves until ``shutdown()`` is called or the calling task is cancelled. Starts the
+    /// emulator first if ``start()`` has not been called.
+    public func run() async throws {
+        if case .idle = lifecycle.withLock({ $0 }) {
+            _ = try await start()
+        }
+        let servers = try lifecycle.withLock { state -> Servers? in
+            switch state {
+            case .started(let servers):
+                state = .running
+                return servers
+            case .shutDown:
+                return nil
+            case .idle, .starting, .running:
+                throw EmulatorError(.invalidState, "run() may be called once, after start()")
+            }
+        }
+        guard let servers else { return }
+        defer { runFinished.signal() }
+
+        struct ShutdownRequested: Error {}
+        do {
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { try await self.serveCastV2(servers.cast, log: servers.messageLog) }
+                if let http = servers.http {
+                    group.addTask { try await self.serveHTTP(http, scheme: "http") }
+                }
+                if let https = servers.https {
+                    group.addTask { try await self.serveHTTP(https, scheme: "https") }
+                }
+                group.addTask { await self.runPlaybackClock() }
+                group.addTask {
+                    await self.shutdownRequested.wait(beyond: 0)
+                    throw ShutdownRequested()  // cancels the servers: every channel closes
+                }
+            }
+        } catch is ShutdownRequested {
+            // The normal way out.
+        } catch is CancellationError {
+            // So is cancelling the task that runs the emulator.
+        } catch {
+            await servers.close()
+            logger.error("emulator stopped: \(error)")
+            throw error
+        }
+        await servers.close()
+        logger.info("emulator stopped")
+    }
+
+    /// Stops serving: closes the listeners and every connection, and waits for ``run()`` to
+    /// return.
+    public func shutdown() async {
+        enum Action {
+            case none
+            case close(Servers)
+            case waitForRun
+        }
+        let action = lifecycle.withLock { state -> Action in
+            defer { state = .shutDown }
+            switch state {
+            case .idle, .starting, .shutDown: return .none
+            case .started(let servers): return .close(servers)
+            case .running: return .waitForRun
+            }
+        }
+        shutdownRequested.signal()
+        switch action {
+        case .none:
+            break
+        case .close(let servers):
+            await servers.close()
+        case .waitForRun:
+            await runFinished.wait(beyond: 0)
+        }
+    }
+
+    // MARK: observing
+
+    /// The `_googlecast._tcp` TXT record this device would publish right now: `id`, `cd`, `rm`,
+    /// `ve`, `md`, `ic`, `fn`, `ca`, `st` (1 while a non-idle app runs), `bs`, `nf`, `rs`.
+    public var txtRecord: [String: String] {
+        let app = core.withLock { $0.device.running?.app }
+        return deviceDescription.txtRecord(runningApp: app)
+    }
+
+    /// The mDNS instance name real devices use: `<model>-<id>`, spaces as dashes.
+    public var serviceInstanceName: String {
+        configuration.model.replacingOccurrences(of: " ", with: "-") + "-" + configuration.deviceID
+    }
+
+    /// What the device would report now, and who is connected.
+    public func state() async -> EmulatorState {
+        let now = clock.now()
+        return core.withLock { $0.device.snapshot(at: now) }
+    }
+
+    // MARK: internals
+
+    private func bindServers() async throws -> Servers {
+        let identity = try EmulatorTLSIdentity.generate(
+            commonName: configuration.deviceID, lifetime: configuration.certificateLifetime
+        )
+        let tls: NIOSSLContext
+        do {
+            tls = try identity.makeServerContext()
+        } catch {
+            throw EmulatorError(.certificate, "cannot configure TLS", cause: error)
+        }
+        let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
+        var bound: [any Channel] = []
+        do {
+            let cast = try await bindCastV2(tls: tls, log: messageLog)
+            bound.append(cast.channel)
+            var http: HTTPServer?
+            if let port = configuration.httpPort {
+                http = try await bindHTTP(port: port, tls: nil)
+                bound.append(http!.channel)
+            }
+            var https: HTTPServer?
+            if let port = configuration.httpsPort {
+                https = try await bindHTTP(port: port, tls: tls)
+                bound.append(https!.channel)
+            }
+            let endpoints = EmulatorEndpoints(
+                host: configuration.host,
+                port: cast.channel.localAddress?.port ?? configuration.port,
+                httpPort: http.map { $0.channel.localAddress?.port ?? 0 },
+                httpsPort: https.map { $0.channel.localAddress?.port ?? 0 }
+            )
+            return Servers(cast: cast, http: http, https: https, endpoints: endpoints, messageLog: messageLog)
+        } catch {
+            for channel in bound { try? await channel.close() }
+            messageLog?.close()
+            throw error
+        }
+    }
+
+    /// Hands a device outcome to the log and wakes the playback timer if needed.
+    func report(_ outcome: DeviceOutcome, logger: Logger) {
+        for note in outcome.notes { logger.log(level: note.level, "\(note.message)") }
+        if logger.logLevel <= .debug {
+            for delivery in outcome.deliveries {
+                logger.debug("out #\(delivery.connection): \(delivery.message.summary)")
+            }
+        }
+        if outcome.playbackChanged { playbackChanged.signal() }
+    }
+
+    /// Lets the media clock run: wakes when playing media reaches its end (or when playback
+    /// changes) and tells the device the time.
+    func runPlaybackClock() async {
+        while !Task.isCancelled {
+            let seen = playbackChanged.generation
+            let deadline = core.withLock { $0.device.nextDeadline }
+            await withTaskGroup(of: Void.self) { group in
+                if let deadline {
+                    group.addTask { try? await self.clock.sleep(until: deadline) }
+                }
+                group.addTask { await self.playbackChanged.wait(beyond: seen) }
+                await group.next()
+                group.cancelAll()
+            }
+            if Task.isCancelled { return }
+            let now = clock.now()
+            let outcome = core.withLock { core in
+                let outcome = core.device.advance(to: now)
+                core.deliver(outcome.deliveries)
+                return outcome
+            }
+            report(outcome, logger: logger)
+        }
+    }
+}

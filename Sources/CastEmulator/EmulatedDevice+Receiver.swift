@@ -1,0 +1,159 @@
+import CastProtocol
+
+/// The platform receiver (`receiver-0`, `urn:x-cast:com.google.cast.receiver`).
+extension EmulatedDevice {
+    /// Volume steps are reported as a float32, like real devices do (0.05000000074505806).
+    static let stepInterval = Double(Float(0.05))
+
+    mutating func handleReceiverRequest(
+        _ request: JSONValue, from sender: String, on connection: Int, into outcome: inout DeviceOutcome
+    ) {
+        let type = CastEnvelope(request).type
+        // Like the reference receiver: a platform request without requestId gets no answer.
+        guard let requestID = request["requestId"], !requestID.isNull else {
+            outcome.note(.info, "ignored receiver \(type) without requestId")
+            return
+        }
+        func reply(_ payload: JSONValue, _ outcome: inout DeviceOutcome) {
+            send(from: Self.receiverID, to: sender, on: connection, CastNamespace.receiver, payload, &outcome)
+        }
+        func replyAndBroadcastStatus(_ outcome: inout DeviceOutcome) {
+            reply(receiverStatusPayload(requestID: requestID), &outcome)
+            broadcast(from: Self.receiverID, CastNamespace.receiver, receiverStatusPayload(requestID: 0), &outcome)
+        }
+
+        switch type {
+        case "GET_STATUS":
+            reply(receiverStatusPayload(requestID: requestID), &outcome)
+
+        case "LAUNCH":
+            guard let appID = request["appId"]?.stringValue, !appID.isEmpty else {
+                reply(Self.error("LAUNCH_ERROR", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
+                return
+            }
+            guard let app = apps[appID] else {
+                outcome.note(.info, "LAUNCH \(appID): no such app")
+                reply(Self.error("LAUNCH_ERROR", requestID: requestID, reason: "NOT_FOUND"), &outcome)
+                return
+            }
+            if running?.app.appID == appID {
+                // Already running: the session stays, nothing changes.
+                reply(receiverStatusPayload(requestID: requestID), &outcome)
+                return
+            }
+            switchTo(app, &outcome)
+            replyAndBroadcastStatus(&outcome)
+
+        case "STOP":
+            if let sessionID = request["sessionId"], !sessionID.isNull,
+                sessionID.stringValue != running?.sessionID
+            {
+                reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "INVALID_SESSION_ID"), &outcome)
+                return
+            }
+            guard let running, !running.app.isIdleScreen else {
+                reply(receiverStatusPayload(requestID: requestID), &outcome)  // already idle
+                return
+            }
+            if let idleApp {
+                switchTo(idleApp, &outcome)
+            } else {
+                stopRunningApp(&outcome)
+            }
+            replyAndBroadcastStatus(&outcome)
+
+        case "SET_VOLUME":
+            let volume = request["volume"]
+            let level = volume?["level"]?.doubleValue
+            let muted = volume?["muted"]?.boolValue
+            guard level != nil || muted != nil, level.map({ (0.0...1.0).contains($0) }) ?? true else {
+                reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
+                return
+            }
+            if let level { volumeLevel = Double(Float(level)) }
+            if let muted { self.muted = muted }
+            outcome.note(.info, "device volume \(volumeLevel)\(self.muted ? " (muted)" : "")")
+            replyAndBroadcastStatus(&outcome)
+
+        case "GET_APP_AVAILABILITY":
+            let ids: [String]
+            switch request["appId"] {
+            case .array(let items)?: ids = items.compactMap(\.stringValue)
+            case .string(let id)?: ids = [id]
+            default: ids = []
+            }
+            guard !ids.isEmpty else {
+                reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
+                return
+            }
+            var availability: [String: JSONValue] = [:]
+            for id in ids { availability[id] = apps[id] == nil ? "APP_UNAVAILABLE" : "APP_AVAILABLE" }
+            reply(
+                [
+                    "responseType": "GET_APP_AVAILABILITY", "requestId": requestID,
+                    "availability": .object(availability),
+                ],
+                &outcome
+            )
+
+        default:
+            reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "INVALID_COMMAND"), &outcome)
+        }
+    }
+
+    /// Replaces the running app: its senders are told CLOSE and its media session ends.
+    mutating func switchTo(_ app: EmulatorApp, _ outcome: inout DeviceOutcome) {
+        stopRunningApp(&outcome)
+        let started = Self.start(app)
+        running = started
+        outcome.note(.info, "app \(app.displayName) (\(app.appID)) running, session \(started.sessionID)")
+    }
+
+    mutating func stopRunningApp(_ outcome: inout DeviceOutcome) {
+        guard let previous = running else { return }
+        closeVirtualConnections(to: previous.transportID, &outcome)
+        running = nil
+        if player != nil {
+            player = nil
+            outcome.playbackChanged = true
+        }
+        outcome.note(.info, "app \(previous.app.displayName) stopped")
+    }
+
+    // MARK: status
+
+    var volumeJSON: JSONValue {
+        [
+            "controlType": "attenuation", "level": .number(volumeLevel), "muted": .bool(muted),
+            "stepInterval": .number(Self.stepInterval),
+        ]
+    }
+
+    /// RECEIVER_STATUS's `status`, with the fields real devices send.
+    var receiverStatusObject: JSONValue {
+        var status: [String: JSONValue] = ["userEq": [:], "volume": volumeJSON]
+        if let running {
+            let app = running.app
+            status["applications"] = [
+                [
+                    "appId": .string(app.appID),
+                    "appType": "WEB",
+                    "displayName": .string(app.displayName),
+                    "iconUrl": .string(app.iconURL),
+                    "isIdleScreen": .bool(app.isIdleScreen),
+                    "launchedFromCloud": false,
+                    "namespaces": .array(app.namespaces.map { ["name": .string($0)] }),
+                    "sessionId": .string(running.sessionID),
+                    "statusText": .string(app.statusText),
+                    "transportId": .string(running.transportID),
+                    "universalAppId": .string(app.appID),
+                ]
+            ]
+        }
+        return .object(status)
+    }
+
+    func receiverStatusPayload(requestID: JSONValue) -> JSONValue {
+        ["type": "RECEIVER_STATUS", "requestId": requestID, "status": receiverStatusObject]
+    }
+}

@@ -1,0 +1,34 @@
+/// Why the emulator could not do what it was asked.
+public struct EmulatorError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The TLS identity (key and certificate) could not be made.
+        public static let certificate = Code("certificate")
+        /// A port could not be bound.
+        public static let bind = Code("bind")
+        /// The message log file could not be opened.
+        public static let logFileUnavailable = Code("logFileUnavailable")
+        /// `start()` was called twice, or `run()` after `shutdown()`.
+        public static let invalidState = Code("invalidState")
+        /// A sender went quiet for longer than the heartbeat allows.
+        public static let heartbeatTimeout = Code("heartbeatTimeout")
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error)?
+
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        if let cause { return "\(message): \(cause)" }
+        return message
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import CastEmulator
+import Foundation
+import Logging
+
+@main
+struct CastEmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cast-emulator",
+        abstract: "Pretend to be a Google Cast device (a Chromecast) on this machine.",
+        discussion: """
+            cast-emulator speaks the device side of CastV2: a TLS server with a self-signed \
+            certificate, virtual connections, heartbeats, the platform receiver (GET_STATUS, \
+            LAUNCH, STOP, SET_VOLUME, GET_APP_AVAILABILITY) and a media player for the Default \
+            Media Receiver (CC1AD845) whose clock really runs. Senders such as castd, \
+            pychromecast or catt can drive it without a real device.
+
+            Senders that look a device up over HTTP(S) need --http-port 8008 and \
+            --https-port 8443: pychromecast reads https://HOST:8443/setup/eureka_info before \
+            it connects to port 8009. Every 127.x.y.z address is loopback on Linux, so several \
+            emulators can each have the real ports.
+
+            It logs one line per event to standard error; with --log it also writes every \
+            CastV2 message received and sent as a JSON line. SIGINT or SIGTERM stops it (exit 0).
+
+            Example: a device that pychromecast can use, with a message log and a ready file:
+
+              cast-emulator --name "Test TV" --host 127.0.0.2 --port 8009 \\
+                --http-port 8008 --https-port 8443 \\
+                --log /tmp/cast.jsonl --ready-file /tmp/ready.json &
+
+              python3 -c 'import pychromecast, uuid
+              cast = pychromecast.get_chromecast_from_host(
+                  ("127.0.0.2", 8009, uuid.uuid4(), "Chromecast", "Test TV"))
+              cast.wait(timeout=10); print(cast.status)'
+
+            Tests should use --port 0 (a free port) and read the port from the ready file.
+            """
+    )
+
+    @Option(help: "The friendly name (TXT fn, eureka_info name).")
+    var name = "Emulated TV"
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The CastV2 (TLS) port. 0 picks a free one.", valueName: "port"))
+    var port = 8009
+
+    @Option(help: ArgumentHelp("Serve /setup/eureka_info over HTTP on this port (real devices: 8008). 0 picks one.", valueName: "port"))
+    var httpPort: Int?
+
+    @Option(help: ArgumentHelp("Serve /setup/eureka_info over HTTPS on this port (real devices: 8443). 0 picks one.", valueName: "port"))
+    var httpsPort: Int?
+
+    @Option(help: ArgumentHelp("The device id: 32 hex digits. Random when not given.", valueName: "hex"))
+    var id: String?
+
+    @Option(help: "The model name (TXT md, eureka_info model_name).")
+    var model = "Chromecast"
+
+    @Option(help: ArgumentHelp("Capability bits (TXT ca): video out 1, video in 2, audio out 4, audio in 8. 4 makes an audio device.", valueName: "bits"))
+    var capabilities: UInt32 = 5
+
+    @Option(
+        name: .customLong("log"),
+        help: ArgumentHelp("Write every CastV2 message received and sent to FILE, one JSON object per line.", valueName: "file")
+    )
+    var logFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Once listening, write FILE (atomically) with JSON {host, port, httpPort, httpsPort, id, name, model, pid}.",
+            valueName: "file"
+        )
+    )
+    var readyFile: String?
+
+    @Flag(help: "Announce the device over mDNS (_googlecast._tcp).")
+    var publish = false
+
+    @Option(help: ArgumentHelp("Standard error log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--id must be 32 hex digits, like 8d8f27dc2b7d4e0a9d4b1b1e6c1f3f2a")
+        }
+        for (flag, value) in [("--port", port), ("--http-port", httpPort), ("--https-port", httpsPort)] {
+            if let value, !(0...65535).contains(value) {
+                throw ValidationError("\(flag) must be between 0 and 65535")
+            }
+        }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if name.isEmpty { throw ValidationError("--name must not be empty") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "cast-emulator")
+
+        var configuration = EmulatorConfiguration()
+        configuration.name = name
+        configuration.host = host
+        configuration.port = port
+        configuration.httpPort = httpPort
+        configuration.httpsPort = httpsPort
+        if let id { configuration.deviceID = id.lowercased() }
+        configuration.model = model
+        configuration.capabilities = capabilities
+        configuration.logFile = logFile
+
+        let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
+        let endpoints = try await emulator.start()
+        if let readyFile {
+            try ReadyFile(endpoints: endpoints, configuration: configuration).write(to: readyFile)
+        }
+        if publish {
+            publishOverMDNS(emulator, endpoints: endpoints, logger: logger)
+        }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await emulator.run() }
+            group.addTask {
+                guard let signal = await TerminationSignal.next() else { return }
+                logger.info("received \(signal), shutting down")
+                await emulator.shutdown()
+            }
+            // Whichever ends first ends both: run() after a signal, or the signal wait after run().
+            try await group.next()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+}

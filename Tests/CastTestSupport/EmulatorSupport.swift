@@ -1,0 +1,56 @@
+import CastEmulator
+import Foundation
+import Logging
+
+extension Logger {
+    /// The emulator's logger in tests: quiet unless `CAST_EMULATOR_LOG_LEVEL` (trace, debug,
+    /// info, …) asks for its lines on standard error.
+    public static func emulatorForTests(label: String = "cast-emulator") -> Logger {
+        guard let name = ProcessInfo.processInfo.environment["CAST_EMULATOR_LOG_LEVEL"],
+            let level = Logger.Level(rawValue: name)
+        else {
+            return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
+        }
+        var logger = Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = level
+        return logger
+    }
+}
+
+/// Runs `body` against an emulated Cast device on 127.0.0.1, on a port picked by the system,
+/// and always shuts the device down afterwards, whether `body` returns or throws.
+///
+/// ```swift
+/// try await withEmulator { emulator, endpoints in
+///     // connect to endpoints.host:endpoints.port (TLS, CastV2)
+///     let state = await emulator.state()
+/// }
+/// ```
+///
+/// `configuration.host` and `configuration.port` are replaced (127.0.0.1, 0); ask for the
+/// eureka_info servers with `httpPort = 0` / `httpsPort = 0`.
+public func withEmulator<T>(
+    _ configuration: EmulatorConfiguration = .init(),
+    logger: Logger = .emulatorForTests(),
+    _ body: (CastDeviceEmulator, EmulatorEndpoints) async throws -> T
+) async throws -> T {
+    var configuration = configuration
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
+    let endpoints = try await emulator.start()
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await emulator.run() }
+        let result: T
+        do {
+            result = try await body(emulator, endpoints)
+        } catch {
+            await emulator.shutdown()
+            try? await group.waitForAll()
+            throw error
+        }
+        await emulator.shutdown()
+        try await group.waitForAll()
+        return result
+    }
+}

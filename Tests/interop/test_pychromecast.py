@@ -1,0 +1,240 @@
+"""pychromecast, an independent sender, drives the real cast-emulator binary.
+
+The emulator runs on 127.0.0.2 with the ports of a real device (8009 CastV2, 8008 HTTP,
+8443 HTTPS), so pychromecast treats it as a Chromecast: it reads /setup/eureka_info over HTTPS,
+connects with its fixed sender id, launches the Default Media Receiver and plays media.
+
+Each check looks at both sides: what pychromecast sees, and what the emulator's --log recorded.
+Waiting is done by polling with deadlines, never by fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pychromecast
+import pytest
+
+HOST = "127.0.0.2"
+DEVICE_ID = "5ab0d00dfeedbeef0123456789abcdef"
+NAME = "Interop TV"
+MEDIA_URL = "http://media.example.invalid/big-buck-bunny.mp4"
+DMR = "CC1AD845"
+BACKDROP = "E8C28D3C"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def eventually(condition, what: str, timeout: float = 10.0):
+    """Polls condition() until it returns something truthy; fails after the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.02)
+
+
+def emulator_binary() -> str:
+    binary = os.environ.get("CAST_EMULATOR_BIN", str(REPO / ".build" / "debug" / "cast-emulator"))
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is not built; run scripts/interop-test.sh (or swift build --product cast-emulator)")
+    return binary
+
+
+@pytest.fixture
+def emulator(tmp_path: Path):
+    ready = tmp_path / "ready.json"
+    log = tmp_path / "messages.jsonl"
+    stderr = tmp_path / "emulator.stderr"
+    with open(stderr, "wb") as err:
+        process = subprocess.Popen(
+            [
+                emulator_binary(),
+                "--host", HOST, "--port", "8009", "--http-port", "8008", "--https-port", "8443",
+                "--name", NAME, "--id", DEVICE_ID,
+                "--ready-file", str(ready), "--log", str(log), "--log-level", "debug",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        def is_ready():
+            if process.poll() is not None:
+                raise AssertionError(f"cast-emulator exited with {process.returncode}:\n{stderr.read_text()}")
+            return ready.exists()
+
+        eventually(is_ready, "the emulator's ready file", timeout=30)
+        info = json.loads(ready.read_text())
+        yield {"info": info, "log": log, "stderr": stderr, "process": process}
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=10) == 0, stderr.read_text()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def log_lines(log: Path) -> list[dict]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def received(log: Path, namespace_suffix: str, message_type: str, source: str | None = None) -> list[dict]:
+    """Messages the emulator received from pychromecast."""
+    return [
+        line for line in log_lines(log)
+        if line["direction"] == "in"
+        and line["namespace"].endswith(namespace_suffix)
+        and isinstance(line["payload"], dict)
+        and line["payload"].get("type") == message_type
+        and (source is None or line["source"] == source)
+    ]
+
+
+def sent(log: Path, namespace_suffix: str, predicate) -> list[dict]:
+    """Messages the emulator sent that match predicate(payload)."""
+    return [
+        line for line in log_lines(log)
+        if line["direction"] == "out"
+        and line["namespace"].endswith(namespace_suffix)
+        and isinstance(line["payload"], dict)
+        and predicate(line["payload"])
+    ]
+
+
+def first_media_status(payload: dict) -> dict:
+    status = payload.get("status") or [{}]
+    return status[0] if isinstance(status, list) and status else {}
+
+
+def test_pychromecast_plays_pauses_seeks_and_sets_volume(emulator):
+    log = emulator["log"]
+    assert emulator["info"]["host"] == HOST
+    assert emulator["info"]["port"] == 8009
+    assert emulator["info"]["httpsPort"] == 8443
+
+    cast = pychromecast.get_chromecast_from_host(
+        (HOST, 8009, uuid.UUID(DEVICE_ID), "Chromecast", NAME), tries=3, retry_wait=1, timeout=10
+    )
+    try:
+        # Read from https://127.0.0.2:8443/setup/eureka_info before connecting.
+        assert cast.cast_info.manufacturer == "Google Inc."
+        assert cast.cast_type == "cast"
+
+        cast.wait(timeout=10)
+        assert cast.status is not None
+        assert cast.status.app_id == BACKDROP
+        assert cast.is_idle
+
+        media = cast.media_controller
+        media.play_media(MEDIA_URL, "video/mp4", title="Big Buck Bunny")
+        media.block_until_active(timeout=10)
+        eventually(lambda: media.status.player_state == "PLAYING", "PLAYING")
+        assert cast.app_id == DMR
+        assert cast.status.display_name == "Default Media Receiver"
+        assert media.status.content_id == MEDIA_URL
+        assert media.status.title == "Big Buck Bunny"
+        assert media.status.duration == pytest.approx(596.5)
+        assert media.status.supports_pause and media.status.supports_seek
+
+        media.pause()
+        eventually(lambda: media.status.player_state == "PAUSED", "PAUSED")
+        paused_at = media.status.current_time
+
+        media.seek(100)  # pychromecast asks for resumeState PLAYBACK_START
+        eventually(lambda: media.status.player_state == "PLAYING" and abs(media.status.current_time - 100) < 1,
+                   "PLAYING near 100 s")
+        assert media.status.adjusted_current_time == pytest.approx(100, abs=2)
+
+        cast.set_volume(0.3)
+        eventually(lambda: abs(cast.status.volume_level - 0.3) < 0.001, "volume 0.3")
+        assert cast.status.volume_muted is False
+        assert cast.status.volume_control_type == "attenuation"
+        app_id = cast.app_id
+    finally:
+        cast.disconnect(timeout=10)
+
+    assert app_id == DMR
+
+    # What the emulator saw: pychromecast's requests, from its fixed sender id...
+    sender = "sender-0"
+    connects = received(log, "tp.connection", "CONNECT", sender)
+    assert {line["destination"] for line in connects} >= {"receiver-0"}
+    launches = received(log, ".receiver", "LAUNCH", sender)
+    assert [line["payload"]["appId"] for line in launches] == [DMR]
+    transport_id = next(
+        app["transportId"]
+        for line in sent(log, ".receiver", lambda p: p.get("requestId") == launches[0]["payload"]["requestId"])
+        for app in line["payload"]["status"]["applications"]
+    )
+    assert any(line["destination"] == transport_id for line in connects)
+
+    loads = received(log, ".media", "LOAD", sender)
+    assert len(loads) == 1
+    load = loads[0]
+    assert load["destination"] == transport_id
+    assert load["payload"]["media"]["contentId"] == MEDIA_URL
+    assert load["payload"]["media"]["streamType"] == "LIVE"  # pychromecast's default; accepted
+
+    pauses = received(log, ".media", "PAUSE", sender)
+    assert len(pauses) == 1
+    seeks = received(log, ".media", "SEEK", sender)
+    assert [line["payload"]["currentTime"] for line in seeks] == [100]
+    assert seeks[0]["payload"]["resumeState"] == "PLAYBACK_START"
+    volumes = received(log, ".receiver", "SET_VOLUME", sender)
+    assert [line["payload"]["volume"] for line in volumes] == [{"level": 0.3}]
+
+    # ...and the statuses it sent: each as a reply to pychromecast and as a broadcast.
+    pause_id = pauses[0]["payload"]["requestId"]
+    paused = sent(log, ".media", lambda p: first_media_status(p).get("playerState") == "PAUSED")
+    assert {line["destination"] for line in paused} == {sender, "*"}
+    assert any(line["payload"]["requestId"] == pause_id for line in paused)
+    assert paused_at == pytest.approx(first_media_status(paused[0]["payload"])["currentTime"], abs=0.01)
+
+    seek_id = seeks[0]["payload"]["requestId"]
+    seek_replies = sent(log, ".media", lambda p: p.get("requestId") == seek_id)
+    assert first_media_status(seek_replies[0]["payload"])["currentTime"] == pytest.approx(100, abs=0.01)
+
+    volume_id = volumes[0]["payload"]["requestId"]
+    volume_statuses = sent(log, ".receiver", lambda p: abs(p.get("status", {}).get("volume", {}).get("level", 0) - 0.3) < 0.001)
+    assert {line["destination"] for line in volume_statuses} == {sender, "*"}
+    assert any(line["payload"]["requestId"] == volume_id for line in volume_statuses)
+    assert all(line["source"] == "receiver-0" for line in volume_statuses)
+
+
+def test_pychromecast_sees_launch_errors_and_stops_the_app(emulator):
+    """Errors and STOP as pychromecast handles them: LAUNCH_ERROR, then quit_app back to Backdrop."""
+    log = emulator["log"]
+    cast = pychromecast.get_chromecast_from_host(
+        (HOST, 8009, uuid.UUID(DEVICE_ID), "Chromecast", NAME), tries=3, retry_wait=1, timeout=10
+    )
+    try:
+        cast.wait(timeout=10)
+        with pytest.raises(pychromecast.error.RequestFailed):
+            cast.start_app("DEADBEEF", timeout=10)
+        assert cast.socket_client.receiver_controller.launch_failure.reason == "NOT_FOUND"
+
+        cast.start_app(DMR, timeout=10)
+        eventually(lambda: cast.app_id == DMR, "the Default Media Receiver")
+        session = cast.status.session_id
+        cast.quit_app(timeout=10)
+        eventually(lambda: cast.app_id == BACKDROP, "Backdrop after STOP")
+        assert cast.status.session_id != session
+        assert cast.is_idle
+    finally:
+        cast.disconnect(timeout=10)
+
+    stops = received(log, ".receiver", "STOP", "sender-0")
+    assert [line["payload"]["sessionId"] for line in stops] == [session]
+    # The device closed pychromecast's virtual connection to the stopped app.
+    closes = [line for line in log_lines(log)
+              if line["direction"] == "out" and line["namespace"].endswith("tp.connection")
+              and line["payload"].get("type") == "CLOSE"]
+    assert [line["source"] for line in closes] == [session]
