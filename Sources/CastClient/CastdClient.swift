@@ -1,0 +1,264 @@
+import CastdAPI
+import Foundation
+import LengthPrefixFraming
+import NIOCore
+import NIOPosix
+import SwiftProtobuf
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A connection to castd, the Google Cast daemon, over its Unix socket.
+///
+/// One client carries any number of concurrent calls, multiplexed on one connection:
+///
+/// ```swift
+/// let client = try await CastdClient.connect()
+/// for device in try await client.listDevices() { print(device.friendlyName) }
+/// try await client.load(CastdMediaInformation(url: "https://example.com/movie.mp4"))
+/// await client.close()
+/// ```
+///
+/// or, scoped, with the connection closed when the closure returns:
+///
+/// ```swift
+/// try await CastdClient.withConnection { client in
+///     for try await event in client.watch() { print(event) }
+/// }
+/// ```
+///
+/// Every call fails with a ``CastdError``: the daemon's status (NOT_FOUND for an unknown
+/// device, …), UNAVAILABLE when the connection is lost, CANCELLED when the calling task is
+/// cancelled. Devices are named by a selector (an id, a friendly name, a host or host:port);
+/// `""` lets the daemon choose: the one device with a session, else the only device.
+public final class CastdClient: Sendable {
+    /// The socket this client is connected to.
+    public let socketPath: String
+
+    let connection: CastdConnection
+    private let channel: (any Channel)?
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    init(socketPath: String, connection: CastdConnection, channel: (any Channel)?) {
+        self.socketPath = socketPath
+        self.connection = connection
+        self.channel = channel
+    }
+
+    deinit {
+        // A client nobody holds any more cannot be closed by anybody: close its connection.
+        connection.shutdown(CastdError(.cancelled, "the CastdClient was released"))
+        channel?.close(promise: nil)
+        reader.withLock { $0?.cancel() }
+    }
+
+    // MARK: connecting
+
+    /// Connects to castd.
+    ///
+    /// - Parameters:
+    ///   - socketPath: The daemon's socket; `nil` finds it by the rules of ``CastdSocketPath``:
+    ///     `$CASTD_SOCKET`, else `$XDG_RUNTIME_DIR/castd/castd.sock`, else
+    ///     `/run/castd/castd.sock`.
+    ///   - maximumFrameLength: The largest frame accepted from the daemon, and sent to it.
+    /// - Returns: A connected client. Call ``close()`` when done with it (releasing the last
+    ///   reference to it closes the connection too).
+    /// - Throws: ``CastdError`` UNAVAILABLE "cannot connect to castd at PATH: <why> — is castd
+    ///   running? …" when nobody listens there, PERMISSION_DENIED when the socket is not ours to
+    ///   use.
+    public static func connect(
+        socketPath: String? = nil,
+        maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength
+    ) async throws -> CastdClient {
+        let (client, channel) = try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
+        let connection = client.connection
+        // An unstructured task, because this API returns a client that outlives `connect`: the
+        // reader runs as long as the connection does. It holds the connection, not the client,
+        // so an abandoned client still deinitializes; `close()` and `deinit` end it.
+        // `withConnection` is the structured alternative (there the reader is a child task).
+        let task = Task { await connection.serve(channel) }
+        client.reader.withLock { $0 = task }
+        return client
+    }
+
+    /// Connects to castd, runs `body` with the client, and closes the connection when `body`
+    /// returns or throws. The connection's reader is a child task of this call.
+    ///
+    /// - Parameters:
+    ///   - socketPath: As for ``connect(socketPath:maximumFrameLength:)``.
+    ///   - maximumFrameLength: As for ``connect(socketPath:maximumFrameLength:)``.
+    ///   - body: What to do with the connected client.
+    public static func withConnection<Result>(
+        socketPath: String? = nil,
+        maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (CastdClient) async throws -> Result
+    ) async throws -> Result {
+        let (client, channel) = try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
+        let connection = client.connection
+        return try await withThrowingDiscardingTaskGroup(returning: Result.self) { group in
+            group.addTask { await connection.serve(channel) }
+            do {
+                let result = try await body(client)
+                await client.close()
+                return result
+            } catch {
+                await client.close()
+                throw error
+            }
+        }
+    }
+
+    /// Ends the connection. Calls still open fail with CANCELLED; later calls fail at once.
+    /// Returns once the connection is closed.
+    public func close() async {
+        connection.shutdown(CastdError(.cancelled, "the connection to castd was closed by this client"))
+        try? await channel?.close()
+        let task = reader.withLock { $0 }
+        await task?.value
+    }
+
+    private static func open(
+        socketPath: String?,
+        maximumFrameLength: Int
+    ) async throws(CastdError) -> (CastdClient, NIOAsyncChannel<ByteBuffer, ByteBuffer>) {
+        guard maximumFrameLength > 0, maximumFrameLength <= Int(UInt32.max) else {
+            throw CastdError(.invalidArgument, "maximumFrameLength \(maximumFrameLength) is not in 1…\(UInt32.max)")
+        }
+        let path = CastdSocketPath.resolve(explicit: socketPath)
+        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(unixDomainSocketPath: path) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength))
+                        )
+                        try channel.pipeline.syncOperations.addHandler(LengthPrefixedFrameEncoder())
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw connectError(error, path: path)
+        }
+        let connection = CastdConnection(maximumFrameLength: maximumFrameLength)
+        return (CastdClient(socketPath: path, connection: connection, channel: channel.channel), channel)
+    }
+
+    /// Why connecting to `path` failed, for people.
+    static func connectError(_ error: any Error, path: String) -> CastdError {
+        let hint = "is castd running? (start it with `castd`, or set --socket / CASTD_SOCKET)"
+        let why: String
+        switch error {
+        case let error as IOError:
+            let reason = String(cString: strerror(error.errnoCode))
+            if error.errnoCode == EACCES || error.errnoCode == EPERM {
+                return CastdError(
+                    .permissionDenied,
+                    "cannot connect to castd at \(path): \(reason) — ask for access to castd's socket (its group), or use one you own with --socket / CASTD_SOCKET"
+                )
+            }
+            why = reason
+        case SocketAddressError.unixDomainSocketPathTooLong:
+            why = "the path is too long for a Unix socket"
+        default:
+            why = "\(error)"
+        }
+        return CastdError(.unavailable, "cannot connect to castd at \(path): \(why) — \(hint)")
+    }
+
+    // MARK: calls
+
+    /// Makes one unary call: sends `request` to `method` and returns the daemon's one response.
+    ///
+    /// The typed methods (``listDevices()``, ``load(_:device:autoplay:startTime:)``, …) are
+    /// built on this; use it for methods newer than this library.
+    ///
+    /// - Parameters:
+    ///   - method: The method, e.g. `.load`. Streaming methods are refused (use ``watch()``).
+    ///   - request: The method's request message.
+    ///   - as: The method's response message type.
+    ///   - timeout: A deadline for the call, sent to the daemon and enforced here as well;
+    ///     on expiry the call fails with DEADLINE_EXCEEDED. `nil`: none.
+    /// - Throws: ``CastdError``: the daemon's status, or CANCELLED if the task is cancelled
+    ///   (the daemon is told), or UNAVAILABLE if the connection is lost.
+    public func unary<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: CastdMethod,
+        _ request: Request,
+        as: Response.Type = Response.self,
+        timeout: Duration? = nil
+    ) async throws -> Response {
+        guard !method.isStreaming else {
+            throw CastdError(.invalidArgument, "\(method.path) is a streaming method; use watch()")
+        }
+        let requestData: Data
+        do {
+            requestData = try request.serializedData()
+        } catch {
+            throw CastdError(.invalidArgument, "cannot encode \(Request.protoMessageName): \(error)")
+        }
+        if let timeout, timeout <= .zero {
+            throw CastdError(.deadlineExceeded, "\(method.path): the deadline had passed before the call started")
+        }
+        let (_, responses) = try connection.open(method: method.path, request: requestData, timeout: timeout, kind: .unary)
+
+        let response: Data
+        if let timeout {
+            response = try await withThrowingTaskGroup(of: Data.self) { group in
+                group.addTask { try await Self.onlyResponse(of: responses, method: method) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw CastdError(.deadlineExceeded, "\(method.path) did not finish within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                // Both children end only by returning a response or by throwing.
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
+            }
+        } else {
+            response = try await Self.onlyResponse(of: responses, method: method)
+        }
+
+        do {
+            return try Response(serializedBytes: response)
+        } catch {
+            throw CastdError(.internal, "cannot decode the \(Response.protoMessageName) castd sent for \(method.path): \(error)")
+        }
+    }
+
+    private static func onlyResponse(of responses: CastdConnection.Responses, method: CastdMethod) async throws -> Data {
+        for try await response in responses { return response }
+        // The stream only ends without a response when the iterating task was cancelled.
+        throw CastdError(.cancelled, "\(method.path) was cancelled")
+    }
+
+    /// Watches the daemon: devices, sessions and media as they change.
+    ///
+    /// The sequence yields a `snapshot` event first, then every change (and `lagged` followed by
+    /// a fresh snapshot if this watcher fell behind), until it is cancelled. Each iteration of it
+    /// opens its own Watch call; ending the iteration (breaking out of the loop, or cancelling the
+    /// task) cancels that call on the daemon. It ends by throwing ``CastdError`` if the daemon
+    /// ends the stream with an error or the connection is lost.
+    public func watch() -> CastdEventStream {
+        CastdEventStream(client: self)
+    }
+}
+
+extension CastdConnection {
+    /// Serves over a NIO channel; the channel is closed when the connection ends.
+    func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                await self.serve(inbound: inbound, write: { try await outbound.write($0) })
+            }
+        } catch {
+            // Only closing can fail here, after every call has ended: nothing left to tell.
+        }
+    }
+}

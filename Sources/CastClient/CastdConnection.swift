@@ -1,0 +1,194 @@
+import CastdAPI
+import Foundation
+import LengthPrefixFraming
+import NIOCore
+import SwiftProtobuf
+import Synchronization
+
+/// The calls of one connection to castd, apart from the socket: `serve(inbound:write:)` reads
+/// frame bodies from any async sequence and writes frame bodies through any function, so tests
+/// drive it with in-memory streams and `CastdClient` with a NIO channel.
+///
+/// Every outgoing frame goes through one queue drained by one writer, so frames never interleave
+/// and a call's `start` always precedes its `cancel`.
+final class CastdConnection: Sendable {
+    typealias Responses = AsyncThrowingStream<Data, any Error>
+    typealias Table = CastdCallTable<Responses.Continuation>
+
+    /// How many messages a streaming call's consumer may fall behind before the call is failed
+    /// with RESOURCE_EXHAUSTED. The reader never waits for a slow consumer: that would stall every
+    /// other call on the connection (and deadlock a consumer that makes a call from its loop).
+    static let streamBufferLimit = 1024
+
+    let maximumFrameLength: Int
+    private let table = Mutex(Table())
+    private let outgoing: AsyncStream<ByteBuffer>.Continuation
+    /// The queue's consuming end, taken by the one `serve` call.
+    private let outgoingFrames: Mutex<AsyncStream<ByteBuffer>?>
+
+    init(maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength) {
+        self.maximumFrameLength = maximumFrameLength
+        let (frames, outgoing) = AsyncStream.makeStream(of: ByteBuffer.self)
+        self.outgoing = outgoing
+        self.outgoingFrames = Mutex(frames)
+    }
+
+    // MARK: calls
+
+    /// Opens a call: registers it, queues its `start` frame, and returns its id and the stream of
+    /// its response messages. The stream ends when the call does: normally, or by throwing the
+    /// call's `CastdError`. Dropping the stream (or cancelling the task iterating it) before then
+    /// cancels the call on the daemon.
+    func open(
+        method: String,
+        request: Data,
+        timeout: Duration?,
+        kind: Table.Kind
+    ) throws(CastdError) -> (callID: UInt64, responses: Responses) {
+        var start = Castd_V1_CallStart()
+        start.method = method
+        start.request = request
+        if let timeout { start.timeoutMs = Self.milliseconds(timeout) }
+        var frame = Castd_V1_Frame()
+        frame.callID = .max  // the largest id encodes longest: an upper bound for the size check
+        frame.start = start
+        let size = (try? frame.serializedBytes() as [UInt8])?.count ?? 0
+        if size > maximumFrameLength {
+            throw CastdError(
+                .resourceExhausted,
+                "the \(method) request is \(size) bytes, over the \(maximumFrameLength)-byte frame limit"
+            )
+        }
+
+        let (responses, continuation) =
+            switch kind {
+            case .unary: Responses.makeStream(bufferingPolicy: .unbounded)
+            case .streaming: Responses.makeStream(bufferingPolicy: .bufferingOldest(Self.streamBufferLimit))
+            }
+        let callID = try table.withLock { table throws(CastdError) in
+            let callID = try table.open(method: method, kind: kind, receiver: continuation)
+            frame.callID = callID
+            // Queued under the lock so that no `cancel` for this call can be queued before it.
+            enqueue(frame)
+            return callID
+        }
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination else { return }
+            self?.cancel(callID, with: CastdError(.cancelled, "\(method) was cancelled"))
+        }
+        return (callID, responses)
+    }
+
+    /// Ends a call from this side: fails its stream with `error` and tells the daemon.
+    func cancel(_ callID: UInt64, with error: CastdError) {
+        perform(table.withLock { $0.cancel(callID, with: error) })
+    }
+
+    /// Fails every open call and every later one with `error` (the first error given wins), and
+    /// stops the writer.
+    func shutdown(_ error: CastdError) {
+        perform(table.withLock { $0.close(with: error) })
+        outgoing.finish()
+    }
+
+    var openCallIDs: [UInt64] { table.withLock { $0.openCallIDs } }
+
+    // MARK: the connection
+
+    /// Runs the connection: writes queued frames with `write` and hands every frame body from
+    /// `inbound` to its call, until `inbound` ends or fails. Then every open call fails (with
+    /// UNAVAILABLE "connection to castd lost", unless the daemon said why first). Call it once.
+    func serve<Inbound: AsyncSequence>(
+        inbound: Inbound,
+        write: @escaping @Sendable (ByteBuffer) async throws -> Void
+    ) async where Inbound.Element == ByteBuffer {
+        guard let frames = outgoingFrames.withLock({ $0.take() }) else {
+            preconditionFailure("CastdConnection.serve called twice")
+        }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                do {
+                    for await frame in frames { try await write(frame) }
+                } catch {
+                    self.shutdown(CastdError(.unavailable, "connection to castd lost: \(error)"))
+                }
+            }
+            let error = await read(inbound)
+            shutdown(error)
+        }
+    }
+
+    /// Reads until the stream ends; returns what every call still open should fail with.
+    private func read<Inbound: AsyncSequence>(_ inbound: Inbound) async -> CastdError
+    where Inbound.Element == ByteBuffer {
+        do {
+            for try await body in inbound {
+                let frame: Castd_V1_Frame
+                do {
+                    frame = try Castd_V1_Frame(serializedBytes: Array(body.readableBytesView))
+                } catch {
+                    return CastdError(.internal, "castd sent a malformed castd.v1 frame (\(error)); connection closed")
+                }
+                perform(table.withLock { $0.receive(frame) })
+            }
+            return Self.connectionLost
+        } catch {
+            if case LengthPrefixError.frameTooLarge(let length, let limit)? = error as (any Error) as? LengthPrefixError {
+                return CastdError(
+                    .resourceExhausted,
+                    "castd sent a frame of \(length) bytes, over this client's \(limit)-byte limit; connection closed"
+                )
+            }
+            return CastdError(.unavailable, "connection to castd lost: \(error)")
+        }
+    }
+
+    static let connectionLost = CastdError(.unavailable, "connection to castd lost")
+
+    // MARK: effects
+
+    private func perform(_ effects: [Table.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .deliver(let callID, let receiver, let message):
+                if case .dropped = receiver.yield(message) {
+                    cancel(
+                        callID,
+                        with: CastdError(
+                            .resourceExhausted,
+                            "the consumer of this stream fell \(Self.streamBufferLimit) messages behind; stream ended"
+                        )
+                    )
+                }
+            case .finish(_, let receiver, .response(let message)):
+                receiver.yield(message)
+                receiver.finish()
+            case .finish(_, let receiver, .ended):
+                receiver.finish()
+            case .finish(_, let receiver, .failed(let error)):
+                receiver.finish(throwing: error)
+            case .sendCancel(let callID):
+                var frame = Castd_V1_Frame()
+                frame.callID = callID
+                frame.cancel = Castd_V1_Cancel()
+                enqueue(frame)
+            }
+        }
+    }
+
+    private func enqueue(_ frame: Castd_V1_Frame) {
+        // Serializing a frame of known fields cannot fail; the size was checked by `open`.
+        guard let bytes: [UInt8] = try? frame.serializedBytes() else { return }
+        outgoing.yield(ByteBuffer(bytes: bytes))
+    }
+
+    /// A deadline as CallStart.timeout_ms: whole milliseconds, rounded up, at least 1 (0 would
+    /// mean "no deadline").
+    static func milliseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, duration > .zero else { return 1 }
+        let wholeMilliseconds = UInt64(seconds) &* 1000 &+ UInt64(attoseconds / 1_000_000_000_000_000)
+        let remainder = attoseconds % 1_000_000_000_000_000
+        return max(1, wholeMilliseconds + (remainder > 0 ? 1 : 0))
+    }
+}

@@ -1,0 +1,22 @@
+import CastdAPI
+import Foundation
+
+extension CastdMediaStatus {
+    /// The playback position at `date`, in seconds, for showing a live position without asking
+    /// the daemon again.
+    ///
+    /// `current_time` was the position at `updated_at_ms`; while PLAYING, the position advances
+    /// by the time elapsed since then × `playback_rate` (a rate of 0, i.e. not reported, counts
+    /// as 1). In any other state it stays at `current_time`. The result is clamped to 0 and,
+    /// when the duration is known, to the duration.
+    public func estimatedPosition(at date: Date = .now) -> Double {
+        var position = currentTime
+        if playerState == .playing, updatedAtMs > 0 {
+            let elapsed = date.timeIntervalSince1970 - Double(updatedAtMs) / 1000
+            let rate = playbackRate > 0 ? playbackRate : 1
+            if elapsed > 0 { position += elapsed * rate }
+        }
+        if hasMedia, media.duration > 0 { position = min(position, media.duration) }
+        return max(0, position)
+    }
+}

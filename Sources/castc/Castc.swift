@@ -1,0 +1,78 @@
+import ArgumentParser
+import CastClient
+import Foundation
+
+@main
+struct Castc: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "castc",
+        abstract: "Control Google Cast devices through castd.",
+        discussion: """
+            castc asks castd, the Cast daemon, to do things: castd owns the connections to the \
+            devices, so every castc command (and every other castd client) shares one session \
+            and one media state per device. Start castd first (`castd`, or its systemd unit).
+
+            Most commands act on one device. Name it with --device (a friendly name in any case, \
+            an id, or host[:port]); without it castd picks the device that has a session, else \
+            the only device, and says which ones to choose from when it cannot.
+
+            Examples:
+              castc devices                          list devices
+              castc connect "Living Room TV"         start (or join) a session there
+              castc load https://example.com/movie.mp4 --title "Movie"
+              castc pause; castc play
+              castc seek 1:30; castc seek +30; castc seek -10
+              castc volume 40%
+              castc status                           what plays where, with positions
+              castc watch --json | jq .              follow every change
+              castc disconnect --stop-app            end the session and the app
+
+            Exit status (1-16 are castd's answers, gRPC status codes):
+              0  success                  9  FAILED_PRECONDITION (e.g. nothing plays)
+              1  CANCELLED               10  ABORTED
+              2  UNKNOWN                 11  OUT_OF_RANGE
+              3  INVALID_ARGUMENT        12  UNIMPLEMENTED
+              4  DEADLINE_EXCEEDED       13  INTERNAL
+              5  NOT_FOUND (no device)   14  UNAVAILABLE (castd not running)
+              6  ALREADY_EXISTS          15  DATA_LOSS
+              7  PERMISSION_DENIED       16  UNAUTHENTICATED
+              8  RESOURCE_EXHAUSTED      64  usage error (bad arguments)
+            Errors are one line on stderr: `castc: CODE_NAME: message`.
+            """,
+        subcommands: [
+            DevicesCommand.self,
+            StatusCommand.self,
+            ConnectCommand.self,
+            DisconnectCommand.self,
+            LoadCommand.self,
+            PlayCommand.self,
+            PauseCommand.self,
+            StopCommand.self,
+            SeekCommand.self,
+            VolumeCommand.self,
+            WatchCommand.self,
+        ]
+    )
+
+    /// Runs a command like ArgumentParser does, except that a `CastdError` becomes one line on
+    /// stderr and its status code as the exit code.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            Terminal.flush()
+        } catch let error as CastdError {
+            Terminal.flush()
+            let failure = CastcFailure(error)
+            Terminal.writeError(failure.line)
+            exit(withError: ExitCode(failure.exitCode))
+        } catch {
+            Terminal.flush()
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import CastClient
+import Foundation
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow device, session and media changes as they happen.",
+        discussion: """
+            Prints a snapshot, then one line per change with its time, until interrupted \
+            (Ctrl-C, which exits 0). --json prints each castd.v1.Event as one JSON object per \
+            line. --device follows one device. If castd goes away, castc exits 14 (UNAVAILABLE).
+
+            Examples:
+              castc watch
+              castc watch --device kitchen
+              castc watch --json | jq -c 'select(.media) | .media.playerState'
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let json = options.json
+        let selector = options.device
+        try await options.withClient { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await Self.follow(client.watch(), json: json, selector: selector) }
+                group.addTask { await Interrupt.wait() }
+                // Whichever ends first: the stream (an error, or castd ending it), or Ctrl-C.
+                defer { group.cancelAll() }
+                try await group.next()
+            }
+        }
+    }
+
+    static func follow(_ events: CastdEventStream, json: Bool, selector: String?) async throws {
+        var filter = selector.map(DeviceFilter.init(selector:))
+        var formatter = EventFormatter()
+        for try await event in events {
+            var event = event
+            if filter != nil {
+                guard let admitted = filter?.admit(event) else { continue }
+                event = admitted
+            }
+            let line = json ? try JSONOutput.string(event) : formatter.line(for: event, now: .now)
+            // Nobody reads any more (`castc watch | head`): done.
+            guard Terminal.streamLine(line) else { return }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CastClient
+import Foundation
+
+/// `castc watch`: one line per event, `HH:MM:SS.mmm  kind  what`. Remembers device names from
+/// earlier events, since session and media events carry only device ids.
+struct EventFormatter {
+    var timeZone: TimeZone
+    private var names: [String: String] = [:]
+
+    init(timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
+    }
+
+    mutating func line(for event: CastdEvent, now: Date) -> String {
+        let date = event.timeMs > 0 ? Date(timeIntervalSince1970: Double(event.timeMs) / 1000) : now
+        let (kind, text) = describe(event)
+        return "\(timestamp(date))  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  \(text)"
+    }
+
+    private mutating func describe(_ event: CastdEvent) -> (String, String) {
+        switch event.kind {
+        case .snapshot(let snapshot):
+            for device in snapshot.devices { remember(device) }
+            let counts = [
+                count(snapshot.devices.count, "device"),
+                count(snapshot.sessions.count, "session"),
+                "\(snapshot.media.count) media",
+            ]
+            return ("snapshot", counts.joined(separator: ", ") + " (sequence \(event.sequence))")
+        case .deviceAdded(let device):
+            remember(device)
+            let details = [device.model, DeviceTable.address(device), DeviceTable.state(device)]
+                .filter { !$0.isEmpty && $0 != "-" }
+            return ("device added", "\(name(device.id)): \(details.joined(separator: ", "))")
+        case .deviceUpdated(let device):
+            remember(device)
+            var details = [DeviceTable.state(device)]
+            if device.linkState == .failed, !device.linkError.isEmpty { details.append(device.linkError) }
+            let app = DeviceTable.app(device)
+            if app != "-" { details.append(app) }
+            if device.hasReceiver, device.receiver.hasVolume {
+                details.append("volume " + MediaSummary.volume(device.receiver.volume))
+            }
+            return ("device updated", "\(name(device.id)): \(details.joined(separator: ", "))")
+        case .deviceRemoved(let device):
+            let text = name(device.id, fallback: device.friendlyName)
+            names[device.id] = nil
+            return ("device removed", text)
+        case .session(let session):
+            if !session.deviceName.isEmpty, names[session.deviceID] == nil {
+                names[session.deviceID] = session.deviceName
+            }
+            return ("session", "\(name(session.deviceID)): \(MediaSummary.session(session))")
+        case .media(let media):
+            return ("media", "\(name(media.deviceID)): \(MediaSummary.line(media, at: nil))")
+        case .lagged(let lagged):
+            return ("lagged", "fell behind, \(count(Int(lagged.dropped), "event")) dropped; a fresh snapshot follows")
+        case nil:
+            return ("unknown", "an event this castc does not know (sequence \(event.sequence))")
+        }
+    }
+
+    private mutating func remember(_ device: CastdDevice) {
+        if !device.friendlyName.isEmpty { names[device.id] = device.friendlyName }
+    }
+
+    private func name(_ id: String, fallback: String = "") -> String {
+        names[id] ?? (fallback.isEmpty ? id : fallback)
+    }
+
+    private func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)\(n == 1 ? "" : "s")"
+    }
+
+    /// `14:03:07.250` in the formatter's time zone.
+    func timestamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
+        let seconds = date.timeIntervalSince1970
+        let milliseconds = Int((seconds - seconds.rounded(.down)) * 1000)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.hour ?? 0, 2)):\(pad(parts.minute ?? 0, 2)):\(pad(parts.second ?? 0, 2)).\(pad(milliseconds, 3))"
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import CastClient
+import Foundation
+import SwiftProtobuf
+
+/// Options every castc command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "castd's socket. Default: $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock, else /run/castd/castd.sock.",
+            valueName: "path"
+        )
+    )
+    var socket: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The device: a friendly name (any case), an id, or host[:port]. Default: castd picks the device with a session, else the only device.",
+            valueName: "name|id|host"
+        )
+    )
+    var device: String?
+
+    @Flag(help: "Print castd's answer as JSON (proto3 JSON of the castd.v1 messages; `watch`: one object per line).")
+    var json = false
+
+    func validate() throws {
+        if let socket, socket.isEmpty { throw ValidationError("--socket needs a path") }
+        if let device, device.isEmpty { throw ValidationError("--device needs a name, id or host; leave it out to let castd choose") }
+    }
+
+    /// The socket to connect to, by `CastdSocketPath`'s rules.
+    func socketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        CastdSocketPath.resolve(explicit: socket, environment: environment)
+    }
+
+    /// The selector to send: "" lets castd choose.
+    var deviceSelector: String { device ?? "" }
+
+    /// Connects, runs `body`, disconnects.
+    func withClient<Result: Sendable>(_ body: (CastdClient) async throws -> Result) async throws -> Result {
+        try await CastdClient.withConnection(socketPath: socketPath(), body)
+    }
+
+    /// Prints `message` as JSON if --json was given, else `human()`.
+    func print(_ message: some SwiftProtobuf.Message, human: () -> String) throws {
+        Terminal.line(json ? try JSONOutput.string(message) : human())
+    }
+}
