@@ -74,7 +74,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
 
     private func start(context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        lastReceived = .now()
+        lastReceived = context.eventLoop.now
         schedule(context: context, in: pingInterval)
     }
 
@@ -87,7 +87,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
     }
 
     private func tick(context: ChannelHandlerContext) {
-        let silent = NIODeadline.now() - lastReceived
+        let silent = context.eventLoop.now - lastReceived
         if silent >= deadAfter {
             logger.warning("device silent; closing link", metadata: ["silent.ms": "\(silent.nanoseconds / 1_000_000)"])
             context.fireErrorCaught(CastChannelError(.closed, "no message from the device for \(silent.nanoseconds / 1_000_000_000) s"))
@@ -113,7 +113,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        lastReceived = .now()
+        lastReceived = context.eventLoop.now
         let message = Self.unwrapInboundIn(data)
         guard message.namespace == CastNamespace.heartbeat else {
             context.fireChannelRead(data)

@@ -1,0 +1,181 @@
+import CastEmulator
+import CastProtocol
+import CastTestSupport
+import Foundation
+import Logging
+import Testing
+
+@testable import CastChannel
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The device link against cast-emulator over real loopback TLS.
+struct CastLinkTests {
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test func statusRequestIsAnsweredByItsRequestID() async throws {
+        try await withEmulator { _, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let first = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.getStatus(requestID: $0)
+                }
+                let second = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.getStatus(requestID: $0)
+                }
+                #expect(CastEnvelope(first).type == "RECEIVER_STATUS")
+                #expect(CastEnvelope(second).requestID == CastEnvelope(first).requestID + 1)
+                let status = CastReceiverStatus(payload: first)
+                #expect(status.applications.first?.isIdleScreen == true)
+            }
+        }
+    }
+
+    @Test func launchReplyAndBroadcastBothReachTheMessageStream() async throws {
+        try await withEmulator { _, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.launch(appID: CastAppID.defaultMediaReceiver, requestID: $0)
+                }
+                let app = try #require(CastReceiverStatus(payload: reply).application(id: CastAppID.defaultMediaReceiver))
+                #expect(app.transportID != nil)
+                // The reply (its requestId) and the broadcast (requestId 0) both arrive as messages.
+                var seen: [Int64] = []
+                for await message in link.messages where message.namespace == CastNamespace.receiver {
+                    let envelope = CastEnvelope(try message.jsonPayload())
+                    if envelope.type == "RECEIVER_STATUS" { seen.append(envelope.requestID) }
+                    if seen.contains(0) && seen.contains(CastEnvelope(reply).requestID) { break }
+                }
+                #expect(seen.contains(0))
+            }
+        }
+    }
+
+    @Test func deviceErrorsComeBackTyped() async throws {
+        try await withEmulator { _, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let error = await #expect(throws: CastChannelError.self) {
+                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                        ReceiverRequest.launch(appID: "NOSUCHAP", requestID: $0)
+                    }
+                }
+                #expect(error?.code == .deviceError)
+                #expect(error?.deviceError?.type == "LAUNCH_ERROR")
+            }
+        }
+    }
+
+    @Test func unansweredRequestTimesOutAndTheLinkGoesOn() async throws {
+        try await withEmulator { _, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let error = await #expect(throws: CastChannelError.self) {
+                    _ = try await link.request(
+                        namespace: "urn:x-cast:com.example.nobody", destination: CastWire.platformReceiverID,
+                        timeout: .milliseconds(200)
+                    ) { ["type": "HELLO", "requestId": .number(Double($0))] }
+                }
+                #expect(error?.code == .timedOut)
+                let status = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.getStatus(requestID: $0)
+                }
+                #expect(CastEnvelope(status).type == "RECEIVER_STATUS")
+            }
+        }
+    }
+
+    @Test func oversizedOutgoingMessageFailsOnlyThatRequest() async throws {
+        try await withEmulator { _, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let big = String(repeating: "x", count: 70_000)
+                let error = await #expect(throws: CastChannelError.self) {
+                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                        ["type": "GET_STATUS", "requestId": .number(Double($0)), "pad": .string(big)]
+                    }
+                }
+                #expect(error?.code == .invalidRequest)
+                let status = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.getStatus(requestID: $0)
+                }
+                #expect(CastEnvelope(status).type == "RECEIVER_STATUS")
+            }
+        }
+    }
+
+    @Test func connectionRefusedFailsFast() async throws {
+        let port = try closedPort()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = await #expect(throws: CastChannelError.self) {
+            try await CastLink.withConnection(host: "127.0.0.1", port: port, logger: logger) { _ in }
+        }
+        #expect(error?.code == .connectFailed)
+        #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+        #expect(clock.now - started < .seconds(5))
+    }
+
+    @Test func silentTLSPeerHitsTheConnectDeadline() async throws {
+        // A listener that never speaks TLS: TCP connects, the handshake never finishes.
+        let (fd, port) = try silentListener()
+        defer { close(fd) }
+        var configuration = CastLinkConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        let error = await #expect(throws: CastChannelError.self) {
+            try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
+        }
+        #expect(error?.code == .connectFailed)
+        #expect(error?.message.contains("timed out") == true)
+    }
+
+    @Test func requestsFailWithTheReasonWhenTheDeviceGoesAway() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.name = "Going Away"
+        try await withEmulator(configuration) { emulator, endpoints in
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.getStatus(requestID: $0)
+                }
+                await emulator.shutdown()
+                for await _ in link.messages {}  // ends when the link closes
+                #expect(link.closedReason?.code == .closed)
+                let error = await #expect(throws: CastChannelError.self) {
+                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                        ReceiverRequest.getStatus(requestID: $0)
+                    }
+                }
+                #expect(error?.code == .closed)
+            }
+        }
+    }
+}
+
+/// A port on 127.0.0.1 with nothing listening.
+func closedPort() throws -> Int {
+    let (fd, port) = try silentListener()
+    close(fd)
+    return port
+}
+
+/// A TCP socket listening on 127.0.0.1 that never accepts or speaks.
+func silentListener() throws -> (Int32, Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
