@@ -154,6 +154,9 @@ let package = Package(
             dependencies: [
                 "CastEmulator",
                 "CastClient",
+                "CastCore",
+                "CastdServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,0 +1,71 @@
+import CastChannel
+import CastClient
+import CastCore
+import CastdAPI
+import CastdServer
+import Foundation
+import Logging
+
+/// A temporary directory, removed after `body`.
+public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+    // Unix socket paths are limited to 107 bytes: keep it short.
+    let path = "/tmp/castd-test-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// An in-process castd: the real server on a real Unix socket in a temporary directory, the
+/// real registry and device links, no discovery. `body` gets the socket path and the hub.
+public func withDaemon<T>(
+    devices: [StaticDevice] = [],
+    maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
+    watcherQueueLimit: Int = 256,
+    linkConfiguration: CastLinkConfiguration = .init(),
+    _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
+) async throws -> T {
+    try await withTemporaryDirectory { directory in
+        let socketPath = directory + "/castd.sock"
+        let logger = Logger.emulatorForTests(label: "castd")
+        let hub = CastdEventHub(watcherQueueLimit: watcherQueueLimit)
+        let registry = DeviceRegistry(
+            hub: hub, staticDevices: devices, discovery: false, linkConfiguration: linkConfiguration, logger: logger)
+        var configuration = CastdServerConfiguration(target: .path(socketPath))
+        configuration.maximumFrameLength = maximumFrameLength
+        let listening = AsyncStream<Void>.makeStream()
+        let server = CastdServer(
+            configuration: configuration,
+            service: CastdService(registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath)),
+            logger: logger,
+            onListening: { listening.continuation.finish() })
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await registry.run() }
+            group.addTask { try await server.run() }
+            for await _ in listening.stream {}
+            defer { group.cancelAll() }
+            return try await body(socketPath, hub)
+        }
+    }
+}
+
+/// Waits, up to `timeout`, for `condition` to hold, checking it each time `poll` elapses.
+/// For conditions that have no event to wait on (another process's output, a file).
+public func eventually(
+    timeout: Duration = .seconds(10), poll: Duration = .milliseconds(20),
+    _ what: @autoclosure () -> String = "condition",
+    _ condition: () async throws -> Bool
+) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while true {
+        if try await condition() { return }
+        if clock.now >= deadline { throw TimedOut(what: what(), timeout: timeout) }
+        try await Task.sleep(for: poll)
+    }
+}
+
+public struct TimedOut: Error, CustomStringConvertible {
+    public var what: String
+    public var timeout: Duration
+    public var description: String { "timed out after \(timeout) waiting for \(what)" }
+}
