@@ -160,7 +160,11 @@ public final class CastLink: Sendable {
             }
             defer { timer.cancel() }
             do {
-                try await handshake.futureResult.get()
+                try await withTaskCancellationHandler {
+                    try await handshake.futureResult.get()
+                } onCancel: {
+                    handshake.fail(CancellationError())
+                }
             } catch {
                 try? await channel.channel.close()
                 throw error
