@@ -64,10 +64,11 @@ final class EventLog: Sendable {
         }
     }
 
-    /// The first event (already logged or still to come) that matches, within `timeout`.
+    /// The first event (already logged at `index` or later, or still to come) that matches,
+    /// within `timeout`. `predicate` runs with the log locked: it must not use the log.
     @discardableResult
     func first(
-        _ what: String, within timeout: Duration = .seconds(20),
+        _ what: String, within timeout: Duration = .seconds(20), from index: Int = 0,
         where predicate: @escaping @Sendable (DiscoveryEvent) -> Bool
     ) async throws -> DiscoveryEvent {
         let id = state.withLock { state in
@@ -79,7 +80,7 @@ final class EventLog: Sendable {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let found: Result<DiscoveryEvent, any Error>? = self.state.withLock { state in
-                            if let event = state.events.first(where: predicate) { return .success(event) }
+                            if let event = state.events.dropFirst(index).first(where: predicate) { return .success(event) }
                             if Task.isCancelled { return .failure(CancellationError()) }
                             state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
                             return nil
@@ -134,13 +135,13 @@ struct AvahiNotRunning: Error, CustomStringConvertible {
     var description: String { "This test needs the Avahi daemon, which is unavailable (\(reason)): \(avahiHint)" }
 }
 
-/// Browses with a real `AvahiBrowser` while `body` runs; fails with a clear message if Avahi is
-/// not running.
+/// Browses with a real `AvahiBrowser` while `body` runs; unless told otherwise, fails with a clear
+/// message if Avahi is not running.
 func withBrowser<Result: Sendable>(
-    retryInterval: Duration = .seconds(2),
+    retryInterval: Duration = .seconds(2), requireAvahi: Bool = true, logger: Logger = testLogger("browser"),
     _ body: @Sendable (EventLog) async throws -> Result
 ) async throws -> Result {
-    let browser = AvahiBrowser(retryInterval: retryInterval, logger: testLogger("browser"))
+    let browser = AvahiBrowser(retryInterval: retryInterval, logger: logger)
     let log = EventLog()
     let stream = browser.events()
     return try await withThrowingTaskGroup(of: Void.self) { group in
@@ -151,17 +152,74 @@ func withBrowser<Result: Sendable>(
         }
         defer { group.cancelAll() }
         let first = try await log.first("first event", within: .seconds(10)) { _ in true }
-        if case .unavailable(let reason) = first {
+        if requireAvahi, case .unavailable(let reason) = first {
             throw AvahiNotRunning(reason: reason)
         }
         return try await body(log)
     }
 }
 
+/// A child process whose exit can be awaited with a deadline.
+final class Subprocess: Sendable {
+    private let process: Process
+    private let exit: AsyncStream<Int32>
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw TestTimeout(description: "\(executable) is missing")
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = environment
+        }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = output ?? FileHandle.nullDevice
+        let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.exit = exit
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// SIGKILL: a child spawned from a Swift concurrency thread inherits that thread's blocked
+    /// signals, SIGTERM included.
+    func kill() {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    /// The exit status, waiting at most `timeout` (single caller).
+    func exitStatus(within timeout: Duration) async throws -> Int32 {
+        try await withThrowingTaskGroup(of: Int32.self) { group in
+            group.addTask {
+                for await status in self.exit {
+                    return status
+                }
+                return self.process.terminationStatus
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestTimeout(description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}
+
 /// `avahi-publish -s NAME _googlecast._tcp PORT key=value…` as a subprocess.
 final class AvahiPublishProcess: Sendable {
     let name: String
-    private let process: Process
+    private let process: Subprocess
 
     init(name: String, port: Int, txt: [String]) throws {
         let tool = "/usr/bin/avahi-publish"
@@ -169,26 +227,52 @@ final class AvahiPublishProcess: Sendable {
             throw AvahiNotRunning(reason: "\(tool) is missing (Debian package avahi-utils)")
         }
         self.name = name
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-s", name, "_googlecast._tcp", String(port)] + txt
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try Subprocess(tool, ["-s", name, "_googlecast._tcp", String(port)] + txt)
     }
 
-    deinit {
-        stop()
-    }
-
-    /// Kills avahi-publish; Avahi withdraws the service when its D-Bus client goes away.
-    ///
-    /// SIGKILL, because a child spawned from a Swift concurrency thread inherits that thread's
-    /// blocked signals (SIGTERM included). Does not wait: Foundation reaps the child, and the
-    /// tests wait for the browser's `.removed` instead.
+    /// Kills avahi-publish; Avahi withdraws the service when its D-Bus client goes away. Does not
+    /// wait: the tests wait for the browser's `.removed` instead.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        process.kill()
+    }
+}
+
+/// A log handler that keeps every record in memory, for tests that watch what the library logs.
+struct RecordingLogHandler: LogHandler {
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    final class Storage: Sendable {
+        private let records = Mutex<[Record]>([])
+
+        var all: [Record] {
+            records.withLock { $0 }
         }
+
+        func append(_ record: Record) {
+            records.withLock { $0.append(record) }
+        }
+    }
+
+    let storage: Storage
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        storage.append(
+            Record(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+    }
+
+    static func logger(_ label: String) -> (Logger, Storage) {
+        let storage = Storage()
+        return (Logger(label: label) { _ in RecordingLogHandler(storage: storage) }, storage)
     }
 }
