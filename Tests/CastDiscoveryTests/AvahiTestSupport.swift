@@ -1,0 +1,278 @@
+import CastDiscovery
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Helpers for the tests that use the real Avahi daemon on loopback
+/// (start it with `scripts/avahi-loopback.sh start DIR`).
+
+let avahiHint = "start it with `scripts/avahi-loopback.sh start DIR` (see MDNS-RECIPE.md)"
+
+func testLogger(_ label: String) -> Logger {
+    var logger = Logger(label: "castd.tests.\(label)")
+    let level = ProcessInfo.processInfo.environment["CASTD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+    logger.logLevel = level ?? .warning
+    return logger
+}
+
+/// A unique name for things a test publishes, so that tests running in parallel on the one
+/// shared Avahi daemon never see each other's services.
+func uniqueName(_ prefix: String) -> String {
+    "\(prefix) \(UUID().uuidString.prefix(8))"
+}
+
+struct TestTimeout: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Every event a browser reported, with waits that have deadlines.
+final class EventLog: Sendable {
+    private struct Waiter {
+        var predicate: @Sendable (DiscoveryEvent) -> Bool
+        var continuation: CheckedContinuation<DiscoveryEvent, any Error>
+    }
+
+    private struct State {
+        var events: [DiscoveryEvent] = []
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state = Mutex(State())
+
+    var events: [DiscoveryEvent] {
+        state.withLock { $0.events }
+    }
+
+    /// The events about one device (added, updated, removed), in order.
+    func events(forDevice id: String) -> [DiscoveryEvent] {
+        events.filter { $0.deviceID == id }
+    }
+
+    func append(_ event: DiscoveryEvent) {
+        let ready = state.withLock { state in
+            state.events.append(event)
+            let matching = state.waiters.filter { $0.value.predicate(event) }
+            for id in matching.keys {
+                state.waiters[id] = nil
+            }
+            return matching.values.map(\.continuation)
+        }
+        for continuation in ready {
+            continuation.resume(returning: event)
+        }
+    }
+
+    /// The first event (already logged at `index` or later, or still to come) that matches,
+    /// within `timeout`. `predicate` runs with the log locked: it must not use the log.
+    @discardableResult
+    func first(
+        _ what: String, within timeout: Duration = .seconds(20), from index: Int = 0,
+        where predicate: @escaping @Sendable (DiscoveryEvent) -> Bool
+    ) async throws -> DiscoveryEvent {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return try await withThrowingTaskGroup(of: DiscoveryEvent.self) { group in
+            group.addTask {
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let found: Result<DiscoveryEvent, any Error>? = self.state.withLock { state in
+                            if let event = state.events.dropFirst(index).first(where: predicate) { return .success(event) }
+                            if Task.isCancelled { return .failure(CancellationError()) }
+                            state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
+                            return nil
+                        }
+                        if let found {
+                            continuation.resume(with: found)
+                        }
+                    }
+                } onCancel: {
+                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestTimeout(description: "no \(what) within \(timeout); events so far: \(self.events)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}
+
+extension DiscoveryEvent {
+    var deviceID: String? {
+        switch self {
+        case .added(let device), .updated(let device): device.id
+        case .removed(let id): id
+        case .available, .unavailable: nil
+        }
+    }
+
+    var device: DiscoveredDevice? {
+        switch self {
+        case .added(let device), .updated(let device): device
+        default: nil
+        }
+    }
+
+    var kind: String {
+        switch self {
+        case .added: "added"
+        case .updated: "updated"
+        case .removed: "removed"
+        case .available: "available"
+        case .unavailable: "unavailable"
+        }
+    }
+}
+
+struct AvahiNotRunning: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { "This test needs the Avahi daemon, which is unavailable (\(reason)): \(avahiHint)" }
+}
+
+/// Browses with a real `AvahiBrowser` while `body` runs; unless told otherwise, fails with a clear
+/// message if Avahi is not running.
+func withBrowser<Result: Sendable>(
+    retryInterval: Duration = .seconds(2), requireAvahi: Bool = true, logger: Logger = testLogger("browser"),
+    _ body: @Sendable (EventLog) async throws -> Result
+) async throws -> Result {
+    let browser = AvahiBrowser(retryInterval: retryInterval, logger: logger)
+    let log = EventLog()
+    let stream = browser.events()
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for await event in stream {
+                log.append(event)
+            }
+        }
+        defer { group.cancelAll() }
+        let first = try await log.first("first event", within: .seconds(10)) { _ in true }
+        if requireAvahi, case .unavailable(let reason) = first {
+            throw AvahiNotRunning(reason: reason)
+        }
+        return try await body(log)
+    }
+}
+
+/// A child process whose exit can be awaited with a deadline.
+final class Subprocess: Sendable {
+    private let process: Process
+    private let exit: AsyncStream<Int32>
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw TestTimeout(description: "\(executable) is missing")
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = environment
+        }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = output ?? FileHandle.nullDevice
+        let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.exit = exit
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// SIGKILL: a child spawned from a Swift concurrency thread inherits that thread's blocked
+    /// signals, SIGTERM included.
+    func kill() {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+        }
+    }
+
+    /// The exit status, waiting at most `timeout` (single caller).
+    func exitStatus(within timeout: Duration) async throws -> Int32 {
+        try await withThrowingTaskGroup(of: Int32.self) { group in
+            group.addTask {
+                for await status in self.exit {
+                    return status
+                }
+                return self.process.terminationStatus
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestTimeout(description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}
+
+/// `avahi-publish -s NAME _googlecast._tcp PORT key=value…` as a subprocess.
+final class AvahiPublishProcess: Sendable {
+    let name: String
+    private let process: Subprocess
+
+    init(name: String, port: Int, txt: [String]) throws {
+        let tool = "/usr/bin/avahi-publish"
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            throw AvahiNotRunning(reason: "\(tool) is missing (Debian package avahi-utils)")
+        }
+        self.name = name
+        process = try Subprocess(tool, ["-s", name, "_googlecast._tcp", String(port)] + txt)
+    }
+
+    /// Kills avahi-publish; Avahi withdraws the service when its D-Bus client goes away. Does not
+    /// wait: the tests wait for the browser's `.removed` instead.
+    func stop() {
+        process.kill()
+    }
+}
+
+/// A log handler that keeps every record in memory, for tests that watch what the library logs.
+struct RecordingLogHandler: LogHandler {
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    final class Storage: Sendable {
+        private let records = Mutex<[Record]>([])
+
+        var all: [Record] {
+            records.withLock { $0 }
+        }
+
+        func append(_ record: Record) {
+            records.withLock { $0.append(record) }
+        }
+    }
+
+    let storage: Storage
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        storage.append(
+            Record(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+    }
+
+    static func logger(_ label: String) -> (Logger, Storage) {
+        let storage = Storage()
+        return (Logger(label: label) { _ in RecordingLogHandler(storage: storage) }, storage)
+    }
+}
