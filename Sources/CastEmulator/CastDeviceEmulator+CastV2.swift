@@ -69,7 +69,7 @@ extension CastDeviceEmulator {
         }
         logger.info("connection #\(number) from \(connection.remote)")
 
-        var reason = "closed by the sender"
+        var reason: String
         do {
             try await connection.channel.executeThenClose { inbound, writer in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -83,6 +83,7 @@ extension CastDeviceEmulator {
                     group.cancelAll()
                 }
             }
+            reason = Task.isCancelled ? "emulator shutting down" : "closed by the sender"
         } catch let error as LengthPrefixError {
             reason = "protocol violation, \(error)"
         } catch let error as CastProtocolError {
@@ -96,7 +97,6 @@ extension CastDeviceEmulator {
         } catch {
             reason = "\(error)"
         }
-        if Task.isCancelled { reason = "emulator shutting down" }
         let closedSenders = core.withLock { core -> [String] in
             let senders = core.device.connections[number].map { Set($0.map(\.sender)) } ?? []
             core.device.connectionClosed(number)
