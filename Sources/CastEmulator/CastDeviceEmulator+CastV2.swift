@@ -1,4 +1,5 @@
 import CastProtocol
+import Foundation
 import LengthPrefixFraming
 import Logging
 import NIOCore
@@ -46,18 +47,18 @@ extension CastDeviceEmulator {
         }
     }
 
-    func serveCastV2(_ server: CastServer, log: EmulatorMessageLog?) async throws {
+    func serveCastV2(_ server: CastServer, authentication: Authentication) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { inbound in
                 for try await connection in inbound {
-                    group.addTask { await self.serve(connection) }
+                    group.addTask { await self.serve(connection, authentication: authentication) }
                 }
             }
         }
     }
 
     /// One TLS connection: its own errors end it, never the server.
-    private func serve(_ connection: AcceptedConnection) async {
+    private func serve(_ connection: AcceptedConnection, authentication: Authentication) async {
         let number = connection.number
         var logger = self.logger
         logger[metadataKey: "cast.connection"] = "\(number)"
@@ -68,7 +69,7 @@ extension CastDeviceEmulator {
         }
         logger.info("connection #\(number) from \(connection.remote)")
 
-        var reason = "closed by the sender"
+        var reason: String
         do {
             try await connection.channel.executeThenClose { inbound, writer in
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -77,11 +78,12 @@ extension CastDeviceEmulator {
                         for await message in outbound { try await writer.write(message) }
                     }
                     for try await message in inbound {
-                        self.receive(message, on: number, logger: logger)
+                        self.receive(message, on: number, authentication: authentication, logger: logger)
                     }
                     group.cancelAll()
                 }
             }
+            reason = Task.isCancelled ? "emulator shutting down" : "closed by the sender"
         } catch let error as LengthPrefixError {
             reason = "protocol violation, \(error)"
         } catch let error as CastProtocolError {
@@ -95,7 +97,6 @@ extension CastDeviceEmulator {
         } catch {
             reason = "\(error)"
         }
-        if Task.isCancelled { reason = "emulator shutting down" }
         let closedSenders = core.withLock { core -> [String] in
             let senders = core.device.connections[number].map { Set($0.map(\.sender)) } ?? []
             core.device.connectionClosed(number)
@@ -106,9 +107,13 @@ extension CastDeviceEmulator {
         logger.info("connection #\(number) closed: \(reason)\(who)")
     }
 
-    func receive(_ message: CastMessage, on connection: Int, logger: Logger) {
+    func receive(_ message: CastMessage, on connection: Int, authentication: Authentication, logger: Logger) {
         if logger.logLevel <= .debug {
             logger.debug("in #\(connection): \(message.summary)")
+        }
+        if message.namespace == CastNamespace.deviceAuth {
+            authenticate(message, on: connection, authentication: authentication, logger: logger)
+            return
         }
         let now = clock.now()
         let outcome = core.withLock { core in
@@ -117,5 +122,35 @@ extension CastDeviceEmulator {
             return outcome
         }
         report(outcome, logger: logger)
+    }
+}
+
+extension CastDeviceEmulator {
+    /// `tp.deviceauth`: answers an AuthChallenge like a real device (no virtual connection needed).
+    func authenticate(_ message: CastMessage, on connection: Int, authentication: Authentication, logger: Logger) {
+        guard message.payloadType == .binary else {
+            logger.info("ignored a text message on tp.deviceauth")
+            return
+        }
+        let reply = authentication.credentials.reply(
+            to: message.payloadBinary, tlsCertificateDER: authentication.tlsCertificateDER
+        )
+        let bytes: [UInt8]
+        do {
+            bytes = try reply.serializedBytes()
+        } catch {
+            logger.warning("device authentication: cannot encode the reply: \(error)")
+            return
+        }
+        if reply.hasError {
+            logger.info("device authentication: refused a challenge from \(message.sourceID) (\(reply.error.errorType))")
+        } else {
+            logger.info("device authentication: answered \(message.sourceID) (\(reply.response.hashAlgorithm))")
+        }
+        let answer = CastMessage.binary(
+            source: message.destinationID, destination: message.sourceID, namespace: CastNamespace.deviceAuth,
+            bytes: Data(bytes)
+        )
+        core.withLock { core in _ = core.outbound[connection]?.yield(answer) }
     }
 }

@@ -48,8 +48,16 @@ public final class CastDeviceEmulator: Sendable {
         var channel: NIOAsyncChannel<CastMessage, CastMessage>
     }
 
+    /// What device authentication needs: the device's credentials and the TLS certificate whose
+    /// DER the challenge signature covers.
+    struct Authentication: Sendable {
+        var credentials: EmulatorDeviceCredentials
+        var tlsCertificateDER: [UInt8]
+    }
+
     struct Servers: Sendable {
         var cast: CastServer
+        var authentication: Authentication
         var http: HTTPServer?
         var https: HTTPServer?
         var endpoints: EmulatorEndpoints
@@ -153,7 +161,7 @@ public final class CastDeviceEmulator: Sendable {
         struct ShutdownRequested: Error {}
         do {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await self.serveCastV2(servers.cast, log: servers.messageLog) }
+                group.addTask { try await self.serveCastV2(servers.cast, authentication: servers.authentication) }
                 if let http = servers.http {
                     group.addTask { try await self.serveHTTP(http, scheme: "http") }
                 }
@@ -220,6 +228,12 @@ public final class CastDeviceEmulator: Sendable {
         configuration.model.replacingOccurrences(of: " ", with: "-") + "-" + configuration.deviceID
     }
 
+    /// The authority whose root a sender must trust to authenticate this device
+    /// (``EmulatorConfiguration/deviceAuthority``, else ``EmulatorDeviceAuthority/shared()``).
+    public func deviceAuthority() throws -> EmulatorDeviceAuthority {
+        try configuration.deviceAuthority ?? EmulatorDeviceAuthority.shared()
+    }
+
     /// What the device would report now, and who is connected.
     public func state() async -> EmulatorState {
         let now = clock.now()
@@ -238,6 +252,10 @@ public final class CastDeviceEmulator: Sendable {
         } catch {
             throw EmulatorError(.certificate, "cannot configure TLS", cause: error)
         }
+        let authentication = Authentication(
+            credentials: try deviceAuthority().issueDeviceCredentials(commonName: configuration.deviceID),
+            tlsCertificateDER: identity.certificateDER
+        )
         let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
         var bound: [any Channel] = []
         do {
@@ -259,7 +277,10 @@ public final class CastDeviceEmulator: Sendable {
                 httpPort: http.map { $0.channel.localAddress?.port ?? 0 },
                 httpsPort: https.map { $0.channel.localAddress?.port ?? 0 }
             )
-            return Servers(cast: cast, http: http, https: https, endpoints: endpoints, messageLog: messageLog)
+            return Servers(
+                cast: cast, authentication: authentication, http: http, https: https, endpoints: endpoints,
+                messageLog: messageLog
+            )
         } catch {
             for channel in bound { try? await channel.close() }
             messageLog?.close()

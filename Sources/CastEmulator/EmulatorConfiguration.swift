@@ -29,8 +29,12 @@ public struct EmulatorConfiguration: Sendable {
     public var apps: [EmulatorApp] = EmulatorApp.builtIn
     /// The duration given to loaded media that does not say how long it is.
     public var defaultMediaDuration = 596.5
-    /// How long the generated TLS certificate is valid (real devices: about two days).
+    /// How long the generated TLS certificate is valid (real devices: about two days; senders
+    /// refuse more than four).
     public var certificateLifetime: Duration = .seconds(48 * 3600)
+    /// Who issues the device certificate used for device authentication (`tp.deviceauth`).
+    /// `nil`: ``EmulatorDeviceAuthority/shared()``, one per process.
+    public var deviceAuthority: EmulatorDeviceAuthority? = nil
 
     public init() {}
 

@@ -50,9 +50,7 @@ struct EmulatorDeviceDescription: Sendable {
 
     var displaySupported: Bool { capabilities & 1 != 0 }
 
-    /// The `_googlecast._tcp` TXT record, keys in the order real devices send them.
-    static let txtKeys = ["id", "cd", "rm", "ve", "md", "ic", "fn", "ca", "st", "bs", "nf", "rs"]
-
+    /// The `_googlecast._tcp` TXT record (real devices send the keys in the order written here).
     func txtRecord(runningApp: EmulatorApp?) -> [String: String] {
         let busy = runningApp.map { !$0.isIdleScreen } ?? false
         return [

@@ -4,6 +4,20 @@ import NIOSSL
 import X509
 import _CryptoExtras
 
+/// RSA-2048 key pairs, made once per process.
+///
+/// Making an RSA key takes a noticeable, random time (a prime search), and a test suite starts
+/// dozens of emulators. Every emulator in a process therefore signs with the same two keys, while
+/// its certificates (TLS and device) are its own, made at start. A sender cannot tell from one
+/// device; it could only notice that two emulated devices share a public key.
+enum EmulatorKeys {
+    private static let tlsKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+    private static let deviceKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    static func tls() throws -> _RSA.Signing.PrivateKey { try tlsKey.get() }
+    static func device() throws -> _RSA.Signing.PrivateKey { try deviceKey.get() }
+}
+
 /// The key and self-signed certificate the device's TLS servers present.
 ///
 /// Like a real Cast device: RSA-2048, self-signed, short-lived (about two days), the device id as
@@ -16,7 +30,7 @@ struct EmulatorTLSIdentity: Sendable {
 
     static func generate(commonName: String, lifetime: Duration, now: Date = Date()) throws -> EmulatorTLSIdentity {
         do {
-            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            let key = try EmulatorKeys.tls()
             let certificateKey = Certificate.PrivateKey(key)
             let name = try DistinguishedName { CommonName(commonName) }
             let certificate = try Certificate(

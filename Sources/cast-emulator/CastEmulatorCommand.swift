@@ -20,6 +20,10 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             it connects to port 8009. Every 127.x.y.z address is loopback on Linux, so several \
             emulators can each have the real ports.
 
+            Device authentication (tp.deviceauth) is answered like a real device does, with a \
+            device certificate from the emulator's own root: a sender that trusts the root \
+            written by --auth-root-file authenticates the emulator as a genuine device.
+
             It logs one line per event to standard error; with --log it also writes every \
             CastV2 message received and sent as a JSON line. SIGINT or SIGTERM stops it (exit 0).
 
@@ -76,6 +80,14 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     )
     var readyFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the root certificate (PEM) that senders must trust to authenticate this device (tp.deviceauth).",
+            valueName: "file"
+        )
+    )
+    var authRootFile: String?
+
     @Flag(help: "Announce the device over mDNS (_googlecast._tcp).")
     var publish = false
 
@@ -119,6 +131,11 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
         let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
         let endpoints = try await emulator.start()
+        if let authRootFile {
+            try Data(emulator.deviceAuthority().rootCertificatePEM.utf8).write(
+                to: URL(fileURLWithPath: authRootFile), options: .atomic
+            )
+        }
         if let readyFile {
             try ReadyFile(endpoints: endpoints, configuration: configuration).write(to: readyFile)
         }

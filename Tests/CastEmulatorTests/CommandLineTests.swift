@@ -49,7 +49,7 @@ struct CommandLineTests {
     func help() throws {
         let (status, output) = try Self.run(["--help"])
         #expect(status == 0)
-        for flag in ["--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file", "--publish"] {
+        for flag in ["--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file", "--auth-root-file", "--publish"] {
             #expect(output.contains(flag), "\(flag) missing from --help")
         }
         #expect(output.contains("Example"))
@@ -70,12 +70,13 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready.json")
         let log = directory.appendingPathComponent("messages.jsonl")
+        let authRoot = directory.appendingPathComponent("auth-root.pem")
 
         let process = Process()
         process.executableURL = try Self.binary()
         process.arguments = [
             "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
-            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path,
+            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--auth-root-file", authRoot.path,
         ]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -94,6 +95,8 @@ struct CommandLineTests {
         #expect((info["httpPort"]?.intValue ?? 0) > 0)
         #expect(info["httpsPort"] == .null)
         let port = try #require(info["port"]?.intValue)
+        // Written before the ready file.
+        #expect(try String(contentsOf: authRoot, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
 
         let sender = try await RawCastSender.connect(host: "127.0.0.1", port: Int(port), sourceID: "sender-cli")
         try await sender.connect()

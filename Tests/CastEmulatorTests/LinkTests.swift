@@ -86,7 +86,8 @@ struct LinkTests {
     @Test("PING is answered with PONG; a quiet sender is PINGed, then closed; an answering one stays")
     func heartbeat() async throws {
         var configuration = EmulatorConfiguration()
-        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .milliseconds(300), closeAfter: .milliseconds(900))
+        // Short enough for a test, long enough for a loaded machine to answer PINGs in time.
+        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .seconds(1), closeAfter: .seconds(3))
         try await withEmulator(configuration) { _, endpoints in
             let answering = try await RawCastSender.connect(to: endpoints, sourceID: "sender-alive")
             let quiet = try await RawCastSender.connect(to: endpoints, sourceID: "sender-quiet", heartbeats: .manual)

@@ -170,6 +170,14 @@ final class RawCastSender: Sendable {
     }
 
     var isActive: Bool { channel.isActive }
+
+    /// The DER of the certificate the emulator presented in the TLS handshake.
+    func peerCertificateDER() async throws -> [UInt8] {
+        guard let certificate = try await channel.nioSSL_peerCertificate().get() else {
+            throw ConnectionClosed(cause: nil)
+        }
+        return try certificate.toDERBytes()
+    }
 }
 
 /// Frames in, CastMessages out to the inbox. Undecodable frames go in as errors.
