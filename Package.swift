@@ -143,6 +143,7 @@ let package = Package(
             name: "cast-emulator",
             dependencies: [
                 "CastEmulator",
+                "CastDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -184,6 +185,13 @@ let package = Package(
         ),
         .testTarget(name: "CastChannelTests", dependencies: ["CastChannel", "CastTestSupport", .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "CastTestSupport", "CastdAPI",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
         .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -139,9 +139,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         if let readyFile {
             try ReadyFile(endpoints: endpoints, configuration: configuration).write(to: readyFile)
         }
-        if publish {
-            publishOverMDNS(emulator, endpoints: endpoints, logger: logger)
-        }
+        let publisher = publish ? try publishOverMDNS(emulator, endpoints: endpoints, logger: logger) : nil
+        defer { publisher?.stop() }
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await emulator.run() }

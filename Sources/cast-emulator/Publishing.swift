@@ -1,13 +1,20 @@
+import ArgumentParser
+import CastDiscovery
 import CastEmulator
 import Logging
 
 /// `--publish`: announce the emulator as `_googlecast._tcp` over mDNS.
 ///
-/// This is the single place where publishing is wired. It is meant to become a
-/// `CastDiscovery.AvahiPublisher` that publishes `emulator.serviceInstanceName` on
-/// `endpoints.port` with `emulator.txtRecord` (re-published when `st`/`rs` change).
-func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoints, logger: Logger) {
-    logger.warning(
-        "--publish: mDNS publishing is not wired yet; would publish \(emulator.serviceInstanceName)._googlecast._tcp on port \(endpoints.port) with TXT \(emulator.txtRecord.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
-    )
+/// Publishes `emulator.serviceInstanceName` on `endpoints.port` with `emulator.txtRecord`
+/// through the system's Avahi, for as long as the returned publisher lives.
+func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoints, logger: Logger) throws -> AvahiPublisher {
+    do {
+        let publisher = try AvahiPublisher(
+            name: emulator.serviceInstanceName, port: endpoints.port, txt: emulator.txtRecord, logger: logger)
+        logger.info("publishing \(publisher.name)._googlecast._tcp on port \(endpoints.port)")
+        return publisher
+    } catch {
+        throw ValidationError(
+            "--publish: cannot publish over mDNS: \(error). Is avahi-daemon running? (scripts/avahi-loopback.sh start DIR starts one on loopback)")
+    }
 }

@@ -71,8 +71,9 @@ struct Castd: AsyncParsableCommand {
 
         let target: CastdListenTarget
         let activated = sd_listen_fds(1)
-        let path = CastdSocketPath.resolve(explicit: socket)
+        var path = CastdSocketPath.resolve(explicit: socket)
         if activated > 0 {
+            path = Self.boundPath(of: SD_LISTEN_FDS_START) ?? path
             target = .activated(fd: SD_LISTEN_FDS_START, path: path)
             logger.info("socket activated", metadata: ["fds": "\(activated)"])
         } else {
@@ -110,6 +111,22 @@ struct Castd: AsyncParsableCommand {
         }
         _ = sd_notify(0, "STOPPING=1")
         logger.info("stopped; apps on the devices keep running")
+    }
+}
+
+extension Castd {
+    /// The path an activated Unix socket is bound to.
+    static func boundPath(of fd: Int32) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard ok == 0, address.sun_family == sa_family_t(AF_UNIX) else { return nil }
+        let path = withUnsafeBytes(of: address.sun_path) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        return path.isEmpty ? nil : path
     }
 }
 

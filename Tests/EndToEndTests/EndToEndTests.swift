@@ -1,0 +1,271 @@
+import CastTestSupport
+import CastdAPI
+import Foundation
+import SwiftProtobuf
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real programs, as a user runs them: cast-emulator published over the system's Avahi
+/// (on loopback), castd discovering it, castc processes driving it.
+@Suite(.serialized)
+struct EndToEndTests {
+    /// One emulator and one castd in a temporary directory.
+    struct Setup {
+        var directory: String
+        var socket: String
+        var deviceName: String
+        var emulatorLog: String
+        var castd: ChildProcess
+        var emulator: ChildProcess
+        var environment: [String: String] { ["CASTD_SOCKET": socket] }
+
+        func castc(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> CommandResult {
+            try await run("castc", arguments, environment: environment, timeout: timeout)
+        }
+
+        func status() async throws -> CastdStatusResponse {
+            let result = try await castc(["status", "--json"])
+            #expect(result.status == 0, "\(result)")
+            return try CastdStatusResponse(jsonString: result.stdout, options: Self.lenient)
+        }
+
+        /// Messages the emulator received from senders, as (namespace, type) pairs.
+        func received() throws -> [(namespace: String, type: String)] {
+            let text = (try? String(contentsOfFile: emulatorLog, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                guard let data = line.data(using: .utf8),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    object["direction"] as? String == "in",
+                    let payload = object["payload"] as? [String: Any]
+                else { return nil }
+                return (object["namespace"] as? String ?? "", payload["type"] as? String ?? "")
+            }
+        }
+
+        static var lenient: JSONDecodingOptions {
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            return options
+        }
+    }
+
+    /// Starts a published emulator and a discovering castd; waits until castd lists the device.
+    func withSetup<T>(castdArguments: [String] = [], _ body: (Setup) async throws -> T) async throws -> T {
+        guard await avahiIsRunning() else {
+            Issue.record("avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
+            throw CancellationError()
+        }
+        return try await withTemporaryDirectory { directory in
+            try await withProcesses { launch in
+                let name = "E2E TV " + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+                let ready = directory + "/emulator.json"
+                let log = directory + "/emulator.log"
+                let emulator = try launch(
+                    "cast-emulator", ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log], [:])
+                try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
+                let socket = directory + "/castd.sock"
+                let castd = try launch("castd", ["--socket", socket] + castdArguments, [:])
+                let setup = Setup(
+                    directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
+                try await eventually("castd to discover \(name)") {
+                    let listed = try await setup.castc(["devices", "--json"])
+                    return listed.status == 0 && listed.stdout.contains(name)
+                }
+                return try await body(setup)
+            }
+        }
+    }
+
+    @Test func discoverConnectLoadAndControl() async throws {
+        try await withSetup { setup in
+            let devices = try await setup.castc(["devices", "--json"])
+            let listed = try Castd_V1_ListDevicesResponse(jsonString: devices.stdout, options: Setup.lenient)
+            let device = try #require(listed.devices.first { $0.friendlyName == setup.deviceName })
+            #expect(device.host == "127.0.0.1" && device.source == .mdns && device.model == "Chromecast")
+
+            let connect = try await setup.castc(["connect", setup.deviceName])
+            #expect(connect.status == 0, "\(connect)")
+            let load = try await setup.castc([
+                "load", "https://example.com/big_buck_bunny.mp4", "--device", setup.deviceName,
+                "--content-type", "video/mp4", "--title", "Big Buck Bunny",
+            ])
+            #expect(load.status == 0, "\(load)")
+            #expect(try await setup.castc(["pause", "--device", setup.deviceName]).status == 0)
+            var status = try await setup.status()
+            var media = try #require(status.media.first { $0.deviceID == device.id })
+            #expect(media.playerState == .paused)
+            #expect(media.media.metadata.title == "Big Buck Bunny")
+            #expect(try await setup.castc(["play", "--device", setup.deviceName]).status == 0)
+            #expect(try await setup.castc(["seek", "120", "--device", setup.deviceName]).status == 0)
+            status = try await setup.status()
+            media = try #require(status.media.first { $0.deviceID == device.id })
+            #expect(media.playerState == .playing)
+            #expect(media.currentTime >= 120 && media.currentTime < 125)
+            #expect(try await setup.castc(["stop", "--device", setup.deviceName]).status == 0)
+            let disconnect = try await setup.castc(["disconnect", "--device", setup.deviceName, "--stop-app"])
+            #expect(disconnect.status == 0, "\(disconnect)")
+
+            // What the device saw, in order.
+            let mediaTypes = try setup.received().filter { $0.namespace.hasSuffix(".media") }.map(\.type)
+            #expect(mediaTypes.filter { $0 != "GET_STATUS" } == ["LOAD", "PAUSE", "PLAY", "SEEK", "STOP"])
+            #expect(try setup.received().contains { $0.type == "STOP" && $0.namespace.hasSuffix(".receiver") })
+        }
+    }
+
+    @Test func twoCastcProcessesShareOneSession() async throws {
+        try await withSetup { setup in
+            let load = try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName])
+            #expect(load.status == 0, "\(load)")
+            let watcher = try ChildProcess(
+                "castc", ["watch", "--json"], directory: setup.directory, environment: setup.environment)
+            defer { watcher.signal(SIGKILL) }
+            try await eventually("the watcher's snapshot") { watcher.stdout.contains("snapshot") }
+            #expect(try await setup.castc(["pause", "--device", setup.deviceName]).status == 0)
+            try await eventually("the watcher to see PAUSED") { watcher.stdout.contains("PLAYER_STATE_PAUSED") }
+            // Ctrl-C ends castc watch cleanly.
+            watcher.signal(SIGINT)
+            #expect(try await watcher.waitForExit() == 0)
+            // Every line is one castd.v1.Event, sequence numbers increasing.
+            let events = try watcher.stdout.split(separator: "\n").map {
+                try CastdEvent(jsonString: String($0), options: Setup.lenient)
+            }
+            #expect(events.map(\.sequence) == events.map(\.sequence).sorted())
+        }
+    }
+
+    @Test func badInputGetsClearErrorsAndExitCodes() async throws {
+        try await withSetup { setup in
+            let url = try await setup.castc(["load", "not a url", "--device", setup.deviceName])
+            #expect(url.status == 64, "\(url)")
+            #expect(url.stderr.contains("not a url"))
+
+            let unknown = try await setup.castc(["pause", "--device", "No Such TV"])
+            #expect(unknown.status == 5, "\(unknown)")  // NOT_FOUND
+            #expect(unknown.stderr.contains(setup.deviceName))
+
+            let nothingLoaded = try await setup.castc(["pause", "--device", setup.deviceName])
+            #expect(nothingLoaded.status == 9, "\(nothingLoaded)")  // FAILED_PRECONDITION
+
+            let noDaemon = try await run("castc", ["status"], environment: ["CASTD_SOCKET": setup.directory + "/nobody.sock"])
+            #expect(noDaemon.status == 14, "\(noDaemon)")  // UNAVAILABLE
+            #expect(noDaemon.stderr.contains("nobody.sock"))
+            #expect(setup.castd.isRunning)
+        }
+    }
+
+    @Test func unreachableStaticDeviceIsUnavailableWithinTenSeconds() async throws {
+        let port = try unusedPort()
+        try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
+            let clock = ContinuousClock()
+            let started = clock.now
+            let result = try await setup.castc(["connect", "Gone TV"])
+            #expect(result.status == 14, "\(result)")
+            #expect(result.stderr.contains("127.0.0.1:\(port)"))
+            #expect(clock.now - started < .seconds(10))
+        }
+    }
+
+    @Test func sigtermEndsWatchersAndLeavesTheAppPlaying() async throws {
+        try await withSetup { setup in
+            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            let watcher = try ChildProcess("castc", ["watch"], directory: setup.directory, environment: setup.environment)
+            defer { watcher.signal(SIGKILL) }
+            try await eventually("the watcher's snapshot") { watcher.stdout.contains("snapshot") }
+            setup.castd.signal(SIGTERM)
+            #expect(try await setup.castd.waitForExit(timeout: .seconds(6)) == 0)
+            #expect(try await watcher.waitForExit() == 14)  // UNAVAILABLE
+            #expect(watcher.stderr.contains("shutting down"))
+
+            // A new castd joins the session that kept playing: no relaunch, no STOP.
+            let again = try ChildProcess("castd", ["--socket", setup.socket], directory: setup.directory)
+            defer { again.signal(SIGKILL) }
+            try await eventually("castd to discover the device again") {
+                try await setup.castc(["devices"]).stdout.contains(setup.deviceName)
+            }
+            let join = try await setup.castc(["connect", setup.deviceName, "--json"])
+            #expect(join.status == 0, "\(join)")
+            let session = try CastdSession(jsonString: join.stdout, options: Setup.lenient)
+            #expect(session.joined)
+            let media = try #require(try await setup.status().media.first)
+            #expect(media.playerState == .playing)
+            #expect(try !setup.received().contains { $0.type == "STOP" })
+            await again.stop()
+        }
+    }
+
+    @Test func readyIsNotifiedOnceListening() async throws {
+        try await withTemporaryDirectory { directory in
+            let notify = try DatagramListener(path: directory + "/notify.sock")
+            let socket = directory + "/castd.sock"
+            let castd = try ChildProcess(
+                "castd", ["--socket", socket, "--no-discovery"], directory: directory,
+                environment: ["NOTIFY_SOCKET": notify.path])
+            defer { castd.signal(SIGKILL) }
+            let message = try #require(try await notify.receive(timeout: .seconds(10)))
+            #expect(message.contains("READY=1"))
+            // READY means a client can connect now.
+            let status = try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket])
+            #expect(status.status == 0, "\(status)")
+            castd.signal(SIGTERM)
+            #expect(try await castd.waitForExit() == 0)
+            #expect(try await notify.receive(timeout: .seconds(5))?.contains("STOPPING=1") == true)
+        }
+    }
+}
+
+/// A port on 127.0.0.1 nothing listens on.
+func unusedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A datagram socket standing in for systemd's NOTIFY_SOCKET.
+final class DatagramListener: @unchecked Sendable {
+    // @unchecked: the fd is only read from one test at a time.
+    let path: String
+    let fd: Int32
+
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    }
+
+    deinit { close(fd) }
+
+    /// One datagram, or nil after `timeout`. Blocks a Dispatch thread, not the test's.
+    func receive(timeout: Duration) async throws -> String? {
+        let seconds = Int(timeout.components.seconds)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var tv = timeval(tv_sec: seconds, tv_usec: 0)
+                setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let n = buffer.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                continuation.resume(returning: n > 0 ? String(decoding: buffer[..<n], as: UTF8.self) : nil)
+            }
+        }
+    }
+}
