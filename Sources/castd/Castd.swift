@@ -71,9 +71,9 @@ struct Castd: AsyncParsableCommand {
 
         let target: CastdListenTarget
         let activated = sd_listen_fds(1)
-        var path = CastdSocketPath.resolve(explicit: socket)
+        let resolved = CastdSocketPath.resolve(explicit: socket)
+        let path = activated > 0 ? Self.boundPath(of: SD_LISTEN_FDS_START) ?? resolved : resolved
         if activated > 0 {
-            path = Self.boundPath(of: SD_LISTEN_FDS_START) ?? path
             target = .activated(fd: SD_LISTEN_FDS_START, path: path)
             logger.info("socket activated", metadata: ["fds": "\(activated)"])
         } else {
