@@ -51,6 +51,9 @@ struct Castd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Flag(name: .customLong("print-socket-path"), help: "Print the socket path castd would serve, and exit.")
+    var printSocketPath = false
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
@@ -61,6 +64,10 @@ struct Castd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if printSocketPath {
+            print(CastdSocketPath.resolve(explicit: socket))
+            return
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
