@@ -1,10 +1,11 @@
 import ArgumentParser
 import CastClient
 
-struct ConnectCommand: AsyncParsableCommand {
+struct ConnectCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "connect",
         abstract: "Start a session on a device, or join the one there.",
+        usage: GlobalOptions.usage("connect", "[<device>] [--app <app-id>]"),
         discussion: """
             Joins the app's session if the app already runs on the device, else launches it. \
             The default app is the Default Media Receiver (CC1AD845), which plays what \
