@@ -26,7 +26,9 @@ struct GlobalOptions: ParsableArguments {
 
     func validate() throws {
         if let socket, socket.isEmpty { throw ValidationError("--socket needs a path") }
-        if let device, device.isEmpty { throw ValidationError("--device needs a name, id or host; leave it out to let castd choose") }
+        if let device, device.isEmpty {
+            throw ValidationError("--device needs a name, id or host; leave it out to let castd choose")
+        }
     }
 
     /// A usage line that fits 80 columns: the command's own arguments, then the global options on

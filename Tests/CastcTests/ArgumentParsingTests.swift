@@ -31,7 +31,8 @@ func usageError(_ arguments: [String]) -> String {
         ]
         #expect(commands.count == Castc.configuration.subcommands.count)
         for arguments in commands {
-            let command = try Castc.parseAsRoot(arguments + ["--socket", "/tmp/c.sock", "--device", "Kitchen", "--json"])
+            let command = try Castc.parseAsRoot(
+                arguments + ["--socket", "/tmp/c.sock", "--device", "Kitchen", "--json"])
             let options = try #require((command as? any CastcCommand)?.options, "\(arguments)")
             #expect(options.socket == "/tmp/c.sock", "\(arguments)")
             #expect(options.socketPath(environment: [:]) == "/tmp/c.sock", "\(arguments)")
@@ -63,7 +64,8 @@ func usageError(_ arguments: [String]) -> String {
         let plain = try parse(["connect"], as: ConnectCommand.self)
         #expect(plain.selector == "")
         #expect(plain.appID == nil)
-        let named = try parse(["connect", "Living Room TV", "--device", "Kitchen", "--app", "5C3F0A3C"], as: ConnectCommand.self)
+        let named = try parse(
+            ["connect", "Living Room TV", "--device", "Kitchen", "--app", "5C3F0A3C"], as: ConnectCommand.self)
         #expect(named.selector == "Living Room TV")  // the positional device wins over --device
         #expect(named.appID == "5C3F0A3C")
         let byOption = try parse(["connect", "--device", "192.168.1.20:8009"], as: ConnectCommand.self)
@@ -101,8 +103,12 @@ func usageError(_ arguments: [String]) -> String {
         #expect(!plain.media.hasMetadata)
 
         #expect(try parse(["load", "rtsp://camera/stream"], as: LoadCommand.self).media.contentType == "")
-        #expect(try parse(["load", "https://x.org/a", "--stream-type", "none"], as: LoadCommand.self).media.streamType == .none)
-        #expect(try parse(["load", "https://x.org/a", "--stream-type", "buffered"], as: LoadCommand.self).media.streamType == .buffered)
+        #expect(
+            try parse(["load", "https://x.org/a", "--stream-type", "none"], as: LoadCommand.self).media.streamType
+                == .none)
+        #expect(
+            try parse(["load", "https://x.org/a", "--stream-type", "buffered"], as: LoadCommand.self).media.streamType
+                == .buffered)
     }
 
     @Test func loadRefusesWhatIsNotAURL() throws {
@@ -115,7 +121,9 @@ func usageError(_ arguments: [String]) -> String {
         #expect(usageError(["load", "https://x.org/a", "--start", "1:75"]).contains("'1:75' is not a position"))
         #expect(usageError(["load", "https://x.org/a", "--content-type", "video"]).contains("not a content type"))
         let withCodecs = "video/mp4; codecs=\"avc1.64001F\""
-        #expect(try parse(["load", "https://x.org/a", "--content-type", withCodecs], as: LoadCommand.self).media.contentType == withCodecs)
+        #expect(
+            try parse(["load", "https://x.org/a", "--content-type", withCodecs], as: LoadCommand.self).media.contentType
+                == withCodecs)
     }
 
     @Test func seekPositions() throws {

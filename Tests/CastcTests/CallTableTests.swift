@@ -139,7 +139,8 @@ import Testing
     @Test func cancelEndsTheCallAndTellsTheDaemonOnce() throws {
         var table = Table()
         let id = try table.open(method: "/castd.v1.Cast/Watch", kind: .streaming, receiver: "w")
-        let effects = Self.describe(table.cancel(id, with: CastdError(.cancelled, "/castd.v1.Cast/Watch was cancelled")))
+        let effects = Self.describe(
+            table.cancel(id, with: CastdError(.cancelled, "/castd.v1.Cast/Watch was cancelled")))
         #expect(effects == ["finish 1 w: CANCELLED: /castd.v1.Cast/Watch was cancelled", "cancel 1"])
         #expect(table.cancel(id, with: CastdError(.cancelled, "again")).isEmpty)
     }

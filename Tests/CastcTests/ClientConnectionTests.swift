@@ -125,9 +125,11 @@ func device(_ id: String, _ name: String) -> CastdDevice {
             try daemon.reply(load.callID, status)
             #expect(try await loaded.value.playerState == .paused)
 
-            let played = Task { try await client.unary(
-                .play, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(1500)
-            ) }
+            let played = Task {
+                try await client.unary(
+                    .play, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(1500)
+                )
+            }
             let play = try await daemon.nextCall(.play, as: Castd_V1_MediaRequest.self)
             #expect(play.callID == 2)
             #expect(play.timeoutMs == 1500)
@@ -226,9 +228,11 @@ func device(_ id: String, _ name: String) -> CastdDevice {
 
     @Test func deadlineFailsTheCallAndCancelsIt() async throws {
         try await withMemoryClient { client, daemon in
-            let result = Task { try await client.unary(
-                .stop, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(50)
-            ) }
+            let result = Task {
+                try await client.unary(
+                    .stop, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(50)
+                )
+            }
             let call = try await daemon.nextCall(.stop, as: Castd_V1_MediaRequest.self)
             #expect(call.timeoutMs == 50)
             let error = await #expect(throws: CastdError.self) { try await result.value }
@@ -305,7 +309,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
             await #expect(throws: CastdError(.invalidArgument, "volume level 1.5 is outside 0…1")) {
                 try await client.setVolume(level: 1.5)
             }
-            await #expect(throws: CastdError(.invalidArgument, "/castd.v1.Cast/Watch is a streaming method; use watch()")) {
+            await #expect(
+                throws: CastdError(.invalidArgument, "/castd.v1.Cast/Watch is a streaming method; use watch()")
+            ) {
                 try await client.unary(.watch, Castd_V1_WatchRequest(), as: CastdEvent.self)
             }
             let error = await #expect(throws: CastdError.self) {

@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func permissionDeniedIsNotReportedAsDaemonDown() {
-        let error = CastdClient.connectError(IOError(errnoCode: EACCES, reason: "connect"), path: "/run/castd/castd.sock")
+        let error = CastdClient.connectError(
+            IOError(errnoCode: EACCES, reason: "connect"), path: "/run/castd/castd.sock")
         #expect(error.code == .permissionDenied)
         #expect(error.message.hasPrefix("cannot connect to castd at /run/castd/castd.sock: Permission denied"))
     }

@@ -18,8 +18,10 @@ import Testing
         let failure = CastcFailure(CastdError(.notFound, "no device matches 'attic' (devices: Kitchen)"))
         #expect(failure.line == "castc: NOT_FOUND: no device matches 'attic' (devices: Kitchen)\n")
         #expect(failure.exitCode == 5)
-        let unavailable = CastcFailure(CastdError(.unavailable, "cannot connect to castd at /x.sock: No such file or directory"))
-        #expect(unavailable.line == "castc: UNAVAILABLE: cannot connect to castd at /x.sock: No such file or directory\n")
+        let unavailable = CastcFailure(
+            CastdError(.unavailable, "cannot connect to castd at /x.sock: No such file or directory"))
+        #expect(
+            unavailable.line == "castc: UNAVAILABLE: cannot connect to castd at /x.sock: No such file or directory\n")
         #expect(CastcFailure(CastdError(.internal, "")).line == "castc: INTERNAL: (no message)\n")
     }
 

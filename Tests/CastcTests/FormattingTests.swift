@@ -150,15 +150,23 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         var failed = session("abc", "TV", state: .startFailed)
         failed.reason = "LAUNCH_ERROR: app not found"
         failed.joined = false
-        #expect(MediaSummary.session(failed) == "Default Media Receiver (CC1AD845), failed to start: LAUNCH_ERROR: app not found")
+        #expect(
+            MediaSummary.session(failed)
+                == "Default Media Receiver (CC1AD845), failed to start: LAUNCH_ERROR: app not found")
         var volume = CastdVolume()
         volume.level = 0.4
         #expect(MediaSummary.volume(volume) == "40%")
         volume.muted = true
         #expect(MediaSummary.volume(volume) == "40%, muted")
-        #expect(ConnectCommand.describe(session("abc", "Living Room TV")) == "Connected to Living Room TV: Default Media Receiver (CC1AD845), started")
-        #expect(DisconnectCommand.describe(session("abc", "TV"), stoppedApp: true) == "Stopped Default Media Receiver on TV")
-        #expect(DisconnectCommand.describe(session("abc", "TV"), stoppedApp: false) == "Left the session on TV; Default Media Receiver keeps running")
+        #expect(
+            ConnectCommand.describe(session("abc", "Living Room TV"))
+                == "Connected to Living Room TV: Default Media Receiver (CC1AD845), started")
+        #expect(
+            DisconnectCommand.describe(session("abc", "TV"), stoppedApp: true) == "Stopped Default Media Receiver on TV"
+        )
+        #expect(
+            DisconnectCommand.describe(session("abc", "TV"), stoppedApp: false)
+                == "Left the session on TV; Default Media Receiver keeps running")
     }
 }
 
@@ -292,13 +300,20 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         lines.append(formatter.line(for: event(40, at: base) { $0.snapshot = snapshot }, now: now))
         lines.append(
             formatter.line(
-                for: event(41, at: base + 250) { $0.deviceAdded = castDevice("def", "Kitchen", model: "Google Home", host: "192.168.1.21") },
+                for: event(41, at: base + 250) {
+                    $0.deviceAdded = castDevice("def", "Kitchen", model: "Google Home", host: "192.168.1.21")
+                },
                 now: now
             )
         )
         lines.append(formatter.line(for: event(42, at: base + 1000) { $0.media = media(.playing, at: 73) }, now: now))
-        lines.append(formatter.line(for: event(43, at: base + 2000) { $0.session = session("abc", "Living Room TV", state: .ended) }, now: now))
-        lines.append(formatter.line(for: event(44, at: base + 3000) { $0.deviceRemoved = castDevice("def", "", host: "") }, now: now))
+        lines.append(
+            formatter.line(
+                for: event(43, at: base + 2000) { $0.session = session("abc", "Living Room TV", state: .ended) },
+                now: now))
+        lines.append(
+            formatter.line(
+                for: event(44, at: base + 3000) { $0.deviceRemoved = castDevice("def", "", host: "") }, now: now))
         lines.append(
             formatter.line(
                 for: event(45, at: base + 4000) {

@@ -47,7 +47,10 @@ import Testing
 
     @Test func commandSpecificHelp() {
         let load = Castc.helpMessage(for: LoadCommand.self, columns: 80)
-        for option in ["<url>", "--content-type <type>", "--title <title>", "--stream-type <type>", "--start <position>", "--no-autoplay"] {
+        for option in [
+            "<url>", "--content-type <type>", "--title <title>", "--stream-type <type>", "--start <position>",
+            "--no-autoplay",
+        ] {
             #expect(load.contains(option), "load: \(option)")
         }
         let seek = Castc.helpMessage(for: SeekCommand.self, columns: 80)

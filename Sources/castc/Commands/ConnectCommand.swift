@@ -21,10 +21,14 @@ struct ConnectCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The device (overrides --device): a name, an id, or host[:port].", valueName: "device"))
+    @Argument(
+        help: ArgumentHelp("The device (overrides --device): a name, an id, or host[:port].", valueName: "device"))
     var deviceName: String?
 
-    @Option(name: .customLong("app"), help: ArgumentHelp("The receiver app to start or join. Default: the Default Media Receiver.", valueName: "app-id"))
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(
+            "The receiver app to start or join. Default: the Default Media Receiver.", valueName: "app-id"))
     var appID: String?
 
     func validate() throws {

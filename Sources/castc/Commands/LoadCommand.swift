@@ -40,7 +40,9 @@ struct LoadCommand: CastcCommand {
     @Argument(help: ArgumentHelp("The media's URL (http, https or another scheme the device knows).", valueName: "url"))
     var url: String
 
-    @Option(help: ArgumentHelp("The MIME type, e.g. video/mp4. Default: guessed from the URL, else castd's choice.", valueName: "type"))
+    @Option(
+        help: ArgumentHelp(
+            "The MIME type, e.g. video/mp4. Default: guessed from the URL, else castd's choice.", valueName: "type"))
     var contentType: String?
 
     @Option(help: "A title to show on the device and in `castc status`.")

@@ -36,7 +36,9 @@ struct SeekCommand: CastcCommand {
     }
 
     func target() throws -> SeekTarget {
-        guard let text = position.first else { throw ValidationError("missing <position>: castc seek 1:30, or +10 / -10") }
+        guard let text = position.first else {
+            throw ValidationError("missing <position>: castc seek 1:30, or +10 / -10")
+        }
         guard position.count == 1 else {
             throw ValidationError("one position only (got \(position.joined(separator: " ")))")
         }
