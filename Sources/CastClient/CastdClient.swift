@@ -7,11 +7,11 @@ import SwiftProtobuf
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A connection to castd, the Google Cast daemon, over its Unix socket.
@@ -206,7 +206,8 @@ public final class CastdClient: Sendable {
         if let timeout, timeout <= .zero {
             throw CastdError(.deadlineExceeded, "\(method.path): the deadline had passed before the call started")
         }
-        let (_, responses) = try connection.open(method: method.path, request: requestData, timeout: timeout, kind: .unary)
+        let (_, responses) = try connection.open(
+            method: method.path, request: requestData, timeout: timeout, kind: .unary)
 
         let response: Data
         if let timeout {
@@ -228,11 +229,13 @@ public final class CastdClient: Sendable {
         do {
             return try Response(serializedBytes: response)
         } catch {
-            throw CastdError(.internal, "cannot decode the \(Response.protoMessageName) castd sent for \(method.path): \(error)")
+            throw CastdError(
+                .internal, "cannot decode the \(Response.protoMessageName) castd sent for \(method.path): \(error)")
         }
     }
 
-    private static func onlyResponse(of responses: CastdConnection.Responses, method: CastdMethod) async throws -> Data {
+    private static func onlyResponse(of responses: CastdConnection.Responses, method: CastdMethod) async throws -> Data
+    {
         for try await response in responses { return response }
         // The stream only ends without a response when the iterating task was cancelled.
         throw CastdError(.cancelled, "\(method.path) was cancelled")

@@ -133,7 +133,8 @@ final class CastdConnection: Sendable {
             }
             return Self.connectionLost
         } catch {
-            if case LengthPrefixError.frameTooLarge(let length, let limit)? = error as (any Error) as? LengthPrefixError {
+            if case LengthPrefixError.frameTooLarge(let length, let limit)? = error as (any Error) as? LengthPrefixError
+            {
                 return CastdError(
                     .resourceExhausted,
                     "castd sent a frame of \(length) bytes, over this client's \(limit)-byte limit; connection closed"

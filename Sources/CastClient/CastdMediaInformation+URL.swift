@@ -10,7 +10,8 @@ extension CastdMediaInformation {
     ///     `""` leaves the choice to castd.
     ///   - streamType: `.buffered` (the default when unspecified), `.live` or `.none`.
     ///   - title: A title to show on the device and in status; `nil` for none.
-    public init(url: String, contentType: String = "", streamType: CastdStreamType = .unspecified, title: String? = nil) {
+    public init(url: String, contentType: String = "", streamType: CastdStreamType = .unspecified, title: String? = nil)
+    {
         self.init()
         contentID = url
         contentURL = url

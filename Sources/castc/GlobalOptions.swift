@@ -26,7 +26,18 @@ struct GlobalOptions: ParsableArguments {
 
     func validate() throws {
         if let socket, socket.isEmpty { throw ValidationError("--socket needs a path") }
-        if let device, device.isEmpty { throw ValidationError("--device needs a name, id or host; leave it out to let castd choose") }
+        if let device, device.isEmpty {
+            throw ValidationError("--device needs a name, id or host; leave it out to let castd choose")
+        }
+    }
+
+    /// A usage line that fits 80 columns: the command's own arguments, then the global options on
+    /// lines of their own, aligned under the first argument (ArgumentParser indents them past "USAGE: ").
+    static func usage(_ command: String, _ lines: String...) -> String {
+        let indent = String(repeating: " ", count: "castc \(command) ".count)
+        let first = (["castc", command] + lines.prefix(1)).joined(separator: " ")
+        let rest = lines.dropFirst() + ["[--socket <path>] [--device <name|id|host>] [--json]"]
+        return ([first] + rest.map { indent + $0 }).joined(separator: "\n")
     }
 
     /// The socket to connect to, by `CastdSocketPath`'s rules.
@@ -46,4 +57,9 @@ struct GlobalOptions: ParsableArguments {
     func print(_ message: some SwiftProtobuf.Message, human: () -> String) throws {
         Terminal.line(json ? try JSONOutput.string(message) : human())
     }
+}
+
+/// A castc subcommand: every one takes the global options.
+protocol CastcCommand: AsyncParsableCommand {
+    var options: GlobalOptions { get }
 }

@@ -1,10 +1,11 @@
 import ArgumentParser
 import CastClient
 
-struct ConnectCommand: AsyncParsableCommand {
+struct ConnectCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "connect",
         abstract: "Start a session on a device, or join the one there.",
+        usage: GlobalOptions.usage("connect", "[<device>] [--app <app-id>]"),
         discussion: """
             Joins the app's session if the app already runs on the device, else launches it. \
             The default app is the Default Media Receiver (CC1AD845), which plays what \
@@ -20,10 +21,14 @@ struct ConnectCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The device (overrides --device): a name, an id, or host[:port].", valueName: "device"))
+    @Argument(
+        help: ArgumentHelp("The device (overrides --device): a name, an id, or host[:port].", valueName: "device"))
     var deviceName: String?
 
-    @Option(name: .customLong("app"), help: ArgumentHelp("The receiver app to start or join. Default: the Default Media Receiver.", valueName: "app-id"))
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(
+            "The receiver app to start or join. Default: the Default Media Receiver.", valueName: "app-id"))
     var appID: String?
 
     func validate() throws {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastClient
 
-struct DevicesCommand: AsyncParsableCommand {
+struct DevicesCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the Cast devices castd knows.",

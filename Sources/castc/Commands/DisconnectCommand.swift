@@ -1,10 +1,11 @@
 import ArgumentParser
 import CastClient
 
-struct DisconnectCommand: AsyncParsableCommand {
+struct DisconnectCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "disconnect",
         abstract: "Leave the session on a device.",
+        usage: GlobalOptions.usage("disconnect", "[--stop-app]"),
         discussion: """
             The app keeps running (and playing) on the device unless --stop-app is given.
 

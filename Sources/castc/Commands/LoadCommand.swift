@@ -2,10 +2,15 @@ import ArgumentParser
 import CastClient
 import Foundation
 
-struct LoadCommand: AsyncParsableCommand {
+struct LoadCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Play media from a URL on a device.",
+        usage: GlobalOptions.usage(
+            "load",
+            "<url> [--content-type <type>] [--title <title>]",
+            "[--stream-type <type>] [--start <position>] [--no-autoplay]"
+        ),
         discussion: """
             The device fetches the URL itself, so it must be reachable from the device (a local \
             file is not). Without a session, castd starts the Default Media Receiver first. The \
@@ -35,7 +40,9 @@ struct LoadCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The media's URL (http, https or another scheme the device knows).", valueName: "url"))
     var url: String
 
-    @Option(help: ArgumentHelp("The MIME type, e.g. video/mp4. Default: guessed from the URL, else castd's choice.", valueName: "type"))
+    @Option(
+        help: ArgumentHelp(
+            "The MIME type, e.g. video/mp4. Default: guessed from the URL, else castd's choice.", valueName: "type"))
     var contentType: String?
 
     @Option(help: "A title to show on the device and in `castc status`.")

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastClient
 
-struct PauseCommand: AsyncParsableCommand {
+struct PauseCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause",
         abstract: "Pause playback.",

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastClient
 
-struct PlayCommand: AsyncParsableCommand {
+struct PlayCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Resume playback.",

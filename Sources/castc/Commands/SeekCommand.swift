@@ -1,11 +1,11 @@
 import ArgumentParser
 import CastClient
 
-struct SeekCommand: AsyncParsableCommand {
+struct SeekCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "seek",
         abstract: "Move the playback position.",
-        usage: "castc seek <position> [--relative] [--socket <path>] [--device <name|id|host>] [--json]",
+        usage: GlobalOptions.usage("seek", "<position> [--relative]"),
         discussion: """
             <position> is seconds (120, 90.5), m:ss (1:30) or h:mm:ss (1:02:03). A leading + or - \
             seeks forward or back from the current position, as does --relative.
@@ -36,7 +36,9 @@ struct SeekCommand: AsyncParsableCommand {
     }
 
     func target() throws -> SeekTarget {
-        guard let text = position.first else { throw ValidationError("missing <position>: castc seek 1:30, or +10 / -10") }
+        guard let text = position.first else {
+            throw ValidationError("missing <position>: castc seek 1:30, or +10 / -10")
+        }
         guard position.count == 1 else {
             throw ValidationError("one position only (got \(position.joined(separator: " ")))")
         }

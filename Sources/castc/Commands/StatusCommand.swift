@@ -2,7 +2,7 @@ import ArgumentParser
 import CastClient
 import Foundation
 
-struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show castd, its devices, sessions and what is playing.",

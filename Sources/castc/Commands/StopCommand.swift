@@ -1,7 +1,7 @@
 import ArgumentParser
 import CastClient
 
-struct StopCommand: AsyncParsableCommand {
+struct StopCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Stop playback (the media session ends; the app keeps running).",

@@ -1,10 +1,11 @@
 import ArgumentParser
 import CastClient
 
-struct VolumeCommand: AsyncParsableCommand {
+struct VolumeCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "volume",
         abstract: "Set a device's volume, or mute it.",
+        usage: GlobalOptions.usage("volume", "[<level>] [--mute | --unmute]"),
         discussion: """
             The device's volume (not the stream's): a level from 0 to 1, or a percentage.
 

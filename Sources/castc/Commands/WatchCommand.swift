@@ -2,7 +2,7 @@ import ArgumentParser
 import CastClient
 import Foundation
 
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow device, session and media changes as they happen.",
