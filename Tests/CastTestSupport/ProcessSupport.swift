@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,14 +18,22 @@ public let productsDirectory: URL = {
 }()
 
 /// A child process whose output goes to files, ended (SIGTERM, then SIGKILL) by `stop()`.
-public final class ChildProcess: @unchecked Sendable {
-    // @unchecked: `process` is configured before launch and only read after; Foundation's
-    // Process is thread-safe for terminate / isRunning / terminationStatus.
+///
+/// Spawned with posix_spawn and reaped by a thread of its own blocked in waitpid(pid): nothing
+/// else in the test process can reap it first, and the child starts with a clean signal mask
+/// and default dispositions (a test runner's threads block signals; daemons must not inherit
+/// that). Foundation's Process lost exits of concurrently spawned children here.
+public final class ChildProcess: Sendable {
     public let name: String
     public let stdoutPath: String
     public let stderrPath: String
-    private let process = Process()
-    private let exited = AsyncStream<Int32>.makeStream()
+    public let pid: pid_t
+    private let exit = Mutex<ExitState>(ExitState())
+
+    private struct ExitState {
+        var status: Int32?
+        var waiters: [CheckedContinuation<Int32, Never>] = []
+    }
 
     /// Launches `executable` (a name in `productsDirectory`, or a path) with `arguments`.
     public init(
@@ -34,41 +43,77 @@ public final class ChildProcess: @unchecked Sendable {
         let tag = name + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         stdoutPath = directory + "/\(tag).out"
         stderrPath = directory + "/\(tag).err"
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL =
-            executable.contains("/") ? URL(fileURLWithPath: executable) : productsDirectory.appendingPathComponent(executable)
-        process.arguments = arguments
+        let path = executable.contains("/") ? executable : productsDirectory.appendingPathComponent(executable).path
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        let continuation = exited.continuation
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
-            continuation.finish()
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        try process.run()
+        var child: pid_t = 0
+        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }
+        pid = child
+        let spawned = child
+        Thread.detachNewThread { [self] in
+            var status: Int32 = 0
+            while waitpid(spawned, &status, 0) == -1 && errno == EINTR {}
+            // Exit code, or 128 + signal like a shell.
+            let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            let waiters = self.exit.withLock { state -> [CheckedContinuation<Int32, Never>] in
+                state.status = code
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: code) }
+        }
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { exit.withLock { $0.status == nil } }
     public var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func signal(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
+
+    private func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let status = exit.withLock { state -> Int32? in
+                if let status = state.status { return status }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let status { continuation.resume(returning: status) }
+        }
+    }
 
     /// The exit status, waiting up to `timeout`.
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
         try await withThrowingTaskGroup(of: Int32.self) { group in
-            group.addTask { [exited] in
-                for await status in exited.stream { return status }
-                // The stream ended without a status: cancelled, or an earlier wait took it.
-                guard !self.process.isRunning else { throw CancellationError() }
-                return self.process.terminationStatus
-            }
+            group.addTask { await self.exitStatus() }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw TimedOut(what: "\(self.name) to exit", timeout: timeout)
@@ -80,7 +125,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Ends the process: SIGTERM, then SIGKILL after `grace`.
     public func stop(grace: Duration = .seconds(5)) async {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         signal(SIGTERM)
         if (try? await waitForExit(timeout: grace)) == nil {
             signal(SIGKILL)

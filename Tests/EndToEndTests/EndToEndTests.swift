@@ -214,6 +214,26 @@ struct EndToEndTests {
             #expect(try await notify.receive(timeout: .seconds(5))?.contains("STOPPING=1") == true)
         }
     }
+
+    @Test func socketActivation() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = directory + "/castd.sock"
+            let castd = productsDirectory.appendingPathComponent("castd").path
+            let activator = try ChildProcess(
+                "/usr/bin/systemd-socket-activate",
+                ["-l", socket, castd, "--no-discovery", "--device", "Static TV=127.0.0.1:9"],
+                directory: directory)
+            defer { activator.signal(SIGKILL) }
+            try await eventually("the activation socket") { FileManager.default.fileExists(atPath: socket) }
+            // castd is started by this first connection and serves it.
+            let devices = try await run("castc", ["devices"], environment: ["CASTD_SOCKET": socket])
+            #expect(devices.status == 0, "\(devices)\nactivator: \(activator.stderr)")
+            #expect(devices.stdout.contains("Static TV"))
+            #expect(activator.stderr.contains("socket activated"))
+            let status = try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket])
+            #expect(status.stdout.contains(socket), "castd reports the socket it was given")
+        }
+    }
 }
 
 /// A port on 127.0.0.1 nothing listens on.
