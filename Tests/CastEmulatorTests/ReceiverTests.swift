@@ -156,6 +156,7 @@ struct ReceiverTests {
             let b = try await RawCastSender.connect(to: endpoints)
             try await a.connect()
             try await b.connect()
+            try await b.roundTrip()  // b's CONNECT is in force before a changes the volume
             try await a.receiver(["type": "SET_VOLUME", "volume": ["level": 0.3], "requestId": 20])
             let reply = try await a.reply(to: 20)
             let level = try #require(reply["status"]?["volume"]?["level"]?.doubleValue)
