@@ -243,7 +243,7 @@ struct ReceiverTests {
         }
     }
 
-    @Test("TXT record: realistic keys; st and rs follow the running app")
+    @Test("TXT record: realistic keys; st and rs follow the running app, and changes are announced", .timeLimit(.minutes(1)))
     func txtRecord() async throws {
         var configuration = EmulatorConfiguration()
         configuration.name = "Living Room TV"
@@ -263,11 +263,19 @@ struct ReceiverTests {
             #expect(idle["cd"] == idle["cd"]?.uppercased())
             #expect(idle["bs"]?.hasPrefix("FA8FCA") == true)
 
+            var changes = emulator.txtRecordChanges().makeAsyncIterator()
+            #expect(await changes.next() == idle)
+
             let sender = try await RawCastSender.connect(to: endpoints)
-            _ = try await sender.launch()
+            let transportID = try await sender.launch()
             #expect(emulator.txtRecord["st"] == "1")
             #expect(emulator.txtRecord["rs"] == "Default Media Receiver")
             #expect(emulator.txtRecord["cd"] == idle["cd"])
+            #expect(await changes.next() == emulator.txtRecord)
+
+            try await sender.receiver(["type": "STOP", "sessionId": .string(transportID), "requestId": 5])
+            _ = try await sender.reply(to: 5)
+            #expect(await changes.next() == idle)
         }
     }
 }
