@@ -40,22 +40,6 @@ public final class CastDeviceEmulator: Sendable {
         }
     }
 
-    /// Runs a device transition under the lock: delivers its messages in order, and tells TXT
-    /// watchers when the running app (and so `st`/`rs`) changed.
-    func transition(_ body: (inout EmulatedDevice) -> DeviceOutcome) -> DeviceOutcome {
-        core.withLock { core in
-            let appBefore = core.device.running?.app
-            let outcome = body(&core.device)
-            core.deliver(outcome.deliveries)
-            let appAfter = core.device.running?.app
-            if appAfter != appBefore, !core.txtWatchers.isEmpty {
-                let record = deviceDescription.txtRecord(runningApp: appAfter)
-                for watcher in core.txtWatchers.values { watcher.yield(record) }
-            }
-            return outcome
-        }
-    }
-
     typealias CastServer = NIOAsyncChannel<AcceptedConnection, Never>
     typealias HTTPConnection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
     typealias HTTPServer = NIOAsyncChannel<HTTPConnection, Never>
@@ -303,13 +287,15 @@ public final class CastDeviceEmulator: Sendable {
             bound.append(cast.channel)
             var http: HTTPServer?
             if let port = configuration.httpPort {
-                http = try await bindHTTP(port: port, tls: nil)
-                bound.append(http!.channel)
+                let server = try await bindHTTP(port: port, tls: nil)
+                bound.append(server.channel)
+                http = server
             }
             var https: HTTPServer?
             if let port = configuration.httpsPort {
-                https = try await bindHTTP(port: port, tls: tls)
-                bound.append(https!.channel)
+                let server = try await bindHTTP(port: port, tls: tls)
+                bound.append(server.channel)
+                https = server
             }
             let endpoints = EmulatorEndpoints(
                 host: configuration.host,
@@ -325,6 +311,22 @@ public final class CastDeviceEmulator: Sendable {
             for channel in bound { try? await channel.close() }
             messageLog?.close()
             throw error
+        }
+    }
+
+    /// Runs a device transition under the lock: delivers its messages in order, and tells TXT
+    /// watchers when the running app (and so `st`/`rs`) changed.
+    func transition(_ body: (inout EmulatedDevice) -> DeviceOutcome) -> DeviceOutcome {
+        core.withLock { core in
+            let appBefore = core.device.running?.app
+            let outcome = body(&core.device)
+            core.deliver(outcome.deliveries)
+            let appAfter = core.device.running?.app
+            if appAfter != appBefore, !core.txtWatchers.isEmpty {
+                let record = deviceDescription.txtRecord(runningApp: appAfter)
+                for watcher in core.txtWatchers.values { watcher.yield(record) }
+            }
+            return outcome
         }
     }
 
