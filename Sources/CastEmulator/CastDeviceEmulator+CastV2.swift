@@ -116,11 +116,7 @@ extension CastDeviceEmulator {
             return
         }
         let now = clock.now()
-        let outcome = core.withLock { core in
-            let outcome = core.device.receive(message, on: connection, now: now)
-            core.deliver(outcome.deliveries)
-            return outcome
-        }
+        let outcome = transition { $0.receive(message, on: connection, now: now) }
         report(outcome, logger: logger)
     }
 }

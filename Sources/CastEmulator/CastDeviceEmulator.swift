@@ -32,6 +32,8 @@ public final class CastDeviceEmulator: Sendable {
         var device: EmulatedDevice
         var outbound: [Int: AsyncStream<CastMessage>.Continuation] = [:]
         var nextConnection = 1
+        var txtWatchers: [Int: AsyncStream<[String: String]>.Continuation] = [:]
+        var nextTXTWatcher = 1
 
         func deliver(_ deliveries: [DeviceOutcome.Delivery]) {
             for delivery in deliveries { outbound[delivery.connection]?.yield(delivery.message) }
@@ -204,6 +206,11 @@ public final class CastDeviceEmulator: Sendable {
             }
         }
         shutdownRequested.signal()
+        let watchers = core.withLock { core in
+            defer { core.txtWatchers = [:] }
+            return Array(core.txtWatchers.values)
+        }
+        for watcher in watchers { watcher.finish() }
         switch action {
         case .none:
             break
@@ -221,6 +228,23 @@ public final class CastDeviceEmulator: Sendable {
     public var txtRecord: [String: String] {
         let app = core.withLock { $0.device.running?.app }
         return deviceDescription.txtRecord(runningApp: app)
+    }
+
+    /// The TXT record now, then again each time it changes (`st` and `rs` follow the running
+    /// app): what an mDNS publisher re-announces. Ends when the emulator shuts down.
+    public func txtRecordChanges() -> AsyncStream<[String: String]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [String: String].self)
+        let id = core.withLock { core -> Int in
+            defer { core.nextTXTWatcher += 1 }
+            core.txtWatchers[core.nextTXTWatcher] = continuation
+            continuation.yield(deviceDescription.txtRecord(runningApp: core.device.running?.app))
+            return core.nextTXTWatcher
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.core.withLock { $0.txtWatchers.removeValue(forKey: id) }
+        }
+        if lifecycle.withLock({ if case .shutDown = $0 { true } else { false } }) { continuation.finish() }
+        return stream
     }
 
     /// The mDNS instance name real devices use: `<model>-<id>`, spaces as dashes.
@@ -263,13 +287,15 @@ public final class CastDeviceEmulator: Sendable {
             bound.append(cast.channel)
             var http: HTTPServer?
             if let port = configuration.httpPort {
-                http = try await bindHTTP(port: port, tls: nil)
-                bound.append(http!.channel)
+                let server = try await bindHTTP(port: port, tls: nil)
+                bound.append(server.channel)
+                http = server
             }
             var https: HTTPServer?
             if let port = configuration.httpsPort {
-                https = try await bindHTTP(port: port, tls: tls)
-                bound.append(https!.channel)
+                let server = try await bindHTTP(port: port, tls: tls)
+                bound.append(server.channel)
+                https = server
             }
             let endpoints = EmulatorEndpoints(
                 host: configuration.host,
@@ -285,6 +311,22 @@ public final class CastDeviceEmulator: Sendable {
             for channel in bound { try? await channel.close() }
             messageLog?.close()
             throw error
+        }
+    }
+
+    /// Runs a device transition under the lock: delivers its messages in order, and tells TXT
+    /// watchers when the running app (and so `st`/`rs`) changed.
+    func transition(_ body: (inout EmulatedDevice) -> DeviceOutcome) -> DeviceOutcome {
+        core.withLock { core in
+            let appBefore = core.device.running?.app
+            let outcome = body(&core.device)
+            core.deliver(outcome.deliveries)
+            let appAfter = core.device.running?.app
+            if appAfter != appBefore, !core.txtWatchers.isEmpty {
+                let record = deviceDescription.txtRecord(runningApp: appAfter)
+                for watcher in core.txtWatchers.values { watcher.yield(record) }
+            }
+            return outcome
         }
     }
 
@@ -315,11 +357,7 @@ public final class CastDeviceEmulator: Sendable {
             }
             if Task.isCancelled { return }
             let now = clock.now()
-            let outcome = core.withLock { core in
-                let outcome = core.device.advance(to: now)
-                core.deliver(outcome.deliveries)
-                return outcome
-            }
+            let outcome = transition { $0.advance(to: now) }
             report(outcome, logger: logger)
         }
     }

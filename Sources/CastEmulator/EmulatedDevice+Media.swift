@@ -59,7 +59,7 @@ struct MediaPlayer {
             entry["items"] = [
                 [
                     "itemId": .number(Double(itemID)), "media": .object(media), "autoplay": .bool(autoplay),
-                    "orderId": 0,
+                    "activeTrackIds": .array(activeTrackIDs), "orderId": 0,
                 ]
             ]
         }

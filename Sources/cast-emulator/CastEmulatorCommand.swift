@@ -144,6 +144,13 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await emulator.run() }
+            if let publisher {
+                group.addTask {
+                    for await txt in emulator.txtRecordChanges() {
+                        do { try publisher.updateTXT(txt) } catch { logger.warning("cannot update the TXT record: \(error)") }
+                    }
+                }
+            }
             group.addTask {
                 guard let signal = await TerminationSignal.next() else { return }
                 logger.info("received \(signal), shutting down")

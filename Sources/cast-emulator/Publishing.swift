@@ -6,7 +6,8 @@ import Logging
 /// `--publish`: announce the emulator as `_googlecast._tcp` over mDNS.
 ///
 /// Publishes `emulator.serviceInstanceName` on `endpoints.port` with `emulator.txtRecord`
-/// through the system's Avahi, for as long as the returned publisher lives.
+/// through the system's Avahi, for as long as the returned publisher lives. The caller keeps
+/// the TXT record current from `emulator.txtRecordChanges()` (`st` and `rs` follow the app).
 func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoints, logger: Logger) throws -> AvahiPublisher {
     do {
         let publisher = try AvahiPublisher(

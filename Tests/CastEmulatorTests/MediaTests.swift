@@ -146,6 +146,7 @@ struct MediaTests {
             let transportID = try await a.launchMediaReceiver()
             try await b.connect()
             try await b.connect(to: transportID)
+            try await b.roundTrip()  // both CONNECTs are in force before a pauses
             let session = try #require(try await a.load(transportID, media: sampleMedia, requestID: 50)["mediaSessionId"]?.intValue)
 
             _ = try await a.mediaCommand(transportID, "PAUSE", mediaSessionID: session, requestID: 51)

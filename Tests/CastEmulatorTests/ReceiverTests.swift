@@ -156,6 +156,7 @@ struct ReceiverTests {
             let b = try await RawCastSender.connect(to: endpoints)
             try await a.connect()
             try await b.connect()
+            try await b.roundTrip()  // b's CONNECT is in force before a changes the volume
             try await a.receiver(["type": "SET_VOLUME", "volume": ["level": 0.3], "requestId": 20])
             let reply = try await a.reply(to: 20)
             let level = try #require(reply["status"]?["volume"]?["level"]?.doubleValue)
@@ -242,7 +243,7 @@ struct ReceiverTests {
         }
     }
 
-    @Test("TXT record: realistic keys; st and rs follow the running app")
+    @Test("TXT record: realistic keys; st and rs follow the running app, and changes are announced", .timeLimit(.minutes(1)))
     func txtRecord() async throws {
         var configuration = EmulatorConfiguration()
         configuration.name = "Living Room TV"
@@ -262,11 +263,19 @@ struct ReceiverTests {
             #expect(idle["cd"] == idle["cd"]?.uppercased())
             #expect(idle["bs"]?.hasPrefix("FA8FCA") == true)
 
+            var changes = emulator.txtRecordChanges().makeAsyncIterator()
+            #expect(await changes.next() == idle)
+
             let sender = try await RawCastSender.connect(to: endpoints)
-            _ = try await sender.launch()
+            let transportID = try await sender.launch()
             #expect(emulator.txtRecord["st"] == "1")
             #expect(emulator.txtRecord["rs"] == "Default Media Receiver")
             #expect(emulator.txtRecord["cd"] == idle["cd"])
+            #expect(await changes.next() == emulator.txtRecord)
+
+            try await sender.receiver(["type": "STOP", "sessionId": .string(transportID), "requestId": 5])
+            _ = try await sender.reply(to: 5)
+            #expect(await changes.next() == idle)
         }
     }
 }

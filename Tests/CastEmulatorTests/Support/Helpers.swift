@@ -19,6 +19,15 @@ func manualClockConfiguration() -> (EmulatorConfiguration, ManualEmulatorClock) 
 }
 
 extension RawCastSender {
+    /// A GET_STATUS round trip on this connection (which must be CONNECTed to receiver-0).
+    /// Messages on one connection are handled in order, so once it is answered, everything sent
+    /// before it has been handled too: use it before relying on another connection's broadcast.
+    func roundTrip() async throws {
+        let requestID = Int.random(in: 1_000_000...9_999_999)
+        try await receiver(["type": "GET_STATUS", "requestId": .number(Double(requestID))])
+        _ = try await reply(to: requestID)
+    }
+
     /// CONNECT to receiver-0, LAUNCH `appID`, wait for the reply; returns the app's transport id.
     /// Skips the broadcast that follows the reply.
     func launch(_ appID: String = CastAppID.defaultMediaReceiver, requestID: Int = 900) async throws -> String {
