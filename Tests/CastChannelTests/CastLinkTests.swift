@@ -108,7 +108,7 @@ struct CastLinkTests {
     }
 
     @Test func connectionRefusedFailsFast() async throws {
-        let port = try closedPort()
+        let port = try unusedTCPPort()
         let clock = ContinuousClock()
         let started = clock.now
         let error = await #expect(throws: CastChannelError.self) {
@@ -121,7 +121,7 @@ struct CastLinkTests {
 
     @Test func silentTLSPeerHitsTheConnectDeadline() async throws {
         // A listener that never speaks TLS: TCP connects, the handshake never finishes.
-        let (fd, port) = try silentListener()
+        let (fd, port) = try silentTCPListener()
         defer { close(fd) }
         var configuration = CastLinkConfiguration()
         configuration.connectTimeout = .milliseconds(300)
@@ -153,29 +153,4 @@ struct CastLinkTests {
             }
         }
     }
-}
-
-/// A port on 127.0.0.1 with nothing listening.
-func closedPort() throws -> Int {
-    let (fd, port) = try silentListener()
-    close(fd)
-    return port
-}
-
-/// A TCP socket listening on 127.0.0.1 that never accepts or speaks.
-func silentListener() throws -> (Int32, Int) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }

@@ -131,7 +131,7 @@ struct CastdServerTests {
     }
 
     @Test func unreachableDeviceIsUnavailableWithinTheConnectTimeout() async throws {
-        let port = try freePort()
+        let port = try unusedTCPPort()
         try await withDaemon(devices: [StaticDevice(name: "Gone", endpoint: DeviceEndpoint(host: "127.0.0.1", port: port))]) { socket, hub in
             try await CastdClient.withConnection(socketPath: socket) { client in
                 let clock = ContinuousClock()

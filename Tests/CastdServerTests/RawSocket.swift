@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastdAPI
 import Foundation
 import SwiftProtobuf
@@ -13,18 +14,7 @@ final class RawSocket: @unchecked Sendable {
     let fd: Int32
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        fd = try unixSocket(Int32(SOCK_STREAM.rawValue), path: path)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -89,28 +79,4 @@ final class RawSocket: @unchecked Sendable {
         guard let body = try readExactly(length) else { return nil }
         return try Castd_V1_Frame(serializedBytes: body)
     }
-}
-
-/// A free TCP port on 127.0.0.1 (nothing listens on it).
-func freePort() throws -> Int {
-    let (fd, port) = try silentTCPListener()
-    close(fd)
-    return port
-}
-
-/// A TCP socket listening on 127.0.0.1 that never accepts or speaks.
-func silentTCPListener() throws -> (Int32, Int) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    guard bound == 0, listen(fd, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }

@@ -157,7 +157,7 @@ struct EndToEndTests {
     }
 
     @Test func unreachableStaticDeviceIsUnavailableWithinTenSeconds() async throws {
-        let port = try unusedPort()
+        let port = try unusedTCPPort()
         try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
             let clock = ContinuousClock()
             let started = clock.now
@@ -236,21 +236,6 @@ struct EndToEndTests {
     }
 }
 
-/// A port on 127.0.0.1 nothing listens on.
-func unusedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
 final class DatagramListener: @unchecked Sendable {
     // @unchecked: the fd is only read from one test at a time.
@@ -259,18 +244,7 @@ final class DatagramListener: @unchecked Sendable {
 
     init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        fd = try unixSocket(Int32(SOCK_DGRAM.rawValue), path: path, bindInstead: true)
     }
 
     deinit { close(fd) }

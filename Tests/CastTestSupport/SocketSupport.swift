@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP socket listening on 127.0.0.1 that never accepts or speaks: connections to it are
+/// established by the kernel and then hang (a device that never answers TLS). Returns the fd,
+/// to close when done, and the port.
+public func silentTCPListener() throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0, listen(fd, 8) == 0 else {
+        close(fd)
+        throw POSIXError(.EADDRINUSE)
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on (connections are refused).
+public func unusedTCPPort() throws -> Int {
+    let (fd, port) = try silentTCPListener()
+    close(fd)
+    return port
+}
+
+/// A Unix socket of `type` connected (`SOCK_STREAM`) or bound (`SOCK_DGRAM`) at `path`.
+public func unixSocket(_ type: Int32, path: String, bindInstead: Bool = false) throws -> Int32 {
+    let fd = socket(AF_UNIX, type, 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        close(fd)
+        throw POSIXError(.ENAMETOOLONG)
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        raw.copyBytes(from: bytes)
+        raw[bytes.count] = 0
+    }
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bindInstead
+                ? bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                : connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        }
+    }
+    guard result == 0 else {
+        let error = errno
+        close(fd)
+        throw POSIXError(POSIXErrorCode(rawValue: error) ?? .ECONNREFUSED)
+    }
+    return fd
+}
