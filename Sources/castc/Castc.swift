@@ -58,7 +58,7 @@ struct Castc: AsyncParsableCommand {
     /// stderr and its status code as the exit code.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst())))
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
@@ -74,5 +74,26 @@ struct Castc: AsyncParsableCommand {
             Terminal.flush()
             exit(withError: error)
         }
+    }
+
+    /// Lets the options every command shares come before the command too
+    /// (`castc --socket PATH status`), by moving them after it, where ArgumentParser reads them.
+    static func globalOptionsAfterCommand(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--json" || argument.hasPrefix("--socket=") || argument.hasPrefix("--device=") {
+                leading.append(argument)
+                index += 1
+            } else if (argument == "--socket" || argument == "--device") && index + 1 < arguments.endIndex {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
+        return [arguments[index]] + leading + arguments[(index + 1)...]
     }
 }

@@ -185,3 +185,18 @@ func usageError(_ arguments: [String]) -> String {
         _ = usageError(["play", "--device"])
     }
 }
+
+struct GlobalOptionOrderTests {
+    @Test func sharedOptionsMayComeBeforeTheCommand() throws {
+        #expect(
+            Castc.globalOptionsAfterCommand(["--socket", "/s", "--json", "status"]) == ["status", "--socket", "/s", "--json"])
+        #expect(
+            Castc.globalOptionsAfterCommand(["--device=TV", "seek", "-10"]) == ["seek", "--device=TV", "-10"])
+        // Nothing to move, or nothing to move it behind: unchanged (ArgumentParser reports it).
+        #expect(Castc.globalOptionsAfterCommand(["pause", "--json"]) == ["pause", "--json"])
+        #expect(Castc.globalOptionsAfterCommand(["--socket"]) == ["--socket"])
+        #expect(Castc.globalOptionsAfterCommand(["--json", "--help"]) == ["--json", "--help"])
+        let command = try Castc.parseAsRoot(Castc.globalOptionsAfterCommand(["--socket", "/tmp/x.sock", "devices"]))
+        #expect(command is DevicesCommand)
+    }
+}
