@@ -58,7 +58,10 @@ private final class BrowseSession: AvahiClientLoopOwner {
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation, logger: Logger) {
+    init(
+        serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation,
+        logger: Logger
+    ) {
         self.serviceType = serviceType
         self.loop = loop
         self.continuation = continuation
@@ -104,7 +107,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
             userdata)
         guard let browser else {
             let reason = "Avahi cannot browse \(serviceType) (\(Avahi.errorString(avahi_client_errno(client.pointer))))"
-            logger.error("\(reason)")
+            logger.info("\(reason)")
             loop.reconnect(reason: reason)
             return
         }
@@ -118,11 +121,8 @@ private final class BrowseSession: AvahiClientLoopOwner {
             state.resolvers = [:]
             return (state.connected != false, state.devices.removeAll())
         }
-        guard startsOutage else {
-            logger.debug("Avahi still unavailable", metadata: ["avahi.reason": "\(reason)"])
-            return
-        }
-        logger.warning("Avahi is unavailable; retrying", metadata: ["avahi.reason": "\(reason)"])
+        guard startsOutage else { return }
+        logger.info("Avahi is unavailable; retrying", metadata: ["avahi.reason": "\(reason)"])
         continuation.yield(.unavailable(reason: reason))
         yield(removals)
     }
@@ -147,7 +147,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
                 userdata)
             guard let resolver else {
                 let error = avahi_client_errno(avahi_service_browser_get_client(browser.pointer))
-                logger.warning(
+                logger.info(
                     "Cannot resolve service",
                     metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
                 return
@@ -186,14 +186,17 @@ private final class BrowseSession: AvahiClientLoopOwner {
             let events = state.withLock { $0.devices.resolved(key, as: device) }
             logger.debug(
                 "Service resolved",
-                metadata: ["mdns.service": "\(key.name)", "device.id": "\(device.id)", "device.host": "\(host):\(port)"])
+                metadata: [
+                    "mdns.service": "\(key.name)", "device.id": "\(device.id)", "device.host": "\(host):\(port)",
+                ])
             yield(events)
         default:
             // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver stays open and reports the
             // service if it resolves later; the browser reports it if it goes away.
             let error = avahi_client_errno(avahi_service_resolver_get_client(resolver.pointer))
             logger.debug(
-                "Service did not resolve", metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
+                "Service did not resolve",
+                metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
         }
     }
 }

@@ -52,7 +52,8 @@ public final class AvahiPublisher: Sendable {
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw DiscoveryError(
-                    code: .timedOut, message: "\(self.name) (\(self.serviceType)) was not established within \(timeout)")
+                    code: .timedOut, message: "\(self.name) (\(self.serviceType)) was not established within \(timeout)"
+                )
             }
             defer { group.cancelAll() }
             try await group.next()
@@ -76,7 +77,8 @@ public final class AvahiPublisher: Sendable {
 
     private static func validate(name: String, port: Int, txt: [String: String]) throws(DiscoveryError) {
         guard !name.isEmpty, name.utf8.count <= 63 else {
-            throw DiscoveryError(code: .invalidArgument, message: "A service name must have 1 to 63 bytes of UTF-8: \"\(name)\"")
+            throw DiscoveryError(
+                code: .invalidArgument, message: "A service name must have 1 to 63 bytes of UTF-8: \"\(name)\"")
         }
         guard (1...65535).contains(port) else {
             throw DiscoveryError(code: .invalidArgument, message: "Port \(port) is not in 1...65535")
@@ -89,7 +91,8 @@ public final class AvahiPublisher: Sendable {
             guard !key.isEmpty, !key.contains("="), key.utf8.count + 1 + value.utf8.count <= 255 else {
                 throw DiscoveryError(
                     code: .invalidArgument,
-                    message: "TXT entry \"\(key)=\(value)\": keys must be non-empty without '=', entries at most 255 bytes")
+                    message:
+                        "TXT entry \"\(key)=\(value)\": keys must be non-empty without '=', entries at most 255 bytes")
             }
         }
     }
@@ -178,7 +181,8 @@ private final class PublisherCore: AvahiClientLoopOwner {
             name, serviceType, nil, list)
         if result < 0 {
             throw DiscoveryError(
-                code: .publishFailed, message: "Avahi refused the new TXT record of \(name) (\(Avahi.errorString(result)))")
+                code: .publishFailed,
+                message: "Avahi refused the new TXT record of \(name) (\(Avahi.errorString(result)))")
         }
         logger.debug("Updated TXT record", metadata: ["mdns.service": "\(name)"])
     }
@@ -200,7 +204,8 @@ private final class PublisherCore: AvahiClientLoopOwner {
     }
 
     private func setPhase(_ phase: Phase) {
-        let (waiters, result): ([CheckedContinuation<Void, any Error>], Result<Void, any Error>?) = state.withLock { state in
+        let (waiters, result): ([CheckedContinuation<Void, any Error>], Result<Void, any Error>?) = state.withLock {
+            state in
             if case .stopped = state.phase { return ([], nil) }
             state.phase = phase
             let result: Result<Void, any Error>?
@@ -265,7 +270,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
         }
         setPhase(.waiting)
         if wasPublished {
-            logger.warning("Lost Avahi; will publish again when it is back", metadata: ["avahi.reason": "\(reason)"])
+            logger.info("Lost Avahi; will publish again when it is back", metadata: ["avahi.reason": "\(reason)"])
         }
     }
 
@@ -316,7 +321,9 @@ private final class PublisherCore: AvahiClientLoopOwner {
             setPhase(.established)
         case AVAHI_ENTRY_GROUP_COLLISION:
             let renamed = alternativeName(name)
-            logger.warning("Service name collision; renaming", metadata: ["mdns.service": "\(name)", "mdns.new-name": "\(renamed)"])
+            logger.info(
+                "Service name collision; renaming",
+                metadata: ["mdns.service": "\(name)", "mdns.new-name": "\(renamed)"])
             state.withLock { $0.name = renamed }
             avahi_entry_group_reset(group.pointer)
             publish(in: group)
@@ -329,7 +336,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
     }
 
     private func fail(_ message: String) {
-        logger.error("\(message)")
+        logger.info("\(message)")
         setPhase(.failed(DiscoveryError(code: .publishFailed, message: message)))
     }
 }

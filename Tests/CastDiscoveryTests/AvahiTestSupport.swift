@@ -80,7 +80,9 @@ final class EventLog: Sendable {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let found: Result<DiscoveryEvent, any Error>? = self.state.withLock { state in
-                            if let event = state.events.dropFirst(index).first(where: predicate) { return .success(event) }
+                            if let event = state.events.dropFirst(index).first(where: predicate) {
+                                return .success(event)
+                            }
                             if Task.isCancelled { return .failure(CancellationError()) }
                             state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
                             return nil
@@ -90,7 +92,8 @@ final class EventLog: Sendable {
                         }
                     }
                 } onCancel: {
-                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(
+                        throwing: CancellationError())
                 }
             }
             group.addTask {
@@ -164,7 +167,9 @@ final class Subprocess: Sendable {
     private let process: Process
     private let exit: AsyncStream<Int32>
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil)
+        throws
+    {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestTimeout(description: "\(executable) is missing")
         }
@@ -208,7 +213,8 @@ final class Subprocess: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw TestTimeout(description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
+                throw TestTimeout(
+                    description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -268,7 +274,9 @@ struct RecordingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         storage.append(
-            Record(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+            Record(
+                level: event.level, message: "\(event.message)",
+                metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 
     static func logger(_ label: String) -> (Logger, Storage) {
