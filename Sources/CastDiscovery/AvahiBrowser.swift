@@ -1,4 +1,5 @@
 import CAvahi
+import Dispatch
 import Logging
 import Synchronization
 
@@ -33,9 +34,13 @@ public final class AvahiBrowser: Sendable {
         }
         let session = BrowseSession(serviceType: serviceType, loop: loop, continuation: continuation, logger: logger)
         continuation.onTermination = { _ in
-            // Runs on the consumer's side (cancellation or the stream going away), never on the
-            // poll thread: nothing there finishes the stream.
-            loop.shutdown()
+            // This can run inside the runtime's cancellation of the consuming task, with that task
+            // locked; shutdown() waits for the poll thread, which may be yielding into this stream
+            // right then and so waiting for the same lock. So shut down on another thread (a
+            // dispatch work item, not a Task: shutdown() blocks until the poll thread has stopped).
+            DispatchQueue.global().async {
+                loop.shutdown()
+            }
         }
         loop.start(owner: session)
         return stream

@@ -130,6 +130,38 @@ import Testing
         }
     }
 
+    /// Cancelling a browser while its avahi thread is yielding events must not deadlock (the
+    /// stream's termination runs inside the runtime's cancellation of the consuming task).
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingWhileEventsFlowDoesNotDeadlock() async throws {
+        let prefix = UUID().uuidString.lowercased()
+        var publishers: [AvahiPublisher] = []
+        defer {
+            for publisher in publishers {
+                publisher.stop()
+            }
+        }
+        for index in 0..<10 {
+            do {
+                publishers.append(
+                    try AvahiPublisher(
+                        name: uniqueName("Busy TV \(index)"), port: 8009, txt: ["id": "\(prefix)-\(index)"],
+                        logger: testLogger("publisher")))
+            } catch let error as DiscoveryError where error.code == .avahiUnavailable {
+                throw AvahiNotRunning(reason: error.message)
+            }
+        }
+        for publisher in publishers {
+            try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        }
+        // Each browser is cancelled after its first device, while the others are still arriving.
+        for _ in 0..<30 {
+            try await withBrowser { log in
+                try await log.first("one of the busy TVs") { $0.kind == "added" && $0.deviceID?.hasPrefix(prefix) == true }
+            }
+        }
+    }
+
     @Test func publisherRenamesOnCollision() async throws {
         let name = uniqueName("Twin")
         let logger = testLogger("publisher")

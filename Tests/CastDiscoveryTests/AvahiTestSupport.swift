@@ -140,6 +140,7 @@ struct AvahiNotRunning: Error, CustomStringConvertible {
 
 /// Browses with a real `AvahiBrowser` while `body` runs; unless told otherwise, fails with a clear
 /// message if Avahi is not running.
+@discardableResult
 func withBrowser<Result: Sendable>(
     retryInterval: Duration = .seconds(2), requireAvahi: Bool = true, logger: Logger = testLogger("browser"),
     _ body: @Sendable (EventLog) async throws -> Result
