@@ -1,4 +1,5 @@
 import CAvahi
+import Dispatch
 import Logging
 import Synchronization
 
@@ -69,7 +70,8 @@ public final class AvahiPublisher: Sendable {
         }
     }
 
-    /// Withdraws the service. Idempotent; also done on deinit.
+    /// Withdraws the service. Idempotent; also done on deinit. Blocks until Avahi's thread for
+    /// this publisher is idle (briefly); call it from any thread.
     public func stop() {
         loop.shutdown()
         core.stopped()
@@ -203,6 +205,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
         DiscoveryError(code: .stopped, message: "\(name) (\(serviceType)) is no longer published")
     }
 
+    /// Poll thread.
     private func setPhase(_ phase: Phase) {
         let (waiters, result): ([CheckedContinuation<Void, any Error>], Result<Void, any Error>?) = state.withLock {
             state in
@@ -218,7 +221,12 @@ private final class PublisherCore: AvahiClientLoopOwner {
             defer { state.waiters = [:] }
             return (Array(state.waiters.values), result)
         }
-        if let result {
+        guard let result, !waiters.isEmpty else { return }
+        // Resuming locks the waiting task. If that task is being cancelled by a thread that calls
+        // stop() (which waits for this poll thread), resuming here would deadlock; so resume from
+        // a dispatch work item (not a Task: nothing to await), and this thread never waits for
+        // the concurrency runtime.
+        DispatchQueue.global().async {
             for waiter in waiters {
                 waiter.resume(with: result)
             }
