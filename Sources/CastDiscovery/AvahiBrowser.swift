@@ -143,7 +143,10 @@ private final class BrowseSession: AvahiClientLoopOwner {
             logger.debug("Service appeared; resolving", metadata: ["mdns.service": "\(key.name)"])
             let resolver = avahi_service_resolver_new(
                 avahi_service_browser_get_client(browser.pointer), key.interface, key.protocol,
-                key.name, key.type, key.domain, Avahi.unspecifiedProtocol, AvahiLookupFlags(rawValue: 0),
+                // The address family of the announcement, not UNSPEC: with UNSPEC avahi returns
+                // whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
+                // announced over both protocols is two instances; DeviceAggregator prefers IPv4.
+                key.name, key.type, key.domain, key.protocol, AvahiLookupFlags(rawValue: 0),
                 { resolver, interface, proto, event, name, type, domain, _, address, port, txt, _, userdata in
                     guard let resolver, let userdata else { return }
                     let session = Unmanaged<BrowseSession>.fromOpaque(userdata).takeUnretainedValue()

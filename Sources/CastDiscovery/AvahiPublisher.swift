@@ -17,16 +17,18 @@ public final class AvahiPublisher: Sendable {
     ///
     /// Throws `DiscoveryError` with code `.avahiUnavailable` if Avahi cannot be reached,
     /// `.invalidArgument` for a name, port or TXT record mDNS cannot carry, and `.publishFailed`
-    /// if Avahi refuses the service.
+    /// if Avahi refuses the service. If the connection to Avahi is lost later, it is tried again
+    /// every `retryInterval`.
     public init(
-        name: String, serviceType: String = "_googlecast._tcp", port: Int, txt: [String: String], logger: Logger
+        name: String, serviceType: String = "_googlecast._tcp", port: Int, txt: [String: String],
+        retryInterval: Duration = .seconds(2), logger: Logger
     ) throws {
         try Self.validate(name: name, port: port, txt: txt)
         self.serviceType = serviceType
         self.port = port
         var logger = logger
         logger[metadataKey: "mdns.type"] = "\(serviceType)"
-        self.loop = try AvahiClientLoop(retryInterval: .seconds(2), logger: logger)
+        self.loop = try AvahiClientLoop(retryInterval: retryInterval, logger: logger)
         self.core = PublisherCore(name: name, serviceType: serviceType, port: UInt16(port), txt: txt, logger: logger)
         do {
             try loop.connectNow(owner: core)

@@ -12,9 +12,10 @@ import Testing
 ///    ("Avahi is not running (avahi_client_new: Daemon not running)").
 /// 2. That bus goes away and the path becomes a symlink to the real system bus: the browser
 ///    reconnects by itself and reports `.available`, with no second `.unavailable` in between.
-/// 3. With a service published, the browser's D-Bus connection is cut (shutdown(2) on its socket),
-///    as when the daemon or the bus restarts: `.unavailable`, the device `.removed`, then
-///    `.available` and the device `.added` again.
+/// 3. With a device known, the browser's D-Bus connection is cut (shutdown(2) on its socket), as
+///    when the daemon or the bus restarts: `.unavailable`, the device `.removed`, then `.available`
+///    and the device `.added` again.
+/// 4. The same for an `AvahiPublisher`: it publishes its service again by itself.
 @Suite struct AvahiOutageTests {
     static let childDirectoryVariable = "CASTD_DISCOVERY_OUTAGE_DIR"
     static let systemBusSocket = "/run/dbus/system_bus_socket"
@@ -65,6 +66,20 @@ import Testing
         try await withBrowser(retryInterval: .milliseconds(200), requireAvahi: false, logger: logger) { log in
             try await Self.runScenario(log: log, logRecords: logRecords, privateBus: privateBus, busPath: busPath)
         }
+
+        // 4. The publisher's connection breaks: it publishes again once it has reconnected.
+        let (publisherLogger, publisherRecords) = RecordingLogHandler.logger("castd.tests.outage.publisher")
+        let publisher = try AvahiPublisher(
+            name: uniqueName("Outage speaker"), port: 8009, txt: ["id": UUID().uuidString],
+            retryInterval: .milliseconds(200), logger: publisherLogger)
+        defer { publisher.stop() }
+        try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        #expect(shutDownSockets(connectedTo: Self.systemBusSocket) >= 1)
+        try await waitUntil("the publisher noticed", within: .seconds(10)) {
+            publisherRecords.all.contains { $0.message.hasPrefix("Lost Avahi") }
+        }
+        try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        #expect(publisherRecords.all.filter { $0.message == "Service published" }.count == 2)
     }
 
     private static func runScenario(
@@ -90,11 +105,12 @@ import Testing
         try await log.first(".available after the outage", within: .seconds(15)) { $0 == .available }
         #expect(log.events.filter { $0.deviceID == nil } == [.unavailable(reason: reason), .available])
 
-        // 3. The connection to Avahi breaks while a device is known.
+        // 3. The browser's connection to Avahi breaks while a device is known.
         let id = UUID().uuidString.lowercased()
         let tv = try AvahiPublishProcess(name: uniqueName("Outage TV"), port: 8009, txt: ["id=\(id)", "fn=Outage TV"])
         defer { tv.stop() }
         let device = try #require(try await log.first("added \(id)") { $0.deviceID == id }.device)
+        #expect(device.host == "127.0.0.1")
         let before = log.events.count
 
         let severed = shutDownSockets(connectedTo: systemBusSocket)
