@@ -141,11 +141,11 @@ private final class BrowseSession: AvahiClientLoopOwner {
             let known = state.withLock { $0.resolvers[key] != nil }
             guard !known else { return }
             logger.debug("Service appeared; resolving", metadata: ["mdns.service": "\(key.name)"])
+            // The address family asked for is the announcement's, not UNSPEC: with UNSPEC avahi
+            // returns whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
+            // announced over both protocols is two instances, and DeviceAggregator prefers IPv4.
             let resolver = avahi_service_resolver_new(
                 avahi_service_browser_get_client(browser.pointer), key.interface, key.protocol,
-                // The address family of the announcement, not UNSPEC: with UNSPEC avahi returns
-                // whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
-                // announced over both protocols is two instances; DeviceAggregator prefers IPv4.
                 key.name, key.type, key.domain, key.protocol, AvahiLookupFlags(rawValue: 0),
                 { resolver, interface, proto, event, name, type, domain, _, address, port, txt, _, userdata in
                     guard let resolver, let userdata else { return }
@@ -199,8 +199,8 @@ private final class BrowseSession: AvahiClientLoopOwner {
                 ])
             yield(events)
         default:
-            // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver stays open and reports the
-            // service if it resolves later; the browser reports it if it goes away.
+            // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver is kept, in case avahi
+            // resolves the service later; the browser's REMOVE frees it.
             let error = avahi_client_errno(avahi_service_resolver_get_client(resolver.pointer))
             logger.debug(
                 "Service did not resolve",
