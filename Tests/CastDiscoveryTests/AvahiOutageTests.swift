@@ -131,7 +131,7 @@ func waitUntil(_ what: String, within timeout: Duration, _ condition: () -> Bool
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {
-            throw TestTimeout(description: "\(what): not within \(timeout)")
+            throw TestError(description: "\(what): not within \(timeout)")
         }
         try await Task.sleep(for: .milliseconds(20))
     }

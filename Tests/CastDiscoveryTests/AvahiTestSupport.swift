@@ -22,7 +22,7 @@ func uniqueName(_ prefix: String) -> String {
     "\(prefix) \(UUID().uuidString.prefix(8))"
 }
 
-struct TestTimeout: Error, CustomStringConvertible {
+struct TestError: Error, CustomStringConvertible {
     var description: String
 }
 
@@ -98,7 +98,7 @@ final class EventLog: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw TestTimeout(description: "no \(what) within \(timeout); events so far: \(self.events)")
+                throw TestError(description: "no \(what) within \(timeout); events so far: \(self.events)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -172,7 +172,7 @@ final class Subprocess: Sendable {
         throws
     {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw TestTimeout(description: "\(executable) is missing")
+            throw TestError(description: "\(executable) is missing")
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -214,7 +214,7 @@ final class Subprocess: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw TestTimeout(
+                throw TestError(
                     description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
             }
             defer { group.cancelAll() }
