@@ -45,7 +45,11 @@ alive() {
 
 dead() { ! alive "$1"; }
 
-pid_from() { cat "$1" 2>/dev/null | head -n 1 | tr -dc '0-9'; }
+# The first number in a pid file; nothing (and success) when there is no such file.
+pid_from() {
+    [[ -r "$1" ]] || return 0
+    head -n 1 "$1" | tr -dc '0-9'
+}
 
 bus_answers() {
     dbus-send --system --print-reply --reply-timeout=2000 --dest=org.freedesktop.DBus \

@@ -1,9 +1,9 @@
 import CAvahi
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A pointer to an avahi object (poll, client, browser, resolver, entry group, timeout).

@@ -1,4 +1,5 @@
 import CAvahi
+import Dispatch
 import Logging
 import Synchronization
 
@@ -33,9 +34,13 @@ public final class AvahiBrowser: Sendable {
         }
         let session = BrowseSession(serviceType: serviceType, loop: loop, continuation: continuation, logger: logger)
         continuation.onTermination = { _ in
-            // Runs on the consumer's side (cancellation or the stream going away), never on the
-            // poll thread: nothing there finishes the stream.
-            loop.shutdown()
+            // This can run inside the runtime's cancellation of the consuming task, with that task
+            // locked; shutdown() waits for the poll thread, which may be yielding into this stream
+            // right then and so waiting for the same lock. So shut down on another thread (a
+            // dispatch work item, not a Task: shutdown() blocks until the poll thread has stopped).
+            DispatchQueue.global().async {
+                loop.shutdown()
+            }
         }
         loop.start(owner: session)
         return stream
@@ -58,7 +63,10 @@ private final class BrowseSession: AvahiClientLoopOwner {
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation, logger: Logger) {
+    init(
+        serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation,
+        logger: Logger
+    ) {
         self.serviceType = serviceType
         self.loop = loop
         self.continuation = continuation
@@ -104,7 +112,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
             userdata)
         guard let browser else {
             let reason = "Avahi cannot browse \(serviceType) (\(Avahi.errorString(avahi_client_errno(client.pointer))))"
-            logger.error("\(reason)")
+            logger.info("\(reason)")
             loop.reconnect(reason: reason)
             return
         }
@@ -118,11 +126,8 @@ private final class BrowseSession: AvahiClientLoopOwner {
             state.resolvers = [:]
             return (state.connected != false, state.devices.removeAll())
         }
-        guard startsOutage else {
-            logger.debug("Avahi still unavailable", metadata: ["avahi.reason": "\(reason)"])
-            return
-        }
-        logger.warning("Avahi is unavailable; retrying", metadata: ["avahi.reason": "\(reason)"])
+        guard startsOutage else { return }
+        logger.info("Avahi is unavailable; retrying", metadata: ["avahi.reason": "\(reason)"])
         continuation.yield(.unavailable(reason: reason))
         yield(removals)
     }
@@ -136,9 +141,12 @@ private final class BrowseSession: AvahiClientLoopOwner {
             let known = state.withLock { $0.resolvers[key] != nil }
             guard !known else { return }
             logger.debug("Service appeared; resolving", metadata: ["mdns.service": "\(key.name)"])
+            // The address family asked for is the announcement's, not UNSPEC: with UNSPEC avahi
+            // returns whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
+            // announced over both protocols is two instances, and DeviceAggregator prefers IPv4.
             let resolver = avahi_service_resolver_new(
                 avahi_service_browser_get_client(browser.pointer), key.interface, key.protocol,
-                key.name, key.type, key.domain, Avahi.unspecifiedProtocol, AvahiLookupFlags(rawValue: 0),
+                key.name, key.type, key.domain, key.protocol, AvahiLookupFlags(rawValue: 0),
                 { resolver, interface, proto, event, name, type, domain, _, address, port, txt, _, userdata in
                     guard let resolver, let userdata else { return }
                     let session = Unmanaged<BrowseSession>.fromOpaque(userdata).takeUnretainedValue()
@@ -147,7 +155,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
                 userdata)
             guard let resolver else {
                 let error = avahi_client_errno(avahi_service_browser_get_client(browser.pointer))
-                logger.warning(
+                logger.info(
                     "Cannot resolve service",
                     metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
                 return
@@ -186,14 +194,17 @@ private final class BrowseSession: AvahiClientLoopOwner {
             let events = state.withLock { $0.devices.resolved(key, as: device) }
             logger.debug(
                 "Service resolved",
-                metadata: ["mdns.service": "\(key.name)", "device.id": "\(device.id)", "device.host": "\(host):\(port)"])
+                metadata: [
+                    "mdns.service": "\(key.name)", "device.id": "\(device.id)", "device.host": "\(host):\(port)",
+                ])
             yield(events)
         default:
-            // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver stays open and reports the
-            // service if it resolves later; the browser reports it if it goes away.
+            // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver is kept, in case avahi
+            // resolves the service later; the browser's REMOVE frees it.
             let error = avahi_client_errno(avahi_service_resolver_get_client(resolver.pointer))
             logger.debug(
-                "Service did not resolve", metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
+                "Service did not resolve",
+                metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
         }
     }
 }

@@ -83,7 +83,9 @@ final class AvahiClientLoop: Sendable {
             guard lifecycle == .idle else { return }
             state.withLock { $0.owner = owner }
             scheduleConnect(after: .zero)
-            startPollThread(&lifecycle)
+            if !startPollThread(&lifecycle) {
+                owner.avahiClientFailed(reason: "Could not start the avahi poll thread")
+            }
         }
     }
 
@@ -97,15 +99,15 @@ final class AvahiClientLoop: Sendable {
             if let reason = connect() {
                 throw DiscoveryError(code: .avahiUnavailable, message: reason)
             }
-            startPollThread(&lifecycle)
+            guard startPollThread(&lifecycle) else {
+                throw DiscoveryError(code: .avahiUnavailable, message: "Could not start the avahi poll thread")
+            }
         }
     }
 
-    private func startPollThread(_ lifecycle: inout Lifecycle) {
-        if avahi_threaded_poll_start(poll.pointer) < 0 {
-            logger.error("Could not start the avahi poll thread")
-        }
+    private func startPollThread(_ lifecycle: inout Lifecycle) -> Bool {
         lifecycle = .running
+        return avahi_threaded_poll_start(poll.pointer) >= 0
     }
 
     /// Runs `body` with the poll lock held, from a thread that is not the poll thread; nil once
@@ -205,7 +207,8 @@ final class AvahiClientLoop: Sendable {
             return (state.owner, state.failed)
         }
         guard !alreadyFailed else { return }
-        logger.debug("Avahi client failed; retrying", metadata: ["avahi.reason": "\(reason)", "avahi.retry": "\(retryInterval)"])
+        logger.debug(
+            "Avahi client failed; retrying", metadata: ["avahi.reason": "\(reason)", "avahi.retry": "\(retryInterval)"])
         owner?.avahiClientFailed(reason: reason)
         scheduleConnect(after: retryInterval)
     }

@@ -1,4 +1,5 @@
 import CAvahi
+import Dispatch
 import Logging
 import Synchronization
 
@@ -16,16 +17,18 @@ public final class AvahiPublisher: Sendable {
     ///
     /// Throws `DiscoveryError` with code `.avahiUnavailable` if Avahi cannot be reached,
     /// `.invalidArgument` for a name, port or TXT record mDNS cannot carry, and `.publishFailed`
-    /// if Avahi refuses the service.
+    /// if Avahi refuses the service. If the connection to Avahi is lost later, it is tried again
+    /// every `retryInterval`.
     public init(
-        name: String, serviceType: String = "_googlecast._tcp", port: Int, txt: [String: String], logger: Logger
+        name: String, serviceType: String = "_googlecast._tcp", port: Int, txt: [String: String],
+        retryInterval: Duration = .seconds(2), logger: Logger
     ) throws {
         try Self.validate(name: name, port: port, txt: txt)
         self.serviceType = serviceType
         self.port = port
         var logger = logger
         logger[metadataKey: "mdns.type"] = "\(serviceType)"
-        self.loop = try AvahiClientLoop(retryInterval: .seconds(2), logger: logger)
+        self.loop = try AvahiClientLoop(retryInterval: retryInterval, logger: logger)
         self.core = PublisherCore(name: name, serviceType: serviceType, port: UInt16(port), txt: txt, logger: logger)
         do {
             try loop.connectNow(owner: core)
@@ -52,7 +55,8 @@ public final class AvahiPublisher: Sendable {
             group.addTask {
                 try await Task.sleep(for: timeout)
                 throw DiscoveryError(
-                    code: .timedOut, message: "\(self.name) (\(self.serviceType)) was not established within \(timeout)")
+                    code: .timedOut, message: "\(self.name) (\(self.serviceType)) was not established within \(timeout)"
+                )
             }
             defer { group.cancelAll() }
             try await group.next()
@@ -68,7 +72,8 @@ public final class AvahiPublisher: Sendable {
         }
     }
 
-    /// Withdraws the service. Idempotent; also done on deinit.
+    /// Withdraws the service. Idempotent; also done on deinit. Blocks until Avahi's thread for
+    /// this publisher is idle (briefly); call it from any thread.
     public func stop() {
         loop.shutdown()
         core.stopped()
@@ -76,7 +81,8 @@ public final class AvahiPublisher: Sendable {
 
     private static func validate(name: String, port: Int, txt: [String: String]) throws(DiscoveryError) {
         guard !name.isEmpty, name.utf8.count <= 63 else {
-            throw DiscoveryError(code: .invalidArgument, message: "A service name must have 1 to 63 bytes of UTF-8: \"\(name)\"")
+            throw DiscoveryError(
+                code: .invalidArgument, message: "A service name must have 1 to 63 bytes of UTF-8: \"\(name)\"")
         }
         guard (1...65535).contains(port) else {
             throw DiscoveryError(code: .invalidArgument, message: "Port \(port) is not in 1...65535")
@@ -89,7 +95,8 @@ public final class AvahiPublisher: Sendable {
             guard !key.isEmpty, !key.contains("="), key.utf8.count + 1 + value.utf8.count <= 255 else {
                 throw DiscoveryError(
                     code: .invalidArgument,
-                    message: "TXT entry \"\(key)=\(value)\": keys must be non-empty without '=', entries at most 255 bytes")
+                    message:
+                        "TXT entry \"\(key)=\(value)\": keys must be non-empty without '=', entries at most 255 bytes")
             }
         }
     }
@@ -178,7 +185,8 @@ private final class PublisherCore: AvahiClientLoopOwner {
             name, serviceType, nil, list)
         if result < 0 {
             throw DiscoveryError(
-                code: .publishFailed, message: "Avahi refused the new TXT record of \(name) (\(Avahi.errorString(result)))")
+                code: .publishFailed,
+                message: "Avahi refused the new TXT record of \(name) (\(Avahi.errorString(result)))")
         }
         logger.debug("Updated TXT record", metadata: ["mdns.service": "\(name)"])
     }
@@ -199,8 +207,10 @@ private final class PublisherCore: AvahiClientLoopOwner {
         DiscoveryError(code: .stopped, message: "\(name) (\(serviceType)) is no longer published")
     }
 
+    /// Poll thread.
     private func setPhase(_ phase: Phase) {
-        let (waiters, result): ([CheckedContinuation<Void, any Error>], Result<Void, any Error>?) = state.withLock { state in
+        let (waiters, result): ([CheckedContinuation<Void, any Error>], Result<Void, any Error>?) = state.withLock {
+            state in
             if case .stopped = state.phase { return ([], nil) }
             state.phase = phase
             let result: Result<Void, any Error>?
@@ -213,7 +223,12 @@ private final class PublisherCore: AvahiClientLoopOwner {
             defer { state.waiters = [:] }
             return (Array(state.waiters.values), result)
         }
-        if let result {
+        guard let result, !waiters.isEmpty else { return }
+        // Resuming locks the waiting task. If that task is being cancelled by a thread that calls
+        // stop() (which waits for this poll thread), resuming here would deadlock; so resume from
+        // a dispatch work item (not a Task: nothing to await), and this thread never waits for
+        // the concurrency runtime.
+        DispatchQueue.global().async {
             for waiter in waiters {
                 waiter.resume(with: result)
             }
@@ -265,7 +280,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
         }
         setPhase(.waiting)
         if wasPublished {
-            logger.warning("Lost Avahi; will publish again when it is back", metadata: ["avahi.reason": "\(reason)"])
+            logger.info("Lost Avahi; will publish again when it is back", metadata: ["avahi.reason": "\(reason)"])
         }
     }
 
@@ -316,7 +331,9 @@ private final class PublisherCore: AvahiClientLoopOwner {
             setPhase(.established)
         case AVAHI_ENTRY_GROUP_COLLISION:
             let renamed = alternativeName(name)
-            logger.warning("Service name collision; renaming", metadata: ["mdns.service": "\(name)", "mdns.new-name": "\(renamed)"])
+            logger.info(
+                "Service name collision; renaming",
+                metadata: ["mdns.service": "\(name)", "mdns.new-name": "\(renamed)"])
             state.withLock { $0.name = renamed }
             avahi_entry_group_reset(group.pointer)
             publish(in: group)
@@ -329,7 +346,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
     }
 
     private func fail(_ message: String) {
-        logger.error("\(message)")
+        logger.info("\(message)")
         setPhase(.failed(DiscoveryError(code: .publishFailed, message: message)))
     }
 }

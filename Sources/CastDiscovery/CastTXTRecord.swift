@@ -60,7 +60,8 @@ public struct CastTXTRecord: Sendable, Hashable {
         self.id = values["id"].flatMap { $0.isEmpty ? nil : $0 }
         self.friendlyName = values["fn"].flatMap { $0.isEmpty ? nil : $0 }
         self.model = values["md"]
-        self.capabilities = values["ca"].flatMap { UInt32(Self.trimmed($0)) }.map(CastCapabilities.init(rawValue:)) ?? []
+        self.capabilities =
+            values["ca"].flatMap { UInt32(Self.trimmed($0)) }.map(CastCapabilities.init(rawValue:)) ?? []
         self.status = values["st"].flatMap { Int(Self.trimmed($0)) }
         self.statusText = values["rs"]
         self.iconPath = values["ic"]

@@ -84,7 +84,8 @@ struct DeviceAggregator: Sendable {
         else { return nil }
         let base = addressSource.device
         guard txtSource.device.txt != base.txt else { return base }
-        var device = DiscoveredDevice(serviceName: base.serviceName, host: base.host, port: base.port, txt: txtSource.device.txt)
+        var device = DiscoveredDevice(
+            serviceName: base.serviceName, host: base.host, port: base.port, txt: txtSource.device.txt)
         device.id = id  // the same unless one instance has no TXT id and is named like the other's id
         return device
     }

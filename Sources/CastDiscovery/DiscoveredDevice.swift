@@ -39,3 +39,5 @@ public struct DiscoveredDevice: Sendable, Hashable {
     /// The model name speaker groups advertise.
     public static let groupModel = "Google Cast Group"
 }
+
+extension DiscoveredDevice: Identifiable {}

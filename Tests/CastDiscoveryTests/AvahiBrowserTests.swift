@@ -9,10 +9,14 @@ import Testing
             let id = UUID().uuidString.lowercased()
             let first = try AvahiPublishProcess(
                 name: uniqueName("Living Room TV"), port: 8009,
-                txt: ["id=\(id)", "fn=Living Room TV", "md=Chromecast Ultra", "ca=4101", "st=0", "ic=/setup/icon.png", "ve=05"])
+                txt: [
+                    "id=\(id)", "fn=Living Room TV", "md=Chromecast Ultra", "ca=4101", "st=0", "ic=/setup/icon.png",
+                    "ve=05",
+                ])
             defer { first.stop() }
 
-            let added = try #require(try await log.first("added \(id)") { $0.kind == "added" && $0.deviceID == id }.device)
+            let added = try #require(
+                try await log.first("added \(id)") { $0.kind == "added" && $0.deviceID == id }.device)
             #expect(added.friendlyName == "Living Room TV")
             #expect(added.model == "Chromecast Ultra")
             #expect(added.host == "127.0.0.1")
@@ -28,7 +32,10 @@ import Testing
             // device, updated with the newest TXT.
             let second = try AvahiPublishProcess(
                 name: uniqueName("Living Room TV"), port: 8009,
-                txt: ["id=\(id)", "fn=Living Room", "md=Chromecast Ultra", "ca=4101", "st=1", "rs=Casting: Big Buck Bunny"])
+                txt: [
+                    "id=\(id)", "fn=Living Room", "md=Chromecast Ultra", "ca=4101", "st=1",
+                    "rs=Casting: Big Buck Bunny",
+                ])
             defer { second.stop() }
             let busy = try #require(
                 try await log.first("busy \(id)") { $0.deviceID == id && $0.device?.isBusy == true }.device)
@@ -39,7 +46,9 @@ import Testing
             // The first instance goes: the device stays, now represented by the second one.
             first.stop()
             let moved = try #require(
-                try await log.first("\(id) on the second instance") { $0.deviceID == id && $0.device?.serviceName == second.name }.device)
+                try await log.first("\(id) on the second instance") {
+                    $0.deviceID == id && $0.device?.serviceName == second.name
+                }.device)
             #expect(moved.friendlyName == "Living Room")
 
             // The last instance goes: the device is removed.
@@ -54,7 +63,8 @@ import Testing
             let id = UUID().uuidString.lowercased()
             let name = uniqueName("Gruppe Küche – 客厅")
             let group = try AvahiPublishProcess(
-                name: name, port: 32_187, txt: ["id=\(id)", "fn=Küche & 客厅", "md=Google Cast Group", "ca=198692", "st=0"])
+                name: name, port: 32_187,
+                txt: ["id=\(id)", "fn=Küche & 客厅", "md=Google Cast Group", "ca=198692", "st=0"])
             defer { group.stop() }
             let device = try #require(try await log.first("added \(id)") { $0.deviceID == id }.device)
             #expect(device.isGroup)
@@ -84,7 +94,8 @@ import Testing
             let publisher: AvahiPublisher
             do {
                 publisher = try AvahiPublisher(
-                    name: name, port: 8009, txt: ["id": id, "fn": "Emulated TV", "md": "castd emulator", "ca": "5", "st": "0"],
+                    name: name, port: 8009,
+                    txt: ["id": id, "fn": "Emulated TV", "md": "castd emulator", "ca": "5", "st": "0"],
                     logger: testLogger("publisher"))
             } catch let error as DiscoveryError where error.code == .avahiUnavailable {
                 throw AvahiNotRunning(reason: error.message)
@@ -101,16 +112,53 @@ import Testing
             #expect(added.capabilities == [.videoOut, .audioOut])
 
             // A TXT change of the live service is a re-resolve: .updated.
-            try publisher.updateTXT(["id": id, "fn": "Emulated TV", "md": "castd emulator", "ca": "5", "st": "1", "rs": "Playing"])
-            let updated = try #require(try await log.first("updated \(id)") { $0.kind == "updated" && $0.deviceID == id }.device)
+            try publisher.updateTXT([
+                "id": id, "fn": "Emulated TV", "md": "castd emulator", "ca": "5", "st": "1", "rs": "Playing",
+            ])
+            let updated = try #require(
+                try await log.first("updated \(id)") { $0.kind == "updated" && $0.deviceID == id }.device)
             #expect(updated.isBusy)
             #expect(updated.statusText == "Playing")
 
             publisher.stop()
             try await log.first("removed \(id)") { $0 == .removed(id: id) }
             #expect(log.events(forDevice: id).map(\.kind) == ["added", "updated", "removed"])
-            await #expect(throws: DiscoveryError.self) { try await publisher.waitUntilEstablished(timeout: .seconds(1)) }
+            await #expect(throws: DiscoveryError.self) {
+                try await publisher.waitUntilEstablished(timeout: .seconds(1))
+            }
             #expect(throws: DiscoveryError.self) { try publisher.updateTXT(["id": id]) }
+        }
+    }
+
+    /// Cancelling a browser while its avahi thread is yielding events must not deadlock (the
+    /// stream's termination runs inside the runtime's cancellation of the consuming task).
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingWhileEventsFlowDoesNotDeadlock() async throws {
+        let prefix = UUID().uuidString.lowercased()
+        var publishers: [AvahiPublisher] = []
+        defer {
+            for publisher in publishers {
+                publisher.stop()
+            }
+        }
+        for index in 0..<10 {
+            do {
+                publishers.append(
+                    try AvahiPublisher(
+                        name: uniqueName("Busy TV \(index)"), port: 8009, txt: ["id": "\(prefix)-\(index)"],
+                        logger: testLogger("publisher")))
+            } catch let error as DiscoveryError where error.code == .avahiUnavailable {
+                throw AvahiNotRunning(reason: error.message)
+            }
+        }
+        for publisher in publishers {
+            try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        }
+        // Each browser is cancelled after its first device, while the others are still arriving.
+        for _ in 0..<30 {
+            try await withBrowser { log in
+                try await log.first("one of the busy TVs") { $0.kind == "added" && $0.deviceID?.hasPrefix(prefix) == true }
+            }
         }
     }
 
@@ -153,14 +201,17 @@ import Testing
     }
 
     @Test func publisherReportsAvahiRefusals() throws {
-        #expect {
-            _ = try AvahiPublisher(name: uniqueName("Bad type"), serviceType: "not-a-type", port: 8009, txt: [:], logger: testLogger("publisher"))
-        } throws: { error in
-            guard let error = error as? DiscoveryError else { return false }
+        do {
+            _ = try AvahiPublisher(
+                name: uniqueName("Bad type"), serviceType: "not-a-type", port: 8009, txt: [:],
+                logger: testLogger("publisher"))
+            Issue.record("Avahi accepted the service type \"not-a-type\"")
+        } catch let error as DiscoveryError {
             if error.code == .avahiUnavailable {
-                Issue.record("\(AvahiNotRunning(reason: error.message))")
+                throw AvahiNotRunning(reason: error.message)
             }
-            return error.code == .publishFailed && error.message.contains("not-a-type")
+            #expect(error.code == .publishFailed)
+            #expect(error.message.contains("not-a-type") && error.message.contains("Invalid service type"), "\(error)")
         }
     }
 }

@@ -12,9 +12,10 @@ import Testing
 ///    ("Avahi is not running (avahi_client_new: Daemon not running)").
 /// 2. That bus goes away and the path becomes a symlink to the real system bus: the browser
 ///    reconnects by itself and reports `.available`, with no second `.unavailable` in between.
-/// 3. With a service published, the browser's D-Bus connection is cut (shutdown(2) on its socket),
-///    as when the daemon or the bus restarts: `.unavailable`, the device `.removed`, then
-///    `.available` and the device `.added` again.
+/// 3. With a device known, the browser's D-Bus connection is cut (shutdown(2) on its socket), as
+///    when the daemon or the bus restarts: `.unavailable`, the device `.removed`, then `.available`
+///    and the device `.added` again.
+/// 4. The same for an `AvahiPublisher`: it publishes its service again by itself.
 @Suite struct AvahiOutageTests {
     static let childDirectoryVariable = "CASTD_DISCOVERY_OUTAGE_DIR"
     static let systemBusSocket = "/run/dbus/system_bus_socket"
@@ -22,7 +23,8 @@ import Testing
     @Test func outagesAreReportedOnceAndRecoveredFrom() async throws {
         // The child needs the real Avahi for steps 2 and 3.
         try await withBrowser { _ in }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("castd-outage-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "castd-outage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
@@ -44,7 +46,10 @@ import Testing
         #expect(text.contains("outageScenarioInChildProcess() passed"), "the child did not run the scenario:\n\(text)")
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil, "runs in the child process of outagesAreReportedOnceAndRecoveredFrom"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil,
+            "runs in the child process of outagesAreReportedOnceAndRecoveredFrom"))
     func outageScenarioInChildProcess() async throws {
         let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
         let busPath = directory + "/bus"
@@ -61,6 +66,20 @@ import Testing
         try await withBrowser(retryInterval: .milliseconds(200), requireAvahi: false, logger: logger) { log in
             try await Self.runScenario(log: log, logRecords: logRecords, privateBus: privateBus, busPath: busPath)
         }
+
+        // 4. The publisher's connection breaks: it publishes again once it has reconnected.
+        let (publisherLogger, publisherRecords) = RecordingLogHandler.logger("castd.tests.outage.publisher")
+        let publisher = try AvahiPublisher(
+            name: uniqueName("Outage speaker"), port: 8009, txt: ["id": UUID().uuidString],
+            retryInterval: .milliseconds(200), logger: publisherLogger)
+        defer { publisher.stop() }
+        try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        #expect(shutDownSockets(connectedTo: Self.systemBusSocket) >= 1)
+        try await waitUntil("the publisher noticed", within: .seconds(10)) {
+            publisherRecords.all.contains { $0.message.hasPrefix("Lost Avahi") }
+        }
+        try await publisher.waitUntilEstablished(timeout: .seconds(15))
+        #expect(publisherRecords.all.filter { $0.message == "Service published" }.count == 2)
     }
 
     private static func runScenario(
@@ -74,7 +93,7 @@ import Testing
         #expect(reason == "Avahi is not running (avahi_client_new: Daemon not running)")
         // The outage goes on for a few attempts; none of them is reported again.
         try await waitUntil("three failed attempts", within: .seconds(10)) {
-            logRecords.all.filter { $0.metadata["avahi.reason"] != nil && $0.level == .debug }.count >= 3
+            logRecords.all.filter { $0.message == "Avahi client failed; retrying" }.count >= 3
         }
         #expect(log.events == [.unavailable(reason: reason)])
 
@@ -86,11 +105,12 @@ import Testing
         try await log.first(".available after the outage", within: .seconds(15)) { $0 == .available }
         #expect(log.events.filter { $0.deviceID == nil } == [.unavailable(reason: reason), .available])
 
-        // 3. The connection to Avahi breaks while a device is known.
+        // 3. The browser's connection to Avahi breaks while a device is known.
         let id = UUID().uuidString.lowercased()
         let tv = try AvahiPublishProcess(name: uniqueName("Outage TV"), port: 8009, txt: ["id=\(id)", "fn=Outage TV"])
         defer { tv.stop() }
         let device = try #require(try await log.first("added \(id)") { $0.deviceID == id }.device)
+        #expect(device.host == "127.0.0.1")
         let before = log.events.count
 
         let severed = shutDownSockets(connectedTo: systemBusSocket)
@@ -111,7 +131,7 @@ func waitUntil(_ what: String, within timeout: Duration, _ condition: () -> Bool
     let deadline = ContinuousClock.now + timeout
     while !condition() {
         guard ContinuousClock.now < deadline else {
-            throw TestTimeout(description: "\(what): not within \(timeout)")
+            throw TestError(description: "\(what): not within \(timeout)")
         }
         try await Task.sleep(for: .milliseconds(20))
     }
@@ -120,7 +140,8 @@ func waitUntil(_ what: String, within timeout: Duration, _ condition: () -> Bool
 /// Calls shutdown(2) on this process's Unix sockets connected to `path`; returns how many.
 /// The sockets stay open (their owners close them), so no descriptor is reused under them.
 func shutDownSockets(connectedTo path: String) -> Int {
-    let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(Int32.init)
+    let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap(
+        Int32.init)
     var count = 0
     for descriptor in descriptors {
         var address = sockaddr_un()
@@ -129,7 +150,9 @@ func shutDownSockets(connectedTo path: String) -> Int {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
         }
         guard result == 0, address.sun_family == sa_family_t(AF_UNIX) else { continue }
-        let peer = withUnsafeBytes(of: address.sun_path) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        let peer = withUnsafeBytes(of: address.sun_path) {
+            String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
         if peer == path, shutdown(descriptor, Int32(SHUT_RDWR)) == 0 {
             count += 1
         }

@@ -22,7 +22,7 @@ func uniqueName(_ prefix: String) -> String {
     "\(prefix) \(UUID().uuidString.prefix(8))"
 }
 
-struct TestTimeout: Error, CustomStringConvertible {
+struct TestError: Error, CustomStringConvertible {
     var description: String
 }
 
@@ -80,7 +80,9 @@ final class EventLog: Sendable {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let found: Result<DiscoveryEvent, any Error>? = self.state.withLock { state in
-                            if let event = state.events.dropFirst(index).first(where: predicate) { return .success(event) }
+                            if let event = state.events.dropFirst(index).first(where: predicate) {
+                                return .success(event)
+                            }
                             if Task.isCancelled { return .failure(CancellationError()) }
                             state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
                             return nil
@@ -90,12 +92,13 @@ final class EventLog: Sendable {
                         }
                     }
                 } onCancel: {
-                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume(
+                        throwing: CancellationError())
                 }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw TestTimeout(description: "no \(what) within \(timeout); events so far: \(self.events)")
+                throw TestError(description: "no \(what) within \(timeout); events so far: \(self.events)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -137,6 +140,7 @@ struct AvahiNotRunning: Error, CustomStringConvertible {
 
 /// Browses with a real `AvahiBrowser` while `body` runs; unless told otherwise, fails with a clear
 /// message if Avahi is not running.
+@discardableResult
 func withBrowser<Result: Sendable>(
     retryInterval: Duration = .seconds(2), requireAvahi: Bool = true, logger: Logger = testLogger("browser"),
     _ body: @Sendable (EventLog) async throws -> Result
@@ -164,9 +168,11 @@ final class Subprocess: Sendable {
     private let process: Process
     private let exit: AsyncStream<Int32>
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil)
+        throws
+    {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw TestTimeout(description: "\(executable) is missing")
+            throw TestError(description: "\(executable) is missing")
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -208,7 +214,8 @@ final class Subprocess: Sendable {
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw TestTimeout(description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
+                throw TestError(
+                    description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -268,7 +275,9 @@ struct RecordingLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         storage.append(
-            Record(level: event.level, message: "\(event.message)", metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+            Record(
+                level: event.level, message: "\(event.message)",
+                metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
     }
 
     static func logger(_ label: String) -> (Logger, Storage) {

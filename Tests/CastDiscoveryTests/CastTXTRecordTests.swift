@@ -41,7 +41,8 @@ import Testing
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
         where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let object = try #require(
-                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "line \(index + 1) is not an object")
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                "line \(index + 1) is not an object")
             let payload = try #require(object["payload"] as? [String: Any], "line \(index + 1) has no payload")
             var values: [String: String?] = [:]
             for (key, value) in payload {
@@ -137,7 +138,9 @@ import Testing
     }
 
     @Test func entriesWithoutEqualsSignAndEmptyValues() {
-        let txt = CastTXTRecord(entries: [Array("CGS".utf8), Array("rs=".utf8), Array("id=abc".utf8), Array("fn=".utf8)])
+        let txt = CastTXTRecord(entries: [
+            Array("CGS".utf8), Array("rs=".utf8), Array("id=abc".utf8), Array("fn=".utf8),
+        ])
         #expect(txt.values == ["cgs": "", "rs": "", "id": "abc", "fn": ""])
         #expect(txt.statusText == "")
         #expect(txt.friendlyName == nil, "an empty fn counts as missing")
@@ -166,7 +169,8 @@ import Testing
         #expect(txt.friendlyName == name)
         #expect(txt.model == "Téléviseur")
         #expect(txt.values["ïd"] == "x")
-        let device = DiscoveredDevice(serviceName: "客厅电视", host: "192.0.2.1", port: 8009, txt: CastTXTRecord(entries: []))
+        let device = DiscoveredDevice(
+            serviceName: "客厅电视", host: "192.0.2.1", port: 8009, txt: CastTXTRecord(entries: []))
         #expect(device.friendlyName == "客厅电视")
         #expect(device.id == "客厅电视")
     }

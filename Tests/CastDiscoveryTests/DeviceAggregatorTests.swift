@@ -56,7 +56,8 @@ import Testing
     @Test func differentInstanceNamesWithTheSameIDAreOneDevice() {
         var aggregator = DeviceAggregator()
         let a = Self.device("Group", port: 32_001, ["id": "g", "fn": "Upstairs", "md": "Google Cast Group"])
-        let b = Self.device("Group-1", host: "192.0.2.20", port: 32_002, ["id": "g", "fn": "Upstairs", "md": "Google Cast Group"])
+        let b = Self.device(
+            "Group-1", host: "192.0.2.20", port: 32_002, ["id": "g", "fn": "Upstairs", "md": "Google Cast Group"])
         #expect(aggregator.resolved(Self.key("Group"), as: a) == [.added(a)])
         #expect(aggregator.resolved(Self.key("Group-1"), as: b) == [])
         #expect(aggregator.removed(Self.key("Group")) == [.updated(b)])
