@@ -28,20 +28,15 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        let outputURL = directory.appendingPathComponent("child-output.txt")
-        #expect(FileManager.default.createFile(atPath: outputURL.path, contents: nil))
-        let output = try FileHandle(forWritingTo: outputURL)
-        defer { try? output.close() }
-
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(directory.appendingPathComponent("bus").path)"
         environment[Self.childDirectoryVariable] = directory.path
         let testBinary = ProcessInfo.processInfo.arguments[0]
         let child = try Subprocess(
             testBinary, ["--testing-library", "swift-testing", "--filter", "outageScenarioInChildProcess"],
-            environment: environment, output: output)
+            environment: environment)
         let status = try await child.exitStatus(within: .seconds(90))
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+        let text = child.output
         #expect(status == 0, "the child scenario failed:\n\(text)")
         #expect(text.contains("outageScenarioInChildProcess() passed"), "the child did not run the scenario:\n\(text)")
     }

@@ -1,4 +1,5 @@
 import CastDiscovery
+import CastTestSupport
 import Foundation
 import Logging
 import Synchronization
@@ -163,63 +164,34 @@ func withBrowser<Result: Sendable>(
     }
 }
 
-/// A child process whose exit can be awaited with a deadline.
+/// A child process whose exit can be awaited with a deadline: CastTestSupport's ChildProcess
+/// (posix_spawn, a clean signal state, its own reaper), killed when released.
 final class Subprocess: Sendable {
-    private let process: Process
-    private let exit: AsyncStream<Int32>
+    private let child: ChildProcess
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: FileHandle? = nil)
-        throws
-    {
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestError(description: "\(executable) is missing")
         }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment {
-            process.environment = environment
-        }
-        process.standardOutput = output ?? FileHandle.nullDevice
-        process.standardError = output ?? FileHandle.nullDevice
-        let (exit, continuation) = AsyncStream.makeStream(of: Int32.self)
-        self.exit = exit
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
+        child = try ChildProcess(executable, arguments, directory: NSTemporaryDirectory(), environment: environment ?? [:])
     }
 
     deinit {
         kill()
+        try? FileManager.default.removeItem(atPath: child.stdoutPath)
+        try? FileManager.default.removeItem(atPath: child.stderrPath)
     }
 
-    /// SIGKILL: a child spawned from a Swift concurrency thread inherits that thread's blocked
-    /// signals, SIGTERM included.
+    /// What the process wrote to standard output and standard error.
+    var output: String { child.stdout + child.stderr }
+
     func kill() {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-        }
+        child.signal(SIGKILL)
     }
 
-    /// The exit status, waiting at most `timeout` (single caller).
+    /// The exit status, waiting at most `timeout`.
     func exitStatus(within timeout: Duration) async throws -> Int32 {
-        try await withThrowingTaskGroup(of: Int32.self) { group in
-            group.addTask {
-                for await status in self.exit {
-                    return status
-                }
-                return self.process.terminationStatus
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw TestError(
-                    description: "\(self.process.executableURL?.path ?? "?") did not exit within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
+        try await child.waitForExit(timeout: timeout)
     }
 }
 
