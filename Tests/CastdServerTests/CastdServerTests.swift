@@ -227,3 +227,36 @@ struct CastdServerTests {
         }
     }
 }
+
+/// A device that breaks the framing rules closes its own link, is reported, and nobody else
+/// notices.
+struct HostileDeviceTests {
+    @Test(arguments: [
+        ("a frame of length 0", [UInt8]([0, 0, 0, 0])),
+        ("a frame over 64 KiB", [UInt8]([0, 1, 0, 1]) + [UInt8](repeating: 0, count: 16)),
+    ])
+    func badFrameClosesOnlyThatLink(_ what: String, _ bytes: [UInt8]) async throws {
+        try await withHostileDevice(sending: bytes) { hostilePort in
+            try await withEmulator { emulator, endpoints in
+                let devices = [
+                    StaticDevice(name: "Hostile", endpoint: DeviceEndpoint(host: "127.0.0.1", port: hostilePort)),
+                    StaticDevice(name: "Good", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port)),
+                ]
+                try await withDaemon(devices: devices) { socket, hub in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        let error = await #expect(throws: CastdError.self, "\(what)") {
+                            try await client.startSession(device: "Hostile")
+                        }
+                        #expect(error?.code == .unavailable)
+                        let hostile = try #require(hub.devices().first { $0.friendlyName == "Hostile" })
+                        #expect(hostile.linkState == .failed)
+                        #expect(hostile.linkError.contains("frame"), "reported: \(hostile.linkError)")
+                        // castd and the other device are unaffected.
+                        let session = try await client.startSession(device: "Good")
+                        #expect(session.state == .started)
+                    }
+                }
+            }
+        }
+    }
+}
