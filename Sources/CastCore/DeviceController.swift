@@ -179,9 +179,9 @@ public actor DeviceController {
         if changed {
             hub.updateDevice(id: id) {
                 $0.receiver = Castd_V1_ReceiverStatus(status)
-                if let running = status.applications.first(where: { !$0.isIdleScreen }) {
-                    $0.statusText = running.statusText.isEmpty ? running.displayName : running.statusText
-                }
+                let running = status.applications.first(where: { !$0.isIdleScreen })
+                $0.statusText = running.map { $0.statusText.isEmpty ? $0.displayName : $0.statusText } ?? ""
+                $0.busy = running != nil
             }
         }
         // Did our session's app go away?
