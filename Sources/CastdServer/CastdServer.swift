@@ -407,8 +407,8 @@ final class ConnectionHandle: Sendable {
             channel.close(promise: nil)
             return
         }
-        channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(grace.components.seconds) * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000)) {
-            [self] in
+        let (seconds, attoseconds) = grace.components
+        channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { [self] in
             self.cancelAll(reason: CastdError(.unavailable, "castd is shutting down"))
         }
     }
