@@ -44,6 +44,10 @@ public actor DeviceController {
     private var endingReason: String?
     private var mediaInfo: [Int64: CastMediaInformation] = [:]
     private var lastMedia: CastMediaStatus?
+    /// Session changes (start, end) run one at a time, in arrival order, so that two clients
+    /// starting a session at once share one launch.
+    private var sessionChangeBusy = false
+    private var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
 
     init(
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
@@ -239,6 +243,8 @@ public actor DeviceController {
     /// Joins the app if it runs, else launches it. An empty `appID` joins whatever non-idle app
     /// runs, else launches the Default Media Receiver.
     public func startSession(appID: String) async throws -> CastdSession {
+        await beginSessionChange()
+        defer { endSessionChange() }
         do {
             let link = try await link()
             let status = try await refreshReceiver(link)
@@ -251,6 +257,22 @@ public actor DeviceController {
             return try await launch(wanted, on: link)
         } catch {
             throw Self.map(error, device: name)
+        }
+    }
+
+    private func beginSessionChange() async {
+        if sessionChangeBusy {
+            await withCheckedContinuation { sessionChangeQueue.append($0) }
+        } else {
+            sessionChangeBusy = true
+        }
+    }
+
+    private func endSessionChange() {
+        if sessionChangeQueue.isEmpty {
+            sessionChangeBusy = false
+        } else {
+            sessionChangeQueue.removeFirst().resume()
         }
     }
 
@@ -313,6 +335,8 @@ public actor DeviceController {
 
     /// Leaves the session (the app keeps running) or stops the app.
     public func endSession(stopApp: Bool) async throws -> CastdSession {
+        await beginSessionChange()
+        defer { endSessionChange() }
         guard var session else {
             throw CastdError(.failedPrecondition, "there is no session on \(name)")
         }

@@ -99,6 +99,28 @@ struct CastdServerTests {
         }
     }
 
+    @Test func simultaneousStartsShareOneLaunch() async throws {
+        try await withTemporaryDirectory { directory in
+            var configuration = EmulatorConfiguration()
+            configuration.logFile = directory + "/messages.jsonl"
+            try await withEmulator(configuration) { _, endpoints in
+                try await withDaemon(devices: [device(endpoints, name: "TV")]) { socket, _ in
+                    try await CastdClient.withConnection(socketPath: socket) { a in
+                        try await CastdClient.withConnection(socketPath: socket) { b in
+                            async let first = a.startSession(appID: "CC1AD845")
+                            async let second = b.startSession(appID: "CC1AD845")
+                            let (one, two) = try await (first, second)
+                            #expect(one.sessionID == two.sessionID)
+                        }
+                    }
+                }
+            }
+            let log = try String(contentsOfFile: directory + "/messages.jsonl", encoding: .utf8)
+            let launches = log.split(separator: "\n").filter { $0.contains("\"direction\":\"in\"") && $0.contains("\"LAUNCH\"") }
+            #expect(launches.count == 1)
+        }
+    }
+
     @Test func unknownDeviceIsNotFoundNamingTheKnownOnes() async throws {
         try await withEmulator { emulator, endpoints in
             try await withDaemon(devices: [device(endpoints, name: "Kitchen")]) { socket, _ in
