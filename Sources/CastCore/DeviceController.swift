@@ -337,6 +337,9 @@ public actor DeviceController {
     public func endSession(stopApp: Bool) async throws -> CastdSession {
         await beginSessionChange()
         defer { endSessionChange() }
+        if session == nil && stopApp {
+            return try await stopRunningApp()
+        }
         guard var session else {
             throw CastdError(.failedPrecondition, "there is no session on \(name)")
         }
@@ -367,6 +370,35 @@ public actor DeviceController {
             return session
         } catch {
             endingReason = nil
+            throw Self.map(error, device: name)
+        }
+    }
+
+    /// Stops whatever app runs on the device when castd holds no session there (it left, or
+    /// another sender started the app).
+    private func stopRunningApp() async throws -> CastdSession {
+        do {
+            let link = try await link()
+            let status = try await refreshReceiver(link)
+            guard let app = status.applications.first(where: { !$0.isIdleScreen }) else {
+                throw CastdError(.failedPrecondition, "nothing is running on \(name)")
+            }
+            let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0)
+            }
+            applyReceiver(CastReceiverStatus(payload: reply))
+            var ended = CastdSession()
+            ended.deviceID = id
+            ended.deviceName = name
+            ended.sessionID = app.sessionID
+            ended.appID = app.appID
+            ended.displayName = app.displayName
+            ended.transportID = app.transportID ?? ""
+            ended.state = .ended
+            ended.reason = "stopped by a castd client"
+            hub.updateSession(ended)
+            return ended
+        } catch {
             throw Self.map(error, device: name)
         }
     }

@@ -99,6 +99,24 @@ struct CastdServerTests {
         }
     }
 
+    @Test func stopAppAfterLeavingStopsWhatRuns() async throws {
+        try await withEmulator { emulator, endpoints in
+            try await withDaemon(devices: [device(endpoints, name: "TV")]) { socket, _ in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    _ = try await client.startSession()
+                    let left = try await client.endSession()
+                    #expect(left.state == .ended)
+                    #expect(await emulator.state().runningApp?.appID == "CC1AD845")
+                    let stopped = try await client.endSession(stopApp: true)
+                    #expect(stopped.appID == "CC1AD845" && stopped.state == .ended)
+                    #expect(await emulator.state().receiverStatus.applications.allSatisfy(\.isIdleScreen))
+                    let nothing = await #expect(throws: CastdError.self) { try await client.endSession(stopApp: true) }
+                    #expect(nothing?.code == .failedPrecondition)
+                }
+            }
+        }
+    }
+
     @Test func simultaneousStartsShareOneLaunch() async throws {
         try await withTemporaryDirectory { directory in
             var configuration = EmulatorConfiguration()
