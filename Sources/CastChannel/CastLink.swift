@@ -184,7 +184,7 @@ public final class CastLink: Sendable {
             if error.dnsAAAAError != nil || error.dnsAError != nil { return "cannot resolve host" }
         }
         if let error = error as? IOError { return error.description }
-        if error is ChannelError, case .connectTimeout = error as! ChannelError { return "timed out" }
+        if case .connectTimeout? = error as? ChannelError { return "timed out" }
         return "\(error)"
     }
 

@@ -11,7 +11,6 @@ final class CastMessageDecoder: ChannelInboundHandler {
     typealias InboundOut = CastMessage
 
     private let logger: Logger
-    private(set) var skipped = 0
 
     init(logger: Logger) {
         self.logger = logger
@@ -23,7 +22,6 @@ final class CastMessageDecoder: ChannelInboundHandler {
             let message = try CastMessage.decodeFrameBody(Array(body.readableBytesView))
             context.fireChannelRead(Self.wrapInboundOut(message))
         } catch {
-            skipped += 1
             logger.warning("skipped a bad message from the device", metadata: ["error": "\(error)"])
         }
     }

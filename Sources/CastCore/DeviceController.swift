@@ -67,8 +67,6 @@ public actor DeviceController {
         info.withLock { $0 = (name, endpoint) }
     }
 
-    var hasLiveSession: Bool { session != nil }
-
     // MARK: the link
 
     /// The connected link, connecting first if needed. Fails with UNAVAILABLE if the device
@@ -217,7 +215,7 @@ public actor DeviceController {
         }
         if entry == lastMedia { return }  // the reply and its broadcast twin
         lastMedia = entry
-        hub.updateMedia(CastdMediaStatus(deviceID: id, entry, media: entry.media, receivedAt: Date()))
+        hub.updateMedia(CastdMediaStatus(deviceID: id, entry, receivedAt: Date()))
     }
 
     private func clearMedia() {

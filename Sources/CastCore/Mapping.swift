@@ -132,7 +132,7 @@ extension String {
 }
 
 extension CastdMediaStatus {
-    init(deviceID: String, _ status: CastMediaStatus, media: CastMediaInformation?, receivedAt: Date) {
+    init(deviceID: String, _ status: CastMediaStatus, receivedAt: Date) {
         self.init()
         self.deviceID = deviceID
         mediaSessionID = status.mediaSessionID
@@ -140,7 +140,7 @@ extension CastdMediaStatus {
         idleReason = status.idleReason ?? ""
         currentTime = status.currentTime
         playbackRate = status.playbackRate
-        if let media { self.media = CastdMediaInformation(media) }
+        if let media = status.media { self.media = CastdMediaInformation(media) }
         if let volume = status.volume { self.volume = CastdVolume(volume) }
         supportedMediaCommands = UInt64(clamping: max(0, status.supportedMediaCommands))
         updatedAtMs = Int64(receivedAt.timeIntervalSince1970 * 1000)

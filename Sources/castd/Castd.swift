@@ -105,7 +105,7 @@ struct Castd: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
-                    .init(service: RegistryService(registry: registry, hub: hub)),
+                    .init(service: RegistryService(registry: registry)),
                     .init(service: server),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
@@ -137,15 +137,14 @@ extension Castd {
     }
 }
 
-/// Runs the device registry until graceful shutdown, then ends every watcher.
+/// Runs the device registry (discovery and device links) until graceful shutdown. It stops
+/// after the server, which has already ended every watcher.
 struct RegistryService: Service {
     let registry: DeviceRegistry
-    let hub: CastdEventHub
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await registry.run()
         }
-        hub.finishAll()
     }
 }
