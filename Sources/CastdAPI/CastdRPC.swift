@@ -30,6 +30,7 @@ public enum CastdRPC {
 public enum CastdMethod: String, CaseIterable, Sendable {
     case listDevices = "ListDevices"
     case getStatus = "GetStatus"
+    case getAppAvailability = "GetAppAvailability"
     case startSession = "StartSession"
     case endSession = "EndSession"
     case load = "Load"
@@ -37,7 +38,19 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     case pause = "Pause"
     case stop = "Stop"
     case seek = "Seek"
+    case setPlaybackRate = "SetPlaybackRate"
+    case editTracks = "EditTracks"
+    case setStreamVolume = "SetStreamVolume"
+    case skipAd = "SkipAd"
+    case requestMediaStatus = "RequestMediaStatus"
+    case queueLoad = "QueueLoad"
+    case queueInsert = "QueueInsert"
+    case queueRemove = "QueueRemove"
+    case queueReorder = "QueueReorder"
+    case queueUpdate = "QueueUpdate"
     case setVolume = "SetVolume"
+    case sendMessage = "SendMessage"
+    case listen = "Listen"
     case watch = "Watch"
 
     /// "/castd.v1.Cast/Load"
@@ -52,7 +65,7 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     }
 
     /// Server-streaming methods; the rest are unary.
-    public var isStreaming: Bool { self == .watch }
+    public var isStreaming: Bool { self == .watch || self == .listen }
 }
 
 public typealias CastdCode = Castd_V1_Code
@@ -62,21 +75,40 @@ public typealias CastdCode = Castd_V1_Code
 public struct CastdError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: CastdCode
     public var message: String
+    /// For programs: "REPLACED", "DEVICE_ERROR" or "" (see `Castd_V1_Status.reason`).
+    public var reason: String
+    /// The device's own error, when the device refused the request.
+    public var deviceError: Castd_V1_DeviceError?
 
-    public init(_ code: CastdCode, _ message: String) {
+    public init(_ code: CastdCode, _ message: String, reason: String = "", deviceError: Castd_V1_DeviceError? = nil) {
         self.code = code
         self.message = message
+        self.reason = reason
+        self.deviceError = deviceError
     }
 
     public init(status: Castd_V1_Status) {
-        self.init(status.code, status.message)
+        self.init(
+            status.code, status.message, reason: status.reason, deviceError: status.hasDeviceError ? status.deviceError : nil)
     }
 
     public var status: Castd_V1_Status {
         var status = Castd_V1_Status()
         status.code = code
         status.message = message
+        status.reason = reason
+        if let deviceError { status.deviceError = deviceError }
         return status
+    }
+
+    /// A request superseded by a newer one of the same kind.
+    public static func replaced(_ message: String) -> CastdError {
+        CastdError(.aborted, message, reason: Reason.replaced)
+    }
+
+    public enum Reason {
+        public static let replaced = "REPLACED"
+        public static let deviceError = "DEVICE_ERROR"
     }
 
     public var description: String { "\(code.name): \(message)" }

@@ -96,6 +96,8 @@ public struct CastdService: Sendable {
             }
             try Task.checkCancellation()
             throw CastdError(.unavailable, "castd is shutting down")
+        default:
+            throw CastdError(.unimplemented, "\(method.rawValue) is not implemented yet")
         }
     }
 

@@ -114,6 +114,61 @@ public nonisolated enum Castd_V1_LinkState: SwiftProtobuf.Enum, Swift.CaseIterab
 
 }
 
+/// Capability bits of Device.capabilities (the "ca" TXT record).
+public nonisolated enum Castd_V1_Capability: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case none // = 0
+  case videoOut // = 1
+  case videoIn // = 2
+  case audioOut // = 4
+  case audioIn // = 8
+  case devMode // = 16
+  case multizoneGroup // = 32
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .none
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .none
+    case 1: self = .videoOut
+    case 2: self = .videoIn
+    case 4: self = .audioOut
+    case 8: self = .audioIn
+    case 16: self = .devMode
+    case 32: self = .multizoneGroup
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .none: return 0
+    case .videoOut: return 1
+    case .videoIn: return 2
+    case .audioOut: return 4
+    case .audioIn: return 8
+    case .devMode: return 16
+    case .multizoneGroup: return 32
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_Capability] = [
+    .none,
+    .videoOut,
+    .videoIn,
+    .audioOut,
+    .audioIn,
+    .devMode,
+    .multizoneGroup,
+  ]
+
+}
+
 public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -172,6 +227,50 @@ public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIte
     .suspended,
     .resuming,
     .resumed,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_StartMode: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// join the app if it runs, else launch it
+  case joinOrLaunch // = 0
+
+  /// join only; NOT_FOUND if the app does not run
+  case join // = 1
+
+  /// launch; relaunches the app if it already runs
+  case launch // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .joinOrLaunch
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .joinOrLaunch
+    case 1: self = .join
+    case 2: self = .launch
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .joinOrLaunch: return 0
+    case .join: return 1
+    case .launch: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_StartMode] = [
+    .joinOrLaunch,
+    .join,
+    .launch,
   ]
 
 }
@@ -270,6 +369,228 @@ public nonisolated enum Castd_V1_StreamType: SwiftProtobuf.Enum, Swift.CaseItera
 
 }
 
+public nonisolated enum Castd_V1_MetadataType: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case generic // = 0
+  case movie // = 1
+  case tvShow // = 2
+  case musicTrack // = 3
+  case photo // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .generic
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .generic
+    case 1: self = .movie
+    case 2: self = .tvShow
+    case 3: self = .musicTrack
+    case 4: self = .photo
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .generic: return 0
+    case .movie: return 1
+    case .tvShow: return 2
+    case .musicTrack: return 3
+    case .photo: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_MetadataType] = [
+    .generic,
+    .movie,
+    .tvShow,
+    .musicTrack,
+    .photo,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_TrackType: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case text // = 1
+  case audio // = 2
+  case video // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .text
+    case 2: self = .audio
+    case 3: self = .video
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .text: return 1
+    case .audio: return 2
+    case .video: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_TrackType] = [
+    .unspecified,
+    .text,
+    .audio,
+    .video,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_TextTrackSubtype: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case subtitles // = 1
+  case captions // = 2
+  case descriptions // = 3
+  case chapters // = 4
+  case metadata // = 5
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .subtitles
+    case 2: self = .captions
+    case 3: self = .descriptions
+    case 4: self = .chapters
+    case 5: self = .metadata
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .subtitles: return 1
+    case .captions: return 2
+    case .descriptions: return 3
+    case .chapters: return 4
+    case .metadata: return 5
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_TextTrackSubtype] = [
+    .unspecified,
+    .subtitles,
+    .captions,
+    .descriptions,
+    .chapters,
+    .metadata,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_RepeatMode: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case off // = 0
+  case all // = 1
+  case single // = 2
+  case allAndShuffle // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .off
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .off
+    case 1: self = .all
+    case 2: self = .single
+    case 3: self = .allAndShuffle
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .off: return 0
+    case .all: return 1
+    case .single: return 2
+    case .allAndShuffle: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_RepeatMode] = [
+    .off,
+    .all,
+    .single,
+    .allAndShuffle,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_ResumeState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unchanged // = 0
+
+  /// PLAYBACK_START
+  case play // = 1
+
+  /// PLAYBACK_PAUSE
+  case pause // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unchanged
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unchanged
+    case 1: self = .play
+    case 2: self = .pause
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unchanged: return 0
+    case .play: return 1
+    case .pause: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_ResumeState] = [
+    .unchanged,
+    .play,
+    .pause,
+  ]
+
+}
+
 public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -301,8 +622,7 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
     set {_uniqueStorage()._port = newValue}
   }
 
-  /// Capability bits from the "ca" TXT record: video out 1, video in 2, audio out 4,
-  /// audio in 8, dev mode 16, multizone group 32.
+  /// Capability bits
   public var capabilities: UInt32 {
     get {_storage._capabilities}
     set {_uniqueStorage()._capabilities = newValue}
@@ -319,6 +639,7 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
     set {_uniqueStorage()._busy = newValue}
   }
 
+  /// a multizone (speaker) group
   public var isGroup: Bool {
     get {_storage._isGroup}
     set {_uniqueStorage()._isGroup = newValue}
@@ -349,11 +670,34 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   /// Clears the value of `receiver`. Subsequent reads from it will return its default value.
   public mutating func clearReceiver() {_uniqueStorage()._receiver = nil}
 
+  /// A group's members, from its multizone status (once castd has connected to the group).
+  public var groupMembers: [Castd_V1_GroupMember] {
+    get {_storage._groupMembers}
+    set {_uniqueStorage()._groupMembers = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Castd_V1_GroupMember: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the member's own id, as its TXT record gives it
+  public var deviceID: String = String()
+
+  public var name: String = String()
+
+  public var capabilities: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Castd_V1_ReceiverStatus: Sendable {
@@ -398,6 +742,9 @@ public nonisolated struct Castd_V1_Application: Sendable {
 
   public var isIdleScreen: Bool = false
 
+  /// "WEB" or "ANDROID_TV"
+  public var appType: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -416,7 +763,11 @@ public nonisolated struct Castd_V1_Volume: Sendable {
   /// "attenuation", "fixed", "master"
   public var controlType: String = String()
 
+  /// what one step of the volume buttons changes
   public var stepInterval: Double = 0
+
+  /// control_type "fixed": the level cannot be set
+  public var fixed: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -427,6 +778,12 @@ public nonisolated struct Castd_V1_ListDevicesRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
+
+  /// Only devices that can run every one of these apps (asks each device, GET_APP_AVAILABILITY).
+  public var appIds: [String] = []
+
+  /// Only devices with all of these Capability bits.
+  public var capabilities: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -439,6 +796,35 @@ public nonisolated struct Castd_V1_ListDevicesResponse: Sendable {
   // methods supported on all messages.
 
   public var devices: [Castd_V1_Device] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_AppAvailabilityRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var appIds: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_AppAvailabilityResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  /// app id → can run
+  public var available: Dictionary<String,Bool> = [:]
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -470,6 +856,33 @@ public nonisolated struct Castd_V1_Session: Sendable {
   /// true if castd joined an app that was already running
   public var joined: Bool = false
 
+  /// what the app declares
+  public var namespaces: [String] = []
+
+  /// "WEB" or "ANDROID_TV"
+  public var appType: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_LaunchOptions: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// BCP-47, e.g. "en-US"
+  public var language: String = String()
+
+  /// Cast Connect: also accept the app's Android TV receiver (supportedAppTypes WEB, ANDROID_TV).
+  public var androidTv: Bool = false
+
+  /// Launch credentials (appParams.launchCheckerParams.credentialsData).
+  public var credentials: String = String()
+
+  public var credentialsType: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -485,9 +898,22 @@ public nonisolated struct Castd_V1_StartSessionRequest: Sendable {
   /// default: the Default Media Receiver, CC1AD845
   public var appID: String = String()
 
+  public var mode: Castd_V1_StartMode = .joinOrLaunch
+
+  public var launch: Castd_V1_LaunchOptions {
+    get {_launch ?? Castd_V1_LaunchOptions()}
+    set {_launch = newValue}
+  }
+  /// Returns true if `launch` has been explicitly set.
+  public var hasLaunch: Bool {self._launch != nil}
+  /// Clears the value of `launch`. Subsequent reads from it will return its default value.
+  public mutating func clearLaunch() {self._launch = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _launch: Castd_V1_LaunchOptions? = nil
 }
 
 public nonisolated struct Castd_V1_EndSessionRequest: Sendable {
@@ -542,33 +968,257 @@ public nonisolated struct Castd_V1_Image: Sendable {
   public init() {}
 }
 
-public nonisolated struct Castd_V1_MediaMetadata: Sendable {
+/// The standard keys of every metadata type; each type uses its own subset (the SDK's
+/// GenericMediaMetadata, MovieMediaMetadata, TvShowMediaMetadata, MusicTrackMediaMetadata,
+/// PhotoMediaMetadata). Dates are ISO 8601 strings as the device sends them.
+public nonisolated struct Castd_V1_MediaMetadata: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// 0 generic, 1 movie, 2 TV show, 3 music track, 4 photo.
-  public var metadataType: UInt32 = 0
+  public var metadataType: Castd_V1_MetadataType {
+    get {_storage._metadataType}
+    set {_uniqueStorage()._metadataType = newValue}
+  }
 
-  public var title: String = String()
+  public var title: String {
+    get {_storage._title}
+    set {_uniqueStorage()._title = newValue}
+  }
 
-  public var subtitle: String = String()
+  public var subtitle: String {
+    get {_storage._subtitle}
+    set {_uniqueStorage()._subtitle = newValue}
+  }
 
-  public var artist: String = String()
+  /// music track, photo
+  public var artist: String {
+    get {_storage._artist}
+    set {_uniqueStorage()._artist = newValue}
+  }
 
-  public var albumName: String = String()
+  /// music track
+  public var albumName: String {
+    get {_storage._albumName}
+    set {_uniqueStorage()._albumName = newValue}
+  }
 
-  public var images: [Castd_V1_Image] = []
+  public var images: [Castd_V1_Image] {
+    get {_storage._images}
+    set {_uniqueStorage()._images = newValue}
+  }
+
+  /// music track
+  public var albumArtist: String {
+    get {_storage._albumArtist}
+    set {_uniqueStorage()._albumArtist = newValue}
+  }
+
+  /// music track
+  public var composer: String {
+    get {_storage._composer}
+    set {_uniqueStorage()._composer = newValue}
+  }
+
+  /// music track
+  public var trackNumber: UInt32 {
+    get {_storage._trackNumber}
+    set {_uniqueStorage()._trackNumber = newValue}
+  }
+
+  /// music track
+  public var discNumber: UInt32 {
+    get {_storage._discNumber}
+    set {_uniqueStorage()._discNumber = newValue}
+  }
+
+  /// TV show
+  public var seriesTitle: String {
+    get {_storage._seriesTitle}
+    set {_uniqueStorage()._seriesTitle = newValue}
+  }
+
+  /// TV show
+  public var season: UInt32 {
+    get {_storage._season}
+    set {_uniqueStorage()._season = newValue}
+  }
+
+  /// TV show
+  public var episode: UInt32 {
+    get {_storage._episode}
+    set {_uniqueStorage()._episode = newValue}
+  }
+
+  /// TV show
+  public var originalAirDate: String {
+    get {_storage._originalAirDate}
+    set {_uniqueStorage()._originalAirDate = newValue}
+  }
+
+  /// movie
+  public var studio: String {
+    get {_storage._studio}
+    set {_uniqueStorage()._studio = newValue}
+  }
+
+  /// generic, movie, music track
+  public var releaseDate: String {
+    get {_storage._releaseDate}
+    set {_uniqueStorage()._releaseDate = newValue}
+  }
+
+  /// photo: location name
+  public var location: String {
+    get {_storage._location}
+    set {_uniqueStorage()._location = newValue}
+  }
+
+  /// photo
+  public var latitude: Double {
+    get {_storage._latitude}
+    set {_uniqueStorage()._latitude = newValue}
+  }
+
+  /// photo
+  public var longitude: Double {
+    get {_storage._longitude}
+    set {_uniqueStorage()._longitude = newValue}
+  }
+
+  /// photo
+  public var width: UInt32 {
+    get {_storage._width}
+    set {_uniqueStorage()._width = newValue}
+  }
+
+  /// photo
+  public var height: UInt32 {
+    get {_storage._height}
+    set {_uniqueStorage()._height = newValue}
+  }
+
+  /// photo
+  public var creationDateTime: String {
+    get {_storage._creationDateTime}
+    set {_uniqueStorage()._creationDateTime = newValue}
+  }
+
+  /// Keys beyond the standard ones, as a JSON object; kept on the way to and from the device.
+  public var extraJson: String {
+    get {_storage._extraJson}
+    set {_uniqueStorage()._extraJson = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Castd_V1_MediaTrack: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// unique within the media, > 0
+  public var trackID: Int64 = 0
+
+  public var type: Castd_V1_TrackType = .unspecified
+
+  /// text tracks only
+  public var subtype: Castd_V1_TextTrackSubtype = .unspecified
+
+  /// e.g. the URL of a WebVTT file
+  public var contentID: String = String()
+
+  /// e.g. "text/vtt"
+  public var contentType: String = String()
+
+  public var name: String = String()
+
+  /// BCP-47
+  public var language: String = String()
+
+  public var customDataJson: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
-public nonisolated struct Castd_V1_MediaInformation: Sendable {
+/// The SDK's TextTrackStyle. Colours are "#RRGGBBAA".
+public nonisolated struct Castd_V1_TextTrackStyle: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
+
+  public var foregroundColor: String = String()
+
+  public var backgroundColor: String = String()
+
+  /// NONE, OUTLINE, DROP_SHADOW, RAISED, DEPRESSED
+  public var edgeType: String = String()
+
+  public var edgeColor: String = String()
+
+  /// 1.0 is the default size; 0 leaves it unset
+  public var fontScale: Double = 0
+
+  public var fontFamily: String = String()
+
+  /// SANS_SERIF, MONOSPACED_SANS_SERIF, SERIF, …
+  public var fontGenericFamily: String = String()
+
+  /// NORMAL, BOLD, BOLD_ITALIC, ITALIC
+  public var fontStyle: String = String()
+
+  /// NONE, NORMAL, ROUNDED_CORNERS
+  public var windowType: String = String()
+
+  public var windowColor: String = String()
+
+  public var windowRoundedCornerRadius: UInt32 = 0
+
+  public var customDataJson: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_AdBreak: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: String = String()
+
+  /// seconds into the content; 0 a pre-roll, -1 a post-roll
+  public var position: Double = 0
+
+  public var duration: Double = 0
+
+  public var breakClipIds: [String] = []
+
+  public var isWatched: Bool = false
+
+  public var isEmbedded: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_AdBreakClip: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var id: String = String()
+
+  public var title: String = String()
 
   public var contentID: String = String()
 
@@ -576,19 +1226,22 @@ public nonisolated struct Castd_V1_MediaInformation: Sendable {
 
   public var contentType: String = String()
 
-  public var streamType: Castd_V1_StreamType = .unspecified
-
-  /// seconds; 0 when unknown or live
   public var duration: Double = 0
 
-  public var metadata: Castd_V1_MediaMetadata {
-    get {_metadata ?? Castd_V1_MediaMetadata()}
-    set {_metadata = newValue}
+  /// Seconds into the clip after which it can be skipped; -1 (or unset: 0 with has_when_skippable
+  /// false) means never.
+  public var whenSkippable: Double {
+    get {_whenSkippable ?? 0}
+    set {_whenSkippable = newValue}
   }
-  /// Returns true if `metadata` has been explicitly set.
-  public var hasMetadata: Bool {self._metadata != nil}
-  /// Clears the value of `metadata`. Subsequent reads from it will return its default value.
-  public mutating func clearMetadata() {self._metadata = nil}
+  /// Returns true if `whenSkippable` has been explicitly set.
+  public var hasWhenSkippable: Bool {self._whenSkippable != nil}
+  /// Clears the value of `whenSkippable`. Subsequent reads from it will return its default value.
+  public mutating func clearWhenSkippable() {self._whenSkippable = nil}
+
+  public var posterURL: String = String()
+
+  public var clickThroughURL: String = String()
 
   public var customDataJson: String = String()
 
@@ -596,7 +1249,202 @@ public nonisolated struct Castd_V1_MediaInformation: Sendable {
 
   public init() {}
 
-  fileprivate var _metadata: Castd_V1_MediaMetadata? = nil
+  fileprivate var _whenSkippable: Double? = nil
+}
+
+public nonisolated struct Castd_V1_MediaInformation: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var contentID: String {
+    get {_storage._contentID}
+    set {_uniqueStorage()._contentID = newValue}
+  }
+
+  public var contentURL: String {
+    get {_storage._contentURL}
+    set {_uniqueStorage()._contentURL = newValue}
+  }
+
+  public var contentType: String {
+    get {_storage._contentType}
+    set {_uniqueStorage()._contentType = newValue}
+  }
+
+  public var streamType: Castd_V1_StreamType {
+    get {_storage._streamType}
+    set {_uniqueStorage()._streamType = newValue}
+  }
+
+  /// seconds; 0 when unknown or live
+  public var duration: Double {
+    get {_storage._duration}
+    set {_uniqueStorage()._duration = newValue}
+  }
+
+  public var metadata: Castd_V1_MediaMetadata {
+    get {_storage._metadata ?? Castd_V1_MediaMetadata()}
+    set {_uniqueStorage()._metadata = newValue}
+  }
+  /// Returns true if `metadata` has been explicitly set.
+  public var hasMetadata: Bool {_storage._metadata != nil}
+  /// Clears the value of `metadata`. Subsequent reads from it will return its default value.
+  public mutating func clearMetadata() {_uniqueStorage()._metadata = nil}
+
+  public var customDataJson: String {
+    get {_storage._customDataJson}
+    set {_uniqueStorage()._customDataJson = newValue}
+  }
+
+  /// deep link / entity id (Cast Connect)
+  public var entity: String {
+    get {_storage._entity}
+    set {_uniqueStorage()._entity = newValue}
+  }
+
+  public var tracks: [Castd_V1_MediaTrack] {
+    get {_storage._tracks}
+    set {_uniqueStorage()._tracks = newValue}
+  }
+
+  public var textTrackStyle: Castd_V1_TextTrackStyle {
+    get {_storage._textTrackStyle ?? Castd_V1_TextTrackStyle()}
+    set {_uniqueStorage()._textTrackStyle = newValue}
+  }
+  /// Returns true if `textTrackStyle` has been explicitly set.
+  public var hasTextTrackStyle: Bool {_storage._textTrackStyle != nil}
+  /// Clears the value of `textTrackStyle`. Subsequent reads from it will return its default value.
+  public mutating func clearTextTrackStyle() {_uniqueStorage()._textTrackStyle = nil}
+
+  public var breaks: [Castd_V1_AdBreak] {
+    get {_storage._breaks}
+    set {_uniqueStorage()._breaks = newValue}
+  }
+
+  public var breakClips: [Castd_V1_AdBreakClip] {
+    get {_storage._breakClips}
+    set {_uniqueStorage()._breakClips = newValue}
+  }
+
+  /// Keys beyond the ones above, as a JSON object; kept on the way to and from the device.
+  public var extraJson: String {
+    get {_storage._extraJson}
+    set {_uniqueStorage()._extraJson = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Castd_V1_QueueItem: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// assigned by the device; 0 in requests for new items
+  public var itemID: Int64 = 0
+
+  public var media: Castd_V1_MediaInformation {
+    get {_media ?? Castd_V1_MediaInformation()}
+    set {_media = newValue}
+  }
+  /// Returns true if `media` has been explicitly set.
+  public var hasMedia: Bool {self._media != nil}
+  /// Clears the value of `media`. Subsequent reads from it will return its default value.
+  public mutating func clearMedia() {self._media = nil}
+
+  /// default true
+  public var autoplay: Bool {
+    get {_autoplay ?? false}
+    set {_autoplay = newValue}
+  }
+  /// Returns true if `autoplay` has been explicitly set.
+  public var hasAutoplay: Bool {self._autoplay != nil}
+  /// Clears the value of `autoplay`. Subsequent reads from it will return its default value.
+  public mutating func clearAutoplay() {self._autoplay = nil}
+
+  /// seconds
+  public var startTime: Double = 0
+
+  /// seconds before the previous item ends to start loading this one
+  public var preloadTime: Double = 0
+
+  public var activeTrackIds: [Int64] = []
+
+  public var playbackDuration: Double = 0
+
+  public var customDataJson: String = String()
+
+  public var orderID: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _media: Castd_V1_MediaInformation? = nil
+  fileprivate var _autoplay: Bool? = nil
+}
+
+public nonisolated struct Castd_V1_BreakStatus: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var breakID: String = String()
+
+  public var breakClipID: String = String()
+
+  /// seconds into the break
+  public var currentBreakTime: Double = 0
+
+  /// seconds into the clip
+  public var currentBreakClipTime: Double = 0
+
+  /// Seconds from now until the clip can be skipped: 0 it can be skipped now, -1 never.
+  public var secondsUntilSkippable: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_VideoInfo: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var width: UInt32 = 0
+
+  public var height: UInt32 = 0
+
+  /// "sdr", "hdr", "dv"
+  public var hdrType: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_LiveSeekableRange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var start: Double = 0
+
+  public var end: Double = 0
+
+  public var isMovingWindow: Bool = false
+
+  public var isLiveDone: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Castd_V1_MediaStatus: @unchecked Sendable {
@@ -625,7 +1473,7 @@ public nonisolated struct Castd_V1_MediaStatus: @unchecked Sendable {
     set {_uniqueStorage()._idleReason = newValue}
   }
 
-  /// seconds, as of updated_at_ms
+  /// seconds, as of updated_at_ms; see CastClient's estimated position
   public var currentTime: Double {
     get {_storage._currentTime}
     set {_uniqueStorage()._currentTime = newValue}
@@ -655,6 +1503,7 @@ public nonisolated struct Castd_V1_MediaStatus: @unchecked Sendable {
   /// Clears the value of `volume`. Subsequent reads from it will return its default value.
   public mutating func clearVolume() {_uniqueStorage()._volume = nil}
 
+  /// the device's bit flags
   public var supportedMediaCommands: UInt64 {
     get {_storage._supportedMediaCommands}
     set {_uniqueStorage()._supportedMediaCommands = newValue}
@@ -664,6 +1513,77 @@ public nonisolated struct Castd_V1_MediaStatus: @unchecked Sendable {
   public var updatedAtMs: Int64 {
     get {_storage._updatedAtMs}
     set {_uniqueStorage()._updatedAtMs = newValue}
+  }
+
+  /// supported_media_commands decoded: "pause", "seek", "stream_volume", "stream_mute",
+  /// "skip_forward", "skip_backward", "queue_next", "queue_prev", "queue_shuffle", "skip_ad",
+  /// "queue_repeat_all", "queue_repeat_one", "edit_tracks", "playback_rate", …
+  public var supportedCommands: [String] {
+    get {_storage._supportedCommands}
+    set {_uniqueStorage()._supportedCommands = newValue}
+  }
+
+  public var activeTrackIds: [Int64] {
+    get {_storage._activeTrackIds}
+    set {_uniqueStorage()._activeTrackIds = newValue}
+  }
+
+  public var items: [Castd_V1_QueueItem] {
+    get {_storage._items}
+    set {_uniqueStorage()._items = newValue}
+  }
+
+  public var currentItemID: Int64 {
+    get {_storage._currentItemID}
+    set {_uniqueStorage()._currentItemID = newValue}
+  }
+
+  public var loadingItemID: Int64 {
+    get {_storage._loadingItemID}
+    set {_uniqueStorage()._loadingItemID = newValue}
+  }
+
+  public var preloadedItemID: Int64 {
+    get {_storage._preloadedItemID}
+    set {_uniqueStorage()._preloadedItemID = newValue}
+  }
+
+  public var repeatMode: Castd_V1_RepeatMode {
+    get {_storage._repeatMode}
+    set {_uniqueStorage()._repeatMode = newValue}
+  }
+
+  /// present while an ad break plays
+  public var breakStatus: Castd_V1_BreakStatus {
+    get {_storage._breakStatus ?? Castd_V1_BreakStatus()}
+    set {_uniqueStorage()._breakStatus = newValue}
+  }
+  /// Returns true if `breakStatus` has been explicitly set.
+  public var hasBreakStatus: Bool {_storage._breakStatus != nil}
+  /// Clears the value of `breakStatus`. Subsequent reads from it will return its default value.
+  public mutating func clearBreakStatus() {_uniqueStorage()._breakStatus = nil}
+
+  public var videoInfo: Castd_V1_VideoInfo {
+    get {_storage._videoInfo ?? Castd_V1_VideoInfo()}
+    set {_uniqueStorage()._videoInfo = newValue}
+  }
+  /// Returns true if `videoInfo` has been explicitly set.
+  public var hasVideoInfo: Bool {_storage._videoInfo != nil}
+  /// Clears the value of `videoInfo`. Subsequent reads from it will return its default value.
+  public mutating func clearVideoInfo() {_uniqueStorage()._videoInfo = nil}
+
+  public var liveSeekableRange: Castd_V1_LiveSeekableRange {
+    get {_storage._liveSeekableRange ?? Castd_V1_LiveSeekableRange()}
+    set {_uniqueStorage()._liveSeekableRange = newValue}
+  }
+  /// Returns true if `liveSeekableRange` has been explicitly set.
+  public var hasLiveSeekableRange: Bool {_storage._liveSeekableRange != nil}
+  /// Clears the value of `liveSeekableRange`. Subsequent reads from it will return its default value.
+  public mutating func clearLiveSeekableRange() {_uniqueStorage()._liveSeekableRange = nil}
+
+  public var customDataJson: String {
+    get {_storage._customDataJson}
+    set {_uniqueStorage()._customDataJson = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -702,6 +1622,18 @@ public nonisolated struct Castd_V1_LoadRequest: Sendable {
   /// seconds
   public var startTime: Double = 0
 
+  /// 0 leaves the device's default (1.0); else 0.5 … 2.0
+  public var playbackRate: Double = 0
+
+  public var activeTrackIds: [Int64] = []
+
+  /// Load-time credentials, handed to the receiver app (and to an Android TV app).
+  public var credentials: String = String()
+
+  public var credentialsType: String = String()
+
+  public var customDataJson: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -734,6 +1666,71 @@ public nonisolated struct Castd_V1_SeekRequest: Sendable {
 
   public var relative: Bool = false
 
+  public var resumeState: Castd_V1_ResumeState = .unchanged
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_SetPlaybackRateRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  /// 0.5 … 2.0
+  public var rate: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_EditTracksRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  /// The tracks to make active (replaces the set); unset leaves them as they are.
+  public var activeTracks: Castd_V1_ActiveTracks {
+    get {_activeTracks ?? Castd_V1_ActiveTracks()}
+    set {_activeTracks = newValue}
+  }
+  /// Returns true if `activeTracks` has been explicitly set.
+  public var hasActiveTracks: Bool {self._activeTracks != nil}
+  /// Clears the value of `activeTracks`. Subsequent reads from it will return its default value.
+  public mutating func clearActiveTracks() {self._activeTracks = nil}
+
+  /// sent when present
+  public var textTrackStyle: Castd_V1_TextTrackStyle {
+    get {_textTrackStyle ?? Castd_V1_TextTrackStyle()}
+    set {_textTrackStyle = newValue}
+  }
+  /// Returns true if `textTrackStyle` has been explicitly set.
+  public var hasTextTrackStyle: Bool {self._textTrackStyle != nil}
+  /// Clears the value of `textTrackStyle`. Subsequent reads from it will return its default value.
+  public mutating func clearTextTrackStyle() {self._textTrackStyle = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _activeTracks: Castd_V1_ActiveTracks? = nil
+  fileprivate var _textTrackStyle: Castd_V1_TextTrackStyle? = nil
+}
+
+public nonisolated struct Castd_V1_ActiveTracks: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// empty turns every track off
+  public var trackIds: [Int64] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -765,12 +1762,281 @@ public nonisolated struct Castd_V1_SetVolumeRequest: Sendable {
   /// Clears the value of `muted`. Subsequent reads from it will return its default value.
   public mutating func clearMuted() {self._muted = nil}
 
+  /// Steps of the device's step_interval: +1 is one press of volume up, -2 two presses down.
+  /// Only for device volume; not with level.
+  public var steps: Int32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _level: Double? = nil
   fileprivate var _muted: Bool? = nil
+}
+
+public nonisolated struct Castd_V1_QueueLoadRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var items: [Castd_V1_QueueItem] = []
+
+  public var startIndex: UInt32 = 0
+
+  public var repeatMode: Castd_V1_RepeatMode = .off
+
+  /// seconds into the first item played
+  public var startTime: Double = 0
+
+  public var customDataJson: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_QueueInsertRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var items: [Castd_V1_QueueItem] = []
+
+  /// 0 appends at the end
+  public var insertBeforeItemID: Int64 = 0
+
+  /// jump to the first inserted item
+  public var playNow: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_QueueRemoveRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var itemIds: [Int64] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_QueueReorderRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  /// the items to move, in their new order
+  public var itemIds: [Int64] = []
+
+  /// 0 moves them to the end
+  public var insertBeforeItemID: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_QueueUpdateRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  /// jump to this item; 0 leaves it
+  public var currentItemID: Int64 = 0
+
+  /// +1 next, -1 previous; 0 none
+  public var jump: Int32 = 0
+
+  public var repeatMode: Castd_V1_RepeatMode {
+    get {_repeatMode ?? .off}
+    set {_repeatMode = newValue}
+  }
+  /// Returns true if `repeatMode` has been explicitly set.
+  public var hasRepeatMode: Bool {self._repeatMode != nil}
+  /// Clears the value of `repeatMode`. Subsequent reads from it will return its default value.
+  public mutating func clearRepeatMode() {self._repeatMode = nil}
+
+  /// items to update (by item_id)
+  public var items: [Castd_V1_QueueItem] = []
+
+  /// start position in the item jumped to
+  public var currentTime: Double = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _repeatMode: Castd_V1_RepeatMode? = nil
+}
+
+public nonisolated struct Castd_V1_SendMessageRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  /// "urn:x-cast:…", declared by the session's app
+  public var namespace: String = String()
+
+  public var payload: Castd_V1_SendMessageRequest.OneOf_Payload? = nil
+
+  /// sent as it is
+  public var text: String {
+    get {
+      if case .text(let v)? = payload {return v}
+      return String()
+    }
+    set {payload = .text(newValue)}
+  }
+
+  /// validated as JSON, then sent
+  public var json: String {
+    get {
+      if case .json(let v)? = payload {return v}
+      return String()
+    }
+    set {payload = .json(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Payload: Equatable, Sendable {
+    /// sent as it is
+    case text(String)
+    /// validated as JSON, then sent
+    case json(String)
+
+  }
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_SendMessageResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var sessionID: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_ListenRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var namespace: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_AppMessage: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var namespace: String = String()
+
+  /// the app's transport id
+  public var sourceID: String = String()
+
+  /// castd's sender id, or "*"
+  public var destinationID: String = String()
+
+  /// the string payload as the app sent it
+  public var payload: String = String()
+
+  /// payload parses as JSON
+  public var isJson: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_ChannelEvent: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var kind: Castd_V1_ChannelEvent.OneOf_Kind? = nil
+
+  /// a session whose app declares the namespace is connected
+  public var attached: Castd_V1_Session {
+    get {
+      if case .attached(let v)? = kind {return v}
+      return Castd_V1_Session()
+    }
+    set {kind = .attached(newValue)}
+  }
+
+  /// that session ended or was suspended
+  public var detached: Castd_V1_Session {
+    get {
+      if case .detached(let v)? = kind {return v}
+      return Castd_V1_Session()
+    }
+    set {kind = .detached(newValue)}
+  }
+
+  public var message: Castd_V1_AppMessage {
+    get {
+      if case .message(let v)? = kind {return v}
+      return Castd_V1_AppMessage()
+    }
+    set {kind = .message(newValue)}
+  }
+
+  /// this listener fell behind; messages were dropped
+  public var lagged: Castd_V1_Lagged {
+    get {
+      if case .lagged(let v)? = kind {return v}
+      return Castd_V1_Lagged()
+    }
+    set {kind = .lagged(newValue)}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public nonisolated enum OneOf_Kind: Equatable, Sendable {
+    /// a session whose app declares the namespace is connected
+    case attached(Castd_V1_Session)
+    /// that session ended or was suspended
+    case detached(Castd_V1_Session)
+    case message(Castd_V1_AppMessage)
+    /// this listener fell behind; messages were dropped
+    case lagged(Castd_V1_Lagged)
+
+  }
+
+  public init() {}
 }
 
 public nonisolated struct Castd_V1_DaemonInfo: Sendable {
@@ -970,8 +2236,16 @@ nonisolated extension Castd_V1_LinkState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LINK_STATE_DISCONNECTED\0\u{1}LINK_STATE_CONNECTING\0\u{1}LINK_STATE_CONNECTED\0\u{1}LINK_STATE_FAILED\0")
 }
 
+nonisolated extension Castd_V1_Capability: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAPABILITY_NONE\0\u{1}CAPABILITY_VIDEO_OUT\0\u{1}CAPABILITY_VIDEO_IN\0\u{2}\u{2}CAPABILITY_AUDIO_OUT\0\u{2}\u{4}CAPABILITY_AUDIO_IN\0\u{2}\u{8}CAPABILITY_DEV_MODE\0\u{2}\u{10}CAPABILITY_MULTIZONE_GROUP\0")
+}
+
 nonisolated extension Castd_V1_SessionState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SESSION_STATE_UNSPECIFIED\0\u{1}SESSION_STATE_STARTING\0\u{1}SESSION_STATE_STARTED\0\u{1}SESSION_STATE_START_FAILED\0\u{1}SESSION_STATE_ENDING\0\u{1}SESSION_STATE_ENDED\0\u{1}SESSION_STATE_SUSPENDED\0\u{1}SESSION_STATE_RESUMING\0\u{1}SESSION_STATE_RESUMED\0")
+}
+
+nonisolated extension Castd_V1_StartMode: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0START_MODE_JOIN_OR_LAUNCH\0\u{1}START_MODE_JOIN\0\u{1}START_MODE_LAUNCH\0")
 }
 
 nonisolated extension Castd_V1_PlayerState: SwiftProtobuf._ProtoNameProviding {
@@ -982,9 +2256,29 @@ nonisolated extension Castd_V1_StreamType: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STREAM_TYPE_UNSPECIFIED\0\u{1}STREAM_TYPE_NONE\0\u{1}STREAM_TYPE_BUFFERED\0\u{1}STREAM_TYPE_LIVE\0")
 }
 
+nonisolated extension Castd_V1_MetadataType: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0METADATA_TYPE_GENERIC\0\u{1}METADATA_TYPE_MOVIE\0\u{1}METADATA_TYPE_TV_SHOW\0\u{1}METADATA_TYPE_MUSIC_TRACK\0\u{1}METADATA_TYPE_PHOTO\0")
+}
+
+nonisolated extension Castd_V1_TrackType: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TRACK_TYPE_UNSPECIFIED\0\u{1}TRACK_TYPE_TEXT\0\u{1}TRACK_TYPE_AUDIO\0\u{1}TRACK_TYPE_VIDEO\0")
+}
+
+nonisolated extension Castd_V1_TextTrackSubtype: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TEXT_TRACK_SUBTYPE_UNSPECIFIED\0\u{1}TEXT_TRACK_SUBTYPE_SUBTITLES\0\u{1}TEXT_TRACK_SUBTYPE_CAPTIONS\0\u{1}TEXT_TRACK_SUBTYPE_DESCRIPTIONS\0\u{1}TEXT_TRACK_SUBTYPE_CHAPTERS\0\u{1}TEXT_TRACK_SUBTYPE_METADATA\0")
+}
+
+nonisolated extension Castd_V1_RepeatMode: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0REPEAT_MODE_OFF\0\u{1}REPEAT_MODE_ALL\0\u{1}REPEAT_MODE_SINGLE\0\u{1}REPEAT_MODE_ALL_AND_SHUFFLE\0")
+}
+
+nonisolated extension Castd_V1_ResumeState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RESUME_STATE_UNCHANGED\0\u{1}RESUME_STATE_PLAY\0\u{1}RESUME_STATE_PAUSE\0")
+}
+
 nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Device"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0")
 
   fileprivate class _StorageClass {
     var _id: String = String()
@@ -1000,6 +2294,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
     var _linkState: Castd_V1_LinkState = .disconnected
     var _linkError: String = String()
     var _receiver: Castd_V1_ReceiverStatus? = nil
+    var _groupMembers: [Castd_V1_GroupMember] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1023,6 +2318,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       _linkState = source._linkState
       _linkError = source._linkError
       _receiver = source._receiver
+      _groupMembers = source._groupMembers
     }
   }
 
@@ -1054,6 +2350,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         case 11: try { try decoder.decodeSingularEnumField(value: &_storage._linkState) }()
         case 12: try { try decoder.decodeSingularStringField(value: &_storage._linkError) }()
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._receiver) }()
+        case 14: try { try decoder.decodeRepeatedMessageField(value: &_storage._groupMembers) }()
         default: break
         }
       }
@@ -1105,6 +2402,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       try { if let v = _storage._receiver {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
       } }()
+      if !_storage._groupMembers.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._groupMembers, fieldNumber: 14)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1127,10 +2427,51 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         if _storage._linkState != rhs_storage._linkState {return false}
         if _storage._linkError != rhs_storage._linkError {return false}
         if _storage._receiver != rhs_storage._receiver {return false}
+        if _storage._groupMembers != rhs_storage._groupMembers {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GroupMember"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}name\0\u{1}capabilities\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.capabilities) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 2)
+    }
+    if self.capabilities != 0 {
+      try visitor.visitSingularUInt32Field(value: self.capabilities, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_GroupMember, rhs: Castd_V1_GroupMember) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.capabilities != rhs.capabilities {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1177,7 +2518,7 @@ nonisolated extension Castd_V1_ReceiverStatus: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Castd_V1_Application: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Application"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_id\0\u{3}display_name\0\u{3}session_id\0\u{3}transport_id\0\u{3}status_text\0\u{1}namespaces\0\u{3}is_idle_screen\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_id\0\u{3}display_name\0\u{3}session_id\0\u{3}transport_id\0\u{3}status_text\0\u{1}namespaces\0\u{3}is_idle_screen\0\u{3}app_type\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1192,6 +2533,7 @@ nonisolated extension Castd_V1_Application: SwiftProtobuf.Message, SwiftProtobuf
       case 5: try { try decoder.decodeSingularStringField(value: &self.statusText) }()
       case 6: try { try decoder.decodeRepeatedStringField(value: &self.namespaces) }()
       case 7: try { try decoder.decodeSingularBoolField(value: &self.isIdleScreen) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.appType) }()
       default: break
       }
     }
@@ -1219,6 +2561,9 @@ nonisolated extension Castd_V1_Application: SwiftProtobuf.Message, SwiftProtobuf
     if self.isIdleScreen != false {
       try visitor.visitSingularBoolField(value: self.isIdleScreen, fieldNumber: 7)
     }
+    if !self.appType.isEmpty {
+      try visitor.visitSingularStringField(value: self.appType, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1230,6 +2575,7 @@ nonisolated extension Castd_V1_Application: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.statusText != rhs.statusText {return false}
     if lhs.namespaces != rhs.namespaces {return false}
     if lhs.isIdleScreen != rhs.isIdleScreen {return false}
+    if lhs.appType != rhs.appType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1237,7 +2583,7 @@ nonisolated extension Castd_V1_Application: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Volume"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}level\0\u{1}muted\0\u{3}control_type\0\u{3}step_interval\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}level\0\u{1}muted\0\u{3}control_type\0\u{3}step_interval\0\u{1}fixed\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1249,6 +2595,7 @@ nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 2: try { try decoder.decodeSingularBoolField(value: &self.muted) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.controlType) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.stepInterval) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.fixed) }()
       default: break
       }
     }
@@ -1267,6 +2614,9 @@ nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if self.stepInterval.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.stepInterval, fieldNumber: 4)
     }
+    if self.fixed != false {
+      try visitor.visitSingularBoolField(value: self.fixed, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1275,6 +2625,7 @@ nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.muted != rhs.muted {return false}
     if lhs.controlType != rhs.controlType {return false}
     if lhs.stepInterval != rhs.stepInterval {return false}
+    if lhs.fixed != rhs.fixed {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1282,18 +2633,34 @@ nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Castd_V1_ListDevicesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListDevicesRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_ids\0\u{1}capabilities\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    // Load everything into unknown fields
-    while try decoder.nextFieldNumber() != nil {}
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.appIds) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.capabilities) }()
+      default: break
+      }
+    }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.appIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.appIds, fieldNumber: 1)
+    }
+    if self.capabilities != 0 {
+      try visitor.visitSingularUInt32Field(value: self.capabilities, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_ListDevicesRequest, rhs: Castd_V1_ListDevicesRequest) -> Bool {
+    if lhs.appIds != rhs.appIds {return false}
+    if lhs.capabilities != rhs.capabilities {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1329,9 +2696,79 @@ nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, Swift
   }
 }
 
+nonisolated extension Castd_V1_AppAvailabilityRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AppAvailabilityRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}app_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.appIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.appIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.appIds, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_AppAvailabilityRequest, rhs: Castd_V1_AppAvailabilityRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.appIds != rhs.appIds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_AppAvailabilityResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AppAvailabilityResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}available\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufBool>.self, value: &self.available) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if !self.available.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufBool>.self, value: self.available, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_AppAvailabilityResponse, rhs: Castd_V1_AppAvailabilityResponse) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.available != rhs.available {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Session"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}device_name\0\u{3}session_id\0\u{3}app_id\0\u{3}display_name\0\u{3}transport_id\0\u{1}state\0\u{1}reason\0\u{1}joined\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}device_name\0\u{3}session_id\0\u{3}app_id\0\u{3}display_name\0\u{3}transport_id\0\u{1}state\0\u{1}reason\0\u{1}joined\0\u{1}namespaces\0\u{3}app_type\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1348,6 +2785,8 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 7: try { try decoder.decodeSingularEnumField(value: &self.state) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.reason) }()
       case 9: try { try decoder.decodeSingularBoolField(value: &self.joined) }()
+      case 10: try { try decoder.decodeRepeatedStringField(value: &self.namespaces) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.appType) }()
       default: break
       }
     }
@@ -1381,6 +2820,12 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.joined != false {
       try visitor.visitSingularBoolField(value: self.joined, fieldNumber: 9)
     }
+    if !self.namespaces.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.namespaces, fieldNumber: 10)
+    }
+    if !self.appType.isEmpty {
+      try visitor.visitSingularStringField(value: self.appType, fieldNumber: 11)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1394,6 +2839,53 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.state != rhs.state {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.joined != rhs.joined {return false}
+    if lhs.namespaces != rhs.namespaces {return false}
+    if lhs.appType != rhs.appType {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_LaunchOptions: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LaunchOptions"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}language\0\u{3}android_tv\0\u{1}credentials\0\u{3}credentials_type\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.language) }()
+      case 2: try { try decoder.decodeSingularBoolField(value: &self.androidTv) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.credentials) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.credentialsType) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 1)
+    }
+    if self.androidTv != false {
+      try visitor.visitSingularBoolField(value: self.androidTv, fieldNumber: 2)
+    }
+    if !self.credentials.isEmpty {
+      try visitor.visitSingularStringField(value: self.credentials, fieldNumber: 3)
+    }
+    if !self.credentialsType.isEmpty {
+      try visitor.visitSingularStringField(value: self.credentialsType, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_LaunchOptions, rhs: Castd_V1_LaunchOptions) -> Bool {
+    if lhs.language != rhs.language {return false}
+    if lhs.androidTv != rhs.androidTv {return false}
+    if lhs.credentials != rhs.credentials {return false}
+    if lhs.credentialsType != rhs.credentialsType {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1401,7 +2893,7 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Castd_V1_StartSessionRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StartSessionRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}app_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}app_id\0\u{1}mode\0\u{1}launch\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1411,24 +2903,38 @@ nonisolated extension Castd_V1_StartSessionRequest: SwiftProtobuf.Message, Swift
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.appID) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.mode) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._launch) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if !self.device.isEmpty {
       try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
     }
     if !self.appID.isEmpty {
       try visitor.visitSingularStringField(value: self.appID, fieldNumber: 2)
     }
+    if self.mode != .joinOrLaunch {
+      try visitor.visitSingularEnumField(value: self.mode, fieldNumber: 3)
+    }
+    try { if let v = self._launch {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_StartSessionRequest, rhs: Castd_V1_StartSessionRequest) -> Bool {
     if lhs.device != rhs.device {return false}
     if lhs.appID != rhs.appID {return false}
+    if lhs.mode != rhs.mode {return false}
+    if lhs._launch != rhs._launch {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1545,7 +3051,227 @@ nonisolated extension Castd_V1_Image: SwiftProtobuf.Message, SwiftProtobuf._Mess
 
 nonisolated extension Castd_V1_MediaMetadata: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MediaMetadata"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}metadata_type\0\u{1}title\0\u{1}subtitle\0\u{1}artist\0\u{3}album_name\0\u{1}images\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}metadata_type\0\u{1}title\0\u{1}subtitle\0\u{1}artist\0\u{3}album_name\0\u{1}images\0\u{3}album_artist\0\u{1}composer\0\u{3}track_number\0\u{3}disc_number\0\u{3}series_title\0\u{1}season\0\u{1}episode\0\u{3}original_air_date\0\u{1}studio\0\u{3}release_date\0\u{1}location\0\u{1}latitude\0\u{1}longitude\0\u{1}width\0\u{1}height\0\u{3}creation_date_time\0\u{3}extra_json\0")
+
+  fileprivate class _StorageClass {
+    var _metadataType: Castd_V1_MetadataType = .generic
+    var _title: String = String()
+    var _subtitle: String = String()
+    var _artist: String = String()
+    var _albumName: String = String()
+    var _images: [Castd_V1_Image] = []
+    var _albumArtist: String = String()
+    var _composer: String = String()
+    var _trackNumber: UInt32 = 0
+    var _discNumber: UInt32 = 0
+    var _seriesTitle: String = String()
+    var _season: UInt32 = 0
+    var _episode: UInt32 = 0
+    var _originalAirDate: String = String()
+    var _studio: String = String()
+    var _releaseDate: String = String()
+    var _location: String = String()
+    var _latitude: Double = 0
+    var _longitude: Double = 0
+    var _width: UInt32 = 0
+    var _height: UInt32 = 0
+    var _creationDateTime: String = String()
+    var _extraJson: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _metadataType = source._metadataType
+      _title = source._title
+      _subtitle = source._subtitle
+      _artist = source._artist
+      _albumName = source._albumName
+      _images = source._images
+      _albumArtist = source._albumArtist
+      _composer = source._composer
+      _trackNumber = source._trackNumber
+      _discNumber = source._discNumber
+      _seriesTitle = source._seriesTitle
+      _season = source._season
+      _episode = source._episode
+      _originalAirDate = source._originalAirDate
+      _studio = source._studio
+      _releaseDate = source._releaseDate
+      _location = source._location
+      _latitude = source._latitude
+      _longitude = source._longitude
+      _width = source._width
+      _height = source._height
+      _creationDateTime = source._creationDateTime
+      _extraJson = source._extraJson
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularEnumField(value: &_storage._metadataType) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._title) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._subtitle) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._artist) }()
+        case 5: try { try decoder.decodeSingularStringField(value: &_storage._albumName) }()
+        case 6: try { try decoder.decodeRepeatedMessageField(value: &_storage._images) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._albumArtist) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._composer) }()
+        case 9: try { try decoder.decodeSingularUInt32Field(value: &_storage._trackNumber) }()
+        case 10: try { try decoder.decodeSingularUInt32Field(value: &_storage._discNumber) }()
+        case 11: try { try decoder.decodeSingularStringField(value: &_storage._seriesTitle) }()
+        case 12: try { try decoder.decodeSingularUInt32Field(value: &_storage._season) }()
+        case 13: try { try decoder.decodeSingularUInt32Field(value: &_storage._episode) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._originalAirDate) }()
+        case 15: try { try decoder.decodeSingularStringField(value: &_storage._studio) }()
+        case 16: try { try decoder.decodeSingularStringField(value: &_storage._releaseDate) }()
+        case 17: try { try decoder.decodeSingularStringField(value: &_storage._location) }()
+        case 18: try { try decoder.decodeSingularDoubleField(value: &_storage._latitude) }()
+        case 19: try { try decoder.decodeSingularDoubleField(value: &_storage._longitude) }()
+        case 20: try { try decoder.decodeSingularUInt32Field(value: &_storage._width) }()
+        case 21: try { try decoder.decodeSingularUInt32Field(value: &_storage._height) }()
+        case 22: try { try decoder.decodeSingularStringField(value: &_storage._creationDateTime) }()
+        case 23: try { try decoder.decodeSingularStringField(value: &_storage._extraJson) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if _storage._metadataType != .generic {
+        try visitor.visitSingularEnumField(value: _storage._metadataType, fieldNumber: 1)
+      }
+      if !_storage._title.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._title, fieldNumber: 2)
+      }
+      if !_storage._subtitle.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._subtitle, fieldNumber: 3)
+      }
+      if !_storage._artist.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._artist, fieldNumber: 4)
+      }
+      if !_storage._albumName.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._albumName, fieldNumber: 5)
+      }
+      if !_storage._images.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._images, fieldNumber: 6)
+      }
+      if !_storage._albumArtist.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._albumArtist, fieldNumber: 7)
+      }
+      if !_storage._composer.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._composer, fieldNumber: 8)
+      }
+      if _storage._trackNumber != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._trackNumber, fieldNumber: 9)
+      }
+      if _storage._discNumber != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._discNumber, fieldNumber: 10)
+      }
+      if !_storage._seriesTitle.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._seriesTitle, fieldNumber: 11)
+      }
+      if _storage._season != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._season, fieldNumber: 12)
+      }
+      if _storage._episode != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._episode, fieldNumber: 13)
+      }
+      if !_storage._originalAirDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._originalAirDate, fieldNumber: 14)
+      }
+      if !_storage._studio.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._studio, fieldNumber: 15)
+      }
+      if !_storage._releaseDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._releaseDate, fieldNumber: 16)
+      }
+      if !_storage._location.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._location, fieldNumber: 17)
+      }
+      if _storage._latitude.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._latitude, fieldNumber: 18)
+      }
+      if _storage._longitude.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._longitude, fieldNumber: 19)
+      }
+      if _storage._width != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._width, fieldNumber: 20)
+      }
+      if _storage._height != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._height, fieldNumber: 21)
+      }
+      if !_storage._creationDateTime.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._creationDateTime, fieldNumber: 22)
+      }
+      if !_storage._extraJson.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._extraJson, fieldNumber: 23)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_MediaMetadata, rhs: Castd_V1_MediaMetadata) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._metadataType != rhs_storage._metadataType {return false}
+        if _storage._title != rhs_storage._title {return false}
+        if _storage._subtitle != rhs_storage._subtitle {return false}
+        if _storage._artist != rhs_storage._artist {return false}
+        if _storage._albumName != rhs_storage._albumName {return false}
+        if _storage._images != rhs_storage._images {return false}
+        if _storage._albumArtist != rhs_storage._albumArtist {return false}
+        if _storage._composer != rhs_storage._composer {return false}
+        if _storage._trackNumber != rhs_storage._trackNumber {return false}
+        if _storage._discNumber != rhs_storage._discNumber {return false}
+        if _storage._seriesTitle != rhs_storage._seriesTitle {return false}
+        if _storage._season != rhs_storage._season {return false}
+        if _storage._episode != rhs_storage._episode {return false}
+        if _storage._originalAirDate != rhs_storage._originalAirDate {return false}
+        if _storage._studio != rhs_storage._studio {return false}
+        if _storage._releaseDate != rhs_storage._releaseDate {return false}
+        if _storage._location != rhs_storage._location {return false}
+        if _storage._latitude != rhs_storage._latitude {return false}
+        if _storage._longitude != rhs_storage._longitude {return false}
+        if _storage._width != rhs_storage._width {return false}
+        if _storage._height != rhs_storage._height {return false}
+        if _storage._creationDateTime != rhs_storage._creationDateTime {return false}
+        if _storage._extraJson != rhs_storage._extraJson {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_MediaTrack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MediaTrack"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}track_id\0\u{1}type\0\u{1}subtype\0\u{3}content_id\0\u{3}content_type\0\u{1}name\0\u{1}language\0\u{3}custom_data_json\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1553,54 +3279,64 @@ nonisolated extension Castd_V1_MediaMetadata: SwiftProtobuf.Message, SwiftProtob
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.metadataType) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.title) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.subtitle) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.artist) }()
-      case 5: try { try decoder.decodeSingularStringField(value: &self.albumName) }()
-      case 6: try { try decoder.decodeRepeatedMessageField(value: &self.images) }()
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.trackID) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.type) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.subtype) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.contentID) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.contentType) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.language) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.metadataType != 0 {
-      try visitor.visitSingularUInt32Field(value: self.metadataType, fieldNumber: 1)
+    if self.trackID != 0 {
+      try visitor.visitSingularInt64Field(value: self.trackID, fieldNumber: 1)
     }
-    if !self.title.isEmpty {
-      try visitor.visitSingularStringField(value: self.title, fieldNumber: 2)
+    if self.type != .unspecified {
+      try visitor.visitSingularEnumField(value: self.type, fieldNumber: 2)
     }
-    if !self.subtitle.isEmpty {
-      try visitor.visitSingularStringField(value: self.subtitle, fieldNumber: 3)
+    if self.subtype != .unspecified {
+      try visitor.visitSingularEnumField(value: self.subtype, fieldNumber: 3)
     }
-    if !self.artist.isEmpty {
-      try visitor.visitSingularStringField(value: self.artist, fieldNumber: 4)
+    if !self.contentID.isEmpty {
+      try visitor.visitSingularStringField(value: self.contentID, fieldNumber: 4)
     }
-    if !self.albumName.isEmpty {
-      try visitor.visitSingularStringField(value: self.albumName, fieldNumber: 5)
+    if !self.contentType.isEmpty {
+      try visitor.visitSingularStringField(value: self.contentType, fieldNumber: 5)
     }
-    if !self.images.isEmpty {
-      try visitor.visitRepeatedMessageField(value: self.images, fieldNumber: 6)
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 6)
+    }
+    if !self.language.isEmpty {
+      try visitor.visitSingularStringField(value: self.language, fieldNumber: 7)
+    }
+    if !self.customDataJson.isEmpty {
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 8)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Castd_V1_MediaMetadata, rhs: Castd_V1_MediaMetadata) -> Bool {
-    if lhs.metadataType != rhs.metadataType {return false}
-    if lhs.title != rhs.title {return false}
-    if lhs.subtitle != rhs.subtitle {return false}
-    if lhs.artist != rhs.artist {return false}
-    if lhs.albumName != rhs.albumName {return false}
-    if lhs.images != rhs.images {return false}
+  public static func ==(lhs: Castd_V1_MediaTrack, rhs: Castd_V1_MediaTrack) -> Bool {
+    if lhs.trackID != rhs.trackID {return false}
+    if lhs.type != rhs.type {return false}
+    if lhs.subtype != rhs.subtype {return false}
+    if lhs.contentID != rhs.contentID {return false}
+    if lhs.contentType != rhs.contentType {return false}
+    if lhs.name != rhs.name {return false}
+    if lhs.language != rhs.language {return false}
+    if lhs.customDataJson != rhs.customDataJson {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
-nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
-  public static let protoMessageName: String = _protobuf_package + ".MediaInformation"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{3}stream_type\0\u{1}duration\0\u{1}metadata\0\u{3}custom_data_json\0")
+nonisolated extension Castd_V1_TextTrackStyle: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".TextTrackStyle"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}foreground_color\0\u{3}background_color\0\u{3}edge_type\0\u{3}edge_color\0\u{3}font_scale\0\u{3}font_family\0\u{3}font_generic_family\0\u{3}font_style\0\u{3}window_type\0\u{3}window_color\0\u{3}window_rounded_corner_radius\0\u{3}custom_data_json\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1608,13 +3344,156 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.contentID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.contentURL) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.contentType) }()
-      case 4: try { try decoder.decodeSingularEnumField(value: &self.streamType) }()
-      case 5: try { try decoder.decodeSingularDoubleField(value: &self.duration) }()
-      case 6: try { try decoder.decodeSingularMessageField(value: &self._metadata) }()
-      case 7: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      case 1: try { try decoder.decodeSingularStringField(value: &self.foregroundColor) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.backgroundColor) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.edgeType) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.edgeColor) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.fontScale) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.fontFamily) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.fontGenericFamily) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.fontStyle) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.windowType) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.windowColor) }()
+      case 11: try { try decoder.decodeSingularUInt32Field(value: &self.windowRoundedCornerRadius) }()
+      case 12: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.foregroundColor.isEmpty {
+      try visitor.visitSingularStringField(value: self.foregroundColor, fieldNumber: 1)
+    }
+    if !self.backgroundColor.isEmpty {
+      try visitor.visitSingularStringField(value: self.backgroundColor, fieldNumber: 2)
+    }
+    if !self.edgeType.isEmpty {
+      try visitor.visitSingularStringField(value: self.edgeType, fieldNumber: 3)
+    }
+    if !self.edgeColor.isEmpty {
+      try visitor.visitSingularStringField(value: self.edgeColor, fieldNumber: 4)
+    }
+    if self.fontScale.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.fontScale, fieldNumber: 5)
+    }
+    if !self.fontFamily.isEmpty {
+      try visitor.visitSingularStringField(value: self.fontFamily, fieldNumber: 6)
+    }
+    if !self.fontGenericFamily.isEmpty {
+      try visitor.visitSingularStringField(value: self.fontGenericFamily, fieldNumber: 7)
+    }
+    if !self.fontStyle.isEmpty {
+      try visitor.visitSingularStringField(value: self.fontStyle, fieldNumber: 8)
+    }
+    if !self.windowType.isEmpty {
+      try visitor.visitSingularStringField(value: self.windowType, fieldNumber: 9)
+    }
+    if !self.windowColor.isEmpty {
+      try visitor.visitSingularStringField(value: self.windowColor, fieldNumber: 10)
+    }
+    if self.windowRoundedCornerRadius != 0 {
+      try visitor.visitSingularUInt32Field(value: self.windowRoundedCornerRadius, fieldNumber: 11)
+    }
+    if !self.customDataJson.isEmpty {
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 12)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_TextTrackStyle, rhs: Castd_V1_TextTrackStyle) -> Bool {
+    if lhs.foregroundColor != rhs.foregroundColor {return false}
+    if lhs.backgroundColor != rhs.backgroundColor {return false}
+    if lhs.edgeType != rhs.edgeType {return false}
+    if lhs.edgeColor != rhs.edgeColor {return false}
+    if lhs.fontScale != rhs.fontScale {return false}
+    if lhs.fontFamily != rhs.fontFamily {return false}
+    if lhs.fontGenericFamily != rhs.fontGenericFamily {return false}
+    if lhs.fontStyle != rhs.fontStyle {return false}
+    if lhs.windowType != rhs.windowType {return false}
+    if lhs.windowColor != rhs.windowColor {return false}
+    if lhs.windowRoundedCornerRadius != rhs.windowRoundedCornerRadius {return false}
+    if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_AdBreak: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AdBreak"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}position\0\u{1}duration\0\u{3}break_clip_ids\0\u{3}is_watched\0\u{3}is_embedded\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.position) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.duration) }()
+      case 4: try { try decoder.decodeRepeatedStringField(value: &self.breakClipIds) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.isWatched) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.isEmbedded) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 1)
+    }
+    if self.position.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.position, fieldNumber: 2)
+    }
+    if self.duration.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.duration, fieldNumber: 3)
+    }
+    if !self.breakClipIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.breakClipIds, fieldNumber: 4)
+    }
+    if self.isWatched != false {
+      try visitor.visitSingularBoolField(value: self.isWatched, fieldNumber: 5)
+    }
+    if self.isEmbedded != false {
+      try visitor.visitSingularBoolField(value: self.isEmbedded, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_AdBreak, rhs: Castd_V1_AdBreak) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.position != rhs.position {return false}
+    if lhs.duration != rhs.duration {return false}
+    if lhs.breakClipIds != rhs.breakClipIds {return false}
+    if lhs.isWatched != rhs.isWatched {return false}
+    if lhs.isEmbedded != rhs.isEmbedded {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_AdBreakClip: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AdBreakClip"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}title\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{1}duration\0\u{3}when_skippable\0\u{3}poster_url\0\u{3}click_through_url\0\u{3}custom_data_json\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.id) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.title) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.contentID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.contentURL) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.contentType) }()
+      case 6: try { try decoder.decodeSingularDoubleField(value: &self.duration) }()
+      case 7: try { try decoder.decodeSingularDoubleField(value: &self._whenSkippable) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.posterURL) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.clickThroughURL) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
       default: break
       }
     }
@@ -1625,38 +3504,413 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
     // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.id.isEmpty {
+      try visitor.visitSingularStringField(value: self.id, fieldNumber: 1)
+    }
+    if !self.title.isEmpty {
+      try visitor.visitSingularStringField(value: self.title, fieldNumber: 2)
+    }
     if !self.contentID.isEmpty {
-      try visitor.visitSingularStringField(value: self.contentID, fieldNumber: 1)
+      try visitor.visitSingularStringField(value: self.contentID, fieldNumber: 3)
     }
     if !self.contentURL.isEmpty {
-      try visitor.visitSingularStringField(value: self.contentURL, fieldNumber: 2)
+      try visitor.visitSingularStringField(value: self.contentURL, fieldNumber: 4)
     }
     if !self.contentType.isEmpty {
-      try visitor.visitSingularStringField(value: self.contentType, fieldNumber: 3)
-    }
-    if self.streamType != .unspecified {
-      try visitor.visitSingularEnumField(value: self.streamType, fieldNumber: 4)
+      try visitor.visitSingularStringField(value: self.contentType, fieldNumber: 5)
     }
     if self.duration.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.duration, fieldNumber: 5)
+      try visitor.visitSingularDoubleField(value: self.duration, fieldNumber: 6)
     }
-    try { if let v = self._metadata {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+    try { if let v = self._whenSkippable {
+      try visitor.visitSingularDoubleField(value: v, fieldNumber: 7)
     } }()
+    if !self.posterURL.isEmpty {
+      try visitor.visitSingularStringField(value: self.posterURL, fieldNumber: 8)
+    }
+    if !self.clickThroughURL.isEmpty {
+      try visitor.visitSingularStringField(value: self.clickThroughURL, fieldNumber: 9)
+    }
     if !self.customDataJson.isEmpty {
-      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 7)
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 10)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_AdBreakClip, rhs: Castd_V1_AdBreakClip) -> Bool {
+    if lhs.id != rhs.id {return false}
+    if lhs.title != rhs.title {return false}
+    if lhs.contentID != rhs.contentID {return false}
+    if lhs.contentURL != rhs.contentURL {return false}
+    if lhs.contentType != rhs.contentType {return false}
+    if lhs.duration != rhs.duration {return false}
+    if lhs._whenSkippable != rhs._whenSkippable {return false}
+    if lhs.posterURL != rhs.posterURL {return false}
+    if lhs.clickThroughURL != rhs.clickThroughURL {return false}
+    if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".MediaInformation"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{3}stream_type\0\u{1}duration\0\u{1}metadata\0\u{3}custom_data_json\0\u{1}entity\0\u{1}tracks\0\u{3}text_track_style\0\u{1}breaks\0\u{3}break_clips\0\u{3}extra_json\0")
+
+  fileprivate class _StorageClass {
+    var _contentID: String = String()
+    var _contentURL: String = String()
+    var _contentType: String = String()
+    var _streamType: Castd_V1_StreamType = .unspecified
+    var _duration: Double = 0
+    var _metadata: Castd_V1_MediaMetadata? = nil
+    var _customDataJson: String = String()
+    var _entity: String = String()
+    var _tracks: [Castd_V1_MediaTrack] = []
+    var _textTrackStyle: Castd_V1_TextTrackStyle? = nil
+    var _breaks: [Castd_V1_AdBreak] = []
+    var _breakClips: [Castd_V1_AdBreakClip] = []
+    var _extraJson: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _contentID = source._contentID
+      _contentURL = source._contentURL
+      _contentType = source._contentType
+      _streamType = source._streamType
+      _duration = source._duration
+      _metadata = source._metadata
+      _customDataJson = source._customDataJson
+      _entity = source._entity
+      _tracks = source._tracks
+      _textTrackStyle = source._textTrackStyle
+      _breaks = source._breaks
+      _breakClips = source._breakClips
+      _extraJson = source._extraJson
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._contentID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._contentURL) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._contentType) }()
+        case 4: try { try decoder.decodeSingularEnumField(value: &_storage._streamType) }()
+        case 5: try { try decoder.decodeSingularDoubleField(value: &_storage._duration) }()
+        case 6: try { try decoder.decodeSingularMessageField(value: &_storage._metadata) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._customDataJson) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._entity) }()
+        case 9: try { try decoder.decodeRepeatedMessageField(value: &_storage._tracks) }()
+        case 10: try { try decoder.decodeSingularMessageField(value: &_storage._textTrackStyle) }()
+        case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._breaks) }()
+        case 12: try { try decoder.decodeRepeatedMessageField(value: &_storage._breakClips) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._extraJson) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._contentID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._contentID, fieldNumber: 1)
+      }
+      if !_storage._contentURL.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._contentURL, fieldNumber: 2)
+      }
+      if !_storage._contentType.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._contentType, fieldNumber: 3)
+      }
+      if _storage._streamType != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._streamType, fieldNumber: 4)
+      }
+      if _storage._duration.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._duration, fieldNumber: 5)
+      }
+      try { if let v = _storage._metadata {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      } }()
+      if !_storage._customDataJson.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._customDataJson, fieldNumber: 7)
+      }
+      if !_storage._entity.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._entity, fieldNumber: 8)
+      }
+      if !_storage._tracks.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._tracks, fieldNumber: 9)
+      }
+      try { if let v = _storage._textTrackStyle {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      } }()
+      if !_storage._breaks.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._breaks, fieldNumber: 11)
+      }
+      if !_storage._breakClips.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._breakClips, fieldNumber: 12)
+      }
+      if !_storage._extraJson.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._extraJson, fieldNumber: 13)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_MediaInformation, rhs: Castd_V1_MediaInformation) -> Bool {
-    if lhs.contentID != rhs.contentID {return false}
-    if lhs.contentURL != rhs.contentURL {return false}
-    if lhs.contentType != rhs.contentType {return false}
-    if lhs.streamType != rhs.streamType {return false}
-    if lhs.duration != rhs.duration {return false}
-    if lhs._metadata != rhs._metadata {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._contentID != rhs_storage._contentID {return false}
+        if _storage._contentURL != rhs_storage._contentURL {return false}
+        if _storage._contentType != rhs_storage._contentType {return false}
+        if _storage._streamType != rhs_storage._streamType {return false}
+        if _storage._duration != rhs_storage._duration {return false}
+        if _storage._metadata != rhs_storage._metadata {return false}
+        if _storage._customDataJson != rhs_storage._customDataJson {return false}
+        if _storage._entity != rhs_storage._entity {return false}
+        if _storage._tracks != rhs_storage._tracks {return false}
+        if _storage._textTrackStyle != rhs_storage._textTrackStyle {return false}
+        if _storage._breaks != rhs_storage._breaks {return false}
+        if _storage._breakClips != rhs_storage._breakClips {return false}
+        if _storage._extraJson != rhs_storage._extraJson {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueItem: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueItem"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}item_id\0\u{1}media\0\u{1}autoplay\0\u{3}start_time\0\u{3}preload_time\0\u{3}active_track_ids\0\u{3}playback_duration\0\u{3}custom_data_json\0\u{3}order_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.itemID) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._media) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self._autoplay) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.startTime) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.preloadTime) }()
+      case 6: try { try decoder.decodeRepeatedInt64Field(value: &self.activeTrackIds) }()
+      case 7: try { try decoder.decodeSingularDoubleField(value: &self.playbackDuration) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      case 9: try { try decoder.decodeSingularInt64Field(value: &self.orderID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.itemID != 0 {
+      try visitor.visitSingularInt64Field(value: self.itemID, fieldNumber: 1)
+    }
+    try { if let v = self._media {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._autoplay {
+      try visitor.visitSingularBoolField(value: v, fieldNumber: 3)
+    } }()
+    if self.startTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.startTime, fieldNumber: 4)
+    }
+    if self.preloadTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.preloadTime, fieldNumber: 5)
+    }
+    if !self.activeTrackIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.activeTrackIds, fieldNumber: 6)
+    }
+    if self.playbackDuration.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.playbackDuration, fieldNumber: 7)
+    }
+    if !self.customDataJson.isEmpty {
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 8)
+    }
+    if self.orderID != 0 {
+      try visitor.visitSingularInt64Field(value: self.orderID, fieldNumber: 9)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueItem, rhs: Castd_V1_QueueItem) -> Bool {
+    if lhs.itemID != rhs.itemID {return false}
+    if lhs._media != rhs._media {return false}
+    if lhs._autoplay != rhs._autoplay {return false}
+    if lhs.startTime != rhs.startTime {return false}
+    if lhs.preloadTime != rhs.preloadTime {return false}
+    if lhs.activeTrackIds != rhs.activeTrackIds {return false}
+    if lhs.playbackDuration != rhs.playbackDuration {return false}
     if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs.orderID != rhs.orderID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_BreakStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".BreakStatus"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}break_id\0\u{3}break_clip_id\0\u{3}current_break_time\0\u{3}current_break_clip_time\0\u{3}seconds_until_skippable\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.breakID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.breakClipID) }()
+      case 3: try { try decoder.decodeSingularDoubleField(value: &self.currentBreakTime) }()
+      case 4: try { try decoder.decodeSingularDoubleField(value: &self.currentBreakClipTime) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.secondsUntilSkippable) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.breakID.isEmpty {
+      try visitor.visitSingularStringField(value: self.breakID, fieldNumber: 1)
+    }
+    if !self.breakClipID.isEmpty {
+      try visitor.visitSingularStringField(value: self.breakClipID, fieldNumber: 2)
+    }
+    if self.currentBreakTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.currentBreakTime, fieldNumber: 3)
+    }
+    if self.currentBreakClipTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.currentBreakClipTime, fieldNumber: 4)
+    }
+    if self.secondsUntilSkippable.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.secondsUntilSkippable, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_BreakStatus, rhs: Castd_V1_BreakStatus) -> Bool {
+    if lhs.breakID != rhs.breakID {return false}
+    if lhs.breakClipID != rhs.breakClipID {return false}
+    if lhs.currentBreakTime != rhs.currentBreakTime {return false}
+    if lhs.currentBreakClipTime != rhs.currentBreakClipTime {return false}
+    if lhs.secondsUntilSkippable != rhs.secondsUntilSkippable {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_VideoInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".VideoInfo"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}width\0\u{1}height\0\u{3}hdr_type\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.hdrType) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.width != 0 {
+      try visitor.visitSingularUInt32Field(value: self.width, fieldNumber: 1)
+    }
+    if self.height != 0 {
+      try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 2)
+    }
+    if !self.hdrType.isEmpty {
+      try visitor.visitSingularStringField(value: self.hdrType, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_VideoInfo, rhs: Castd_V1_VideoInfo) -> Bool {
+    if lhs.width != rhs.width {return false}
+    if lhs.height != rhs.height {return false}
+    if lhs.hdrType != rhs.hdrType {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_LiveSeekableRange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LiveSeekableRange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}start\0\u{1}end\0\u{3}is_moving_window\0\u{3}is_live_done\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularDoubleField(value: &self.start) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.end) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.isMovingWindow) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.isLiveDone) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.start.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.start, fieldNumber: 1)
+    }
+    if self.end.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.end, fieldNumber: 2)
+    }
+    if self.isMovingWindow != false {
+      try visitor.visitSingularBoolField(value: self.isMovingWindow, fieldNumber: 3)
+    }
+    if self.isLiveDone != false {
+      try visitor.visitSingularBoolField(value: self.isLiveDone, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_LiveSeekableRange, rhs: Castd_V1_LiveSeekableRange) -> Bool {
+    if lhs.start != rhs.start {return false}
+    if lhs.end != rhs.end {return false}
+    if lhs.isMovingWindow != rhs.isMovingWindow {return false}
+    if lhs.isLiveDone != rhs.isLiveDone {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1664,7 +3918,7 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MediaStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{3}player_state\0\u{3}idle_reason\0\u{3}current_time\0\u{3}playback_rate\0\u{1}media\0\u{1}volume\0\u{3}supported_media_commands\0\u{3}updated_at_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{3}player_state\0\u{3}idle_reason\0\u{3}current_time\0\u{3}playback_rate\0\u{1}media\0\u{1}volume\0\u{3}supported_media_commands\0\u{3}updated_at_ms\0\u{3}supported_commands\0\u{3}active_track_ids\0\u{1}items\0\u{3}current_item_id\0\u{3}loading_item_id\0\u{3}preloaded_item_id\0\u{3}repeat_mode\0\u{3}break_status\0\u{3}video_info\0\u{3}live_seekable_range\0\u{3}custom_data_json\0")
 
   fileprivate class _StorageClass {
     var _deviceID: String = String()
@@ -1677,6 +3931,17 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
     var _volume: Castd_V1_Volume? = nil
     var _supportedMediaCommands: UInt64 = 0
     var _updatedAtMs: Int64 = 0
+    var _supportedCommands: [String] = []
+    var _activeTrackIds: [Int64] = []
+    var _items: [Castd_V1_QueueItem] = []
+    var _currentItemID: Int64 = 0
+    var _loadingItemID: Int64 = 0
+    var _preloadedItemID: Int64 = 0
+    var _repeatMode: Castd_V1_RepeatMode = .off
+    var _breakStatus: Castd_V1_BreakStatus? = nil
+    var _videoInfo: Castd_V1_VideoInfo? = nil
+    var _liveSeekableRange: Castd_V1_LiveSeekableRange? = nil
+    var _customDataJson: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1697,6 +3962,17 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
       _volume = source._volume
       _supportedMediaCommands = source._supportedMediaCommands
       _updatedAtMs = source._updatedAtMs
+      _supportedCommands = source._supportedCommands
+      _activeTrackIds = source._activeTrackIds
+      _items = source._items
+      _currentItemID = source._currentItemID
+      _loadingItemID = source._loadingItemID
+      _preloadedItemID = source._preloadedItemID
+      _repeatMode = source._repeatMode
+      _breakStatus = source._breakStatus
+      _videoInfo = source._videoInfo
+      _liveSeekableRange = source._liveSeekableRange
+      _customDataJson = source._customDataJson
     }
   }
 
@@ -1725,6 +4001,17 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
         case 8: try { try decoder.decodeSingularMessageField(value: &_storage._volume) }()
         case 9: try { try decoder.decodeSingularUInt64Field(value: &_storage._supportedMediaCommands) }()
         case 10: try { try decoder.decodeSingularInt64Field(value: &_storage._updatedAtMs) }()
+        case 11: try { try decoder.decodeRepeatedStringField(value: &_storage._supportedCommands) }()
+        case 12: try { try decoder.decodeRepeatedInt64Field(value: &_storage._activeTrackIds) }()
+        case 13: try { try decoder.decodeRepeatedMessageField(value: &_storage._items) }()
+        case 14: try { try decoder.decodeSingularInt64Field(value: &_storage._currentItemID) }()
+        case 15: try { try decoder.decodeSingularInt64Field(value: &_storage._loadingItemID) }()
+        case 16: try { try decoder.decodeSingularInt64Field(value: &_storage._preloadedItemID) }()
+        case 17: try { try decoder.decodeSingularEnumField(value: &_storage._repeatMode) }()
+        case 18: try { try decoder.decodeSingularMessageField(value: &_storage._breakStatus) }()
+        case 19: try { try decoder.decodeSingularMessageField(value: &_storage._videoInfo) }()
+        case 20: try { try decoder.decodeSingularMessageField(value: &_storage._liveSeekableRange) }()
+        case 21: try { try decoder.decodeSingularStringField(value: &_storage._customDataJson) }()
         default: break
         }
       }
@@ -1767,6 +4054,39 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
       if _storage._updatedAtMs != 0 {
         try visitor.visitSingularInt64Field(value: _storage._updatedAtMs, fieldNumber: 10)
       }
+      if !_storage._supportedCommands.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._supportedCommands, fieldNumber: 11)
+      }
+      if !_storage._activeTrackIds.isEmpty {
+        try visitor.visitPackedInt64Field(value: _storage._activeTrackIds, fieldNumber: 12)
+      }
+      if !_storage._items.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._items, fieldNumber: 13)
+      }
+      if _storage._currentItemID != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._currentItemID, fieldNumber: 14)
+      }
+      if _storage._loadingItemID != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._loadingItemID, fieldNumber: 15)
+      }
+      if _storage._preloadedItemID != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._preloadedItemID, fieldNumber: 16)
+      }
+      if _storage._repeatMode != .off {
+        try visitor.visitSingularEnumField(value: _storage._repeatMode, fieldNumber: 17)
+      }
+      try { if let v = _storage._breakStatus {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 18)
+      } }()
+      try { if let v = _storage._videoInfo {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 19)
+      } }()
+      try { if let v = _storage._liveSeekableRange {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      } }()
+      if !_storage._customDataJson.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._customDataJson, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1786,6 +4106,17 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
         if _storage._volume != rhs_storage._volume {return false}
         if _storage._supportedMediaCommands != rhs_storage._supportedMediaCommands {return false}
         if _storage._updatedAtMs != rhs_storage._updatedAtMs {return false}
+        if _storage._supportedCommands != rhs_storage._supportedCommands {return false}
+        if _storage._activeTrackIds != rhs_storage._activeTrackIds {return false}
+        if _storage._items != rhs_storage._items {return false}
+        if _storage._currentItemID != rhs_storage._currentItemID {return false}
+        if _storage._loadingItemID != rhs_storage._loadingItemID {return false}
+        if _storage._preloadedItemID != rhs_storage._preloadedItemID {return false}
+        if _storage._repeatMode != rhs_storage._repeatMode {return false}
+        if _storage._breakStatus != rhs_storage._breakStatus {return false}
+        if _storage._videoInfo != rhs_storage._videoInfo {return false}
+        if _storage._liveSeekableRange != rhs_storage._liveSeekableRange {return false}
+        if _storage._customDataJson != rhs_storage._customDataJson {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1797,7 +4128,7 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Castd_V1_LoadRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".LoadRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}media\0\u{1}autoplay\0\u{3}start_time\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}media\0\u{1}autoplay\0\u{3}start_time\0\u{3}playback_rate\0\u{3}active_track_ids\0\u{1}credentials\0\u{3}credentials_type\0\u{3}custom_data_json\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1809,6 +4140,11 @@ nonisolated extension Castd_V1_LoadRequest: SwiftProtobuf.Message, SwiftProtobuf
       case 2: try { try decoder.decodeSingularMessageField(value: &self._media) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self._autoplay) }()
       case 4: try { try decoder.decodeSingularDoubleField(value: &self.startTime) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.playbackRate) }()
+      case 6: try { try decoder.decodeRepeatedInt64Field(value: &self.activeTrackIds) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.credentials) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.credentialsType) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
       default: break
       }
     }
@@ -1831,6 +4167,21 @@ nonisolated extension Castd_V1_LoadRequest: SwiftProtobuf.Message, SwiftProtobuf
     if self.startTime.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.startTime, fieldNumber: 4)
     }
+    if self.playbackRate.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.playbackRate, fieldNumber: 5)
+    }
+    if !self.activeTrackIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.activeTrackIds, fieldNumber: 6)
+    }
+    if !self.credentials.isEmpty {
+      try visitor.visitSingularStringField(value: self.credentials, fieldNumber: 7)
+    }
+    if !self.credentialsType.isEmpty {
+      try visitor.visitSingularStringField(value: self.credentialsType, fieldNumber: 8)
+    }
+    if !self.customDataJson.isEmpty {
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1839,6 +4190,11 @@ nonisolated extension Castd_V1_LoadRequest: SwiftProtobuf.Message, SwiftProtobuf
     if lhs._media != rhs._media {return false}
     if lhs._autoplay != rhs._autoplay {return false}
     if lhs.startTime != rhs.startTime {return false}
+    if lhs.playbackRate != rhs.playbackRate {return false}
+    if lhs.activeTrackIds != rhs.activeTrackIds {return false}
+    if lhs.credentials != rhs.credentials {return false}
+    if lhs.credentialsType != rhs.credentialsType {return false}
+    if lhs.customDataJson != rhs.customDataJson {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1876,7 +4232,7 @@ nonisolated extension Castd_V1_MediaRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Castd_V1_SeekRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SeekRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}position\0\u{1}relative\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}position\0\u{1}relative\0\u{3}resume_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1887,6 +4243,7 @@ nonisolated extension Castd_V1_SeekRequest: SwiftProtobuf.Message, SwiftProtobuf
       case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
       case 2: try { try decoder.decodeSingularDoubleField(value: &self.position) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self.relative) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.resumeState) }()
       default: break
       }
     }
@@ -1902,6 +4259,9 @@ nonisolated extension Castd_V1_SeekRequest: SwiftProtobuf.Message, SwiftProtobuf
     if self.relative != false {
       try visitor.visitSingularBoolField(value: self.relative, fieldNumber: 3)
     }
+    if self.resumeState != .unchanged {
+      try visitor.visitSingularEnumField(value: self.resumeState, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1909,6 +4269,116 @@ nonisolated extension Castd_V1_SeekRequest: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.device != rhs.device {return false}
     if lhs.position != rhs.position {return false}
     if lhs.relative != rhs.relative {return false}
+    if lhs.resumeState != rhs.resumeState {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SetPlaybackRateRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SetPlaybackRateRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}rate\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.rate) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if self.rate.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.rate, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_SetPlaybackRateRequest, rhs: Castd_V1_SetPlaybackRateRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.rate != rhs.rate {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_EditTracksRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".EditTracksRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}active_tracks\0\u{3}text_track_style\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._activeTracks) }()
+      case 3: try { try decoder.decodeSingularMessageField(value: &self._textTrackStyle) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    try { if let v = self._activeTracks {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try { if let v = self._textTrackStyle {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_EditTracksRequest, rhs: Castd_V1_EditTracksRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs._activeTracks != rhs._activeTracks {return false}
+    if lhs._textTrackStyle != rhs._textTrackStyle {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_ActiveTracks: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ActiveTracks"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}track_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedInt64Field(value: &self.trackIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.trackIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.trackIds, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_ActiveTracks, rhs: Castd_V1_ActiveTracks) -> Bool {
+    if lhs.trackIds != rhs.trackIds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1916,7 +4386,7 @@ nonisolated extension Castd_V1_SeekRequest: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Castd_V1_SetVolumeRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SetVolumeRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}level\0\u{1}muted\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}level\0\u{1}muted\0\u{1}steps\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1927,6 +4397,7 @@ nonisolated extension Castd_V1_SetVolumeRequest: SwiftProtobuf.Message, SwiftPro
       case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
       case 2: try { try decoder.decodeSingularDoubleField(value: &self._level) }()
       case 3: try { try decoder.decodeSingularBoolField(value: &self._muted) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.steps) }()
       default: break
       }
     }
@@ -1946,6 +4417,9 @@ nonisolated extension Castd_V1_SetVolumeRequest: SwiftProtobuf.Message, SwiftPro
     try { if let v = self._muted {
       try visitor.visitSingularBoolField(value: v, fieldNumber: 3)
     } }()
+    if self.steps != 0 {
+      try visitor.visitSingularInt32Field(value: self.steps, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1953,6 +4427,534 @@ nonisolated extension Castd_V1_SetVolumeRequest: SwiftProtobuf.Message, SwiftPro
     if lhs.device != rhs.device {return false}
     if lhs._level != rhs._level {return false}
     if lhs._muted != rhs._muted {return false}
+    if lhs.steps != rhs.steps {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueLoadRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueLoadRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}items\0\u{3}start_index\0\u{3}repeat_mode\0\u{3}start_time\0\u{3}custom_data_json\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.startIndex) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.repeatMode) }()
+      case 5: try { try decoder.decodeSingularDoubleField(value: &self.startTime) }()
+      case 6: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 2)
+    }
+    if self.startIndex != 0 {
+      try visitor.visitSingularUInt32Field(value: self.startIndex, fieldNumber: 3)
+    }
+    if self.repeatMode != .off {
+      try visitor.visitSingularEnumField(value: self.repeatMode, fieldNumber: 4)
+    }
+    if self.startTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.startTime, fieldNumber: 5)
+    }
+    if !self.customDataJson.isEmpty {
+      try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueLoadRequest, rhs: Castd_V1_QueueLoadRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.items != rhs.items {return false}
+    if lhs.startIndex != rhs.startIndex {return false}
+    if lhs.repeatMode != rhs.repeatMode {return false}
+    if lhs.startTime != rhs.startTime {return false}
+    if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueInsertRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueInsertRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}items\0\u{3}insert_before_item_id\0\u{3}play_now\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.insertBeforeItemID) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.playNow) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 2)
+    }
+    if self.insertBeforeItemID != 0 {
+      try visitor.visitSingularInt64Field(value: self.insertBeforeItemID, fieldNumber: 3)
+    }
+    if self.playNow != false {
+      try visitor.visitSingularBoolField(value: self.playNow, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueInsertRequest, rhs: Castd_V1_QueueInsertRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.items != rhs.items {return false}
+    if lhs.insertBeforeItemID != rhs.insertBeforeItemID {return false}
+    if lhs.playNow != rhs.playNow {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueRemoveRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueRemoveRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}item_ids\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeRepeatedInt64Field(value: &self.itemIds) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.itemIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.itemIds, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueRemoveRequest, rhs: Castd_V1_QueueRemoveRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.itemIds != rhs.itemIds {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueReorderRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueReorderRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}item_ids\0\u{3}insert_before_item_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeRepeatedInt64Field(value: &self.itemIds) }()
+      case 3: try { try decoder.decodeSingularInt64Field(value: &self.insertBeforeItemID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.itemIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.itemIds, fieldNumber: 2)
+    }
+    if self.insertBeforeItemID != 0 {
+      try visitor.visitSingularInt64Field(value: self.insertBeforeItemID, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueReorderRequest, rhs: Castd_V1_QueueReorderRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.itemIds != rhs.itemIds {return false}
+    if lhs.insertBeforeItemID != rhs.insertBeforeItemID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueUpdateRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueUpdateRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{3}current_item_id\0\u{1}jump\0\u{3}repeat_mode\0\u{1}items\0\u{3}current_time\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.currentItemID) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.jump) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self._repeatMode) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 6: try { try decoder.decodeSingularDoubleField(value: &self.currentTime) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if self.currentItemID != 0 {
+      try visitor.visitSingularInt64Field(value: self.currentItemID, fieldNumber: 2)
+    }
+    if self.jump != 0 {
+      try visitor.visitSingularInt32Field(value: self.jump, fieldNumber: 3)
+    }
+    try { if let v = self._repeatMode {
+      try visitor.visitSingularEnumField(value: v, fieldNumber: 4)
+    } }()
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 5)
+    }
+    if self.currentTime.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.currentTime, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueUpdateRequest, rhs: Castd_V1_QueueUpdateRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.currentItemID != rhs.currentItemID {return false}
+    if lhs.jump != rhs.jump {return false}
+    if lhs._repeatMode != rhs._repeatMode {return false}
+    if lhs.items != rhs.items {return false}
+    if lhs.currentTime != rhs.currentTime {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SendMessageRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SendMessageRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}namespace\0\u{1}text\0\u{1}json\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.namespace) }()
+      case 3: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.payload != nil {try decoder.handleConflictingOneOf()}
+          self.payload = .text(v)
+        }
+      }()
+      case 4: try {
+        var v: String?
+        try decoder.decodeSingularStringField(value: &v)
+        if let v = v {
+          if self.payload != nil {try decoder.handleConflictingOneOf()}
+          self.payload = .json(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.namespace.isEmpty {
+      try visitor.visitSingularStringField(value: self.namespace, fieldNumber: 2)
+    }
+    switch self.payload {
+    case .text?: try {
+      guard case .text(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 3)
+    }()
+    case .json?: try {
+      guard case .json(let v)? = self.payload else { preconditionFailure() }
+      try visitor.visitSingularStringField(value: v, fieldNumber: 4)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_SendMessageRequest, rhs: Castd_V1_SendMessageRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.namespace != rhs.namespace {return false}
+    if lhs.payload != rhs.payload {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SendMessageResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SendMessageResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}session_id\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if !self.sessionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.sessionID, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_SendMessageResponse, rhs: Castd_V1_SendMessageResponse) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.sessionID != rhs.sessionID {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_ListenRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ListenRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0\u{1}namespace\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.namespace) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    if !self.namespace.isEmpty {
+      try visitor.visitSingularStringField(value: self.namespace, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_ListenRequest, rhs: Castd_V1_ListenRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.namespace != rhs.namespace {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_AppMessage: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AppMessage"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{1}namespace\0\u{3}source_id\0\u{3}destination_id\0\u{1}payload\0\u{3}is_json\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.namespace) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.sourceID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.destinationID) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.payload) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.isJson) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if !self.namespace.isEmpty {
+      try visitor.visitSingularStringField(value: self.namespace, fieldNumber: 2)
+    }
+    if !self.sourceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.sourceID, fieldNumber: 3)
+    }
+    if !self.destinationID.isEmpty {
+      try visitor.visitSingularStringField(value: self.destinationID, fieldNumber: 4)
+    }
+    if !self.payload.isEmpty {
+      try visitor.visitSingularStringField(value: self.payload, fieldNumber: 5)
+    }
+    if self.isJson != false {
+      try visitor.visitSingularBoolField(value: self.isJson, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_AppMessage, rhs: Castd_V1_AppMessage) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.namespace != rhs.namespace {return false}
+    if lhs.sourceID != rhs.sourceID {return false}
+    if lhs.destinationID != rhs.destinationID {return false}
+    if lhs.payload != rhs.payload {return false}
+    if lhs.isJson != rhs.isJson {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_ChannelEvent: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ChannelEvent"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}attached\0\u{1}detached\0\u{1}message\0\u{1}lagged\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try {
+        var v: Castd_V1_Session?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .attached(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .attached(v)
+        }
+      }()
+      case 2: try {
+        var v: Castd_V1_Session?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .detached(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .detached(v)
+        }
+      }()
+      case 3: try {
+        var v: Castd_V1_AppMessage?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .message(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .message(v)
+        }
+      }()
+      case 4: try {
+        var v: Castd_V1_Lagged?
+        var hadOneofValue = false
+        if let current = self.kind {
+          hadOneofValue = true
+          if case .lagged(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.kind = .lagged(v)
+        }
+      }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    switch self.kind {
+    case .attached?: try {
+      guard case .attached(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    }()
+    case .detached?: try {
+      guard case .detached(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    }()
+    case .message?: try {
+      guard case .message(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+    }()
+    case .lagged?: try {
+      guard case .lagged(let v)? = self.kind else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    }()
+    case nil: break
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_ChannelEvent, rhs: Castd_V1_ChannelEvent) -> Bool {
+    if lhs.kind != rhs.kind {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -232,6 +232,45 @@ public nonisolated struct Castd_V1_Status: Sendable {
   /// A sentence for people: what went wrong and, where possible, what to do.
   public var message: String = String()
 
+  /// For programs: why the call ended this way, when the code alone does not say.
+  ///   "REPLACED"      a newer request of the same kind (a second seek, volume, rate, jump)
+  ///                   superseded this one before the device answered (code ABORTED); the
+  ///                   device's resulting status still reaches every watcher.
+  ///   "DEVICE_ERROR"  the device refused the request; see device_error.
+  ///   "" otherwise.
+  public var reason: String = String()
+
+  public var deviceError: Castd_V1_DeviceError {
+    get {_deviceError ?? Castd_V1_DeviceError()}
+    set {_deviceError = newValue}
+  }
+  /// Returns true if `deviceError` has been explicitly set.
+  public var hasDeviceError: Bool {self._deviceError != nil}
+  /// Clears the value of `deviceError`. Subsequent reads from it will return its default value.
+  public mutating func clearDeviceError() {self._deviceError = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _deviceError: Castd_V1_DeviceError? = nil
+}
+
+/// An error a Cast device answered with: LOAD_FAILED, LAUNCH_ERROR, INVALID_REQUEST, …
+public nonisolated struct Castd_V1_DeviceError: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// "LOAD_FAILED", "INVALID_REQUEST", "LAUNCH_ERROR", …
+  public var type: String = String()
+
+  /// "INVALID_PARAMS", "NOT_FOUND", … when the device gives one
+  public var reason: String = String()
+
+  /// customData / detailedErrorCode, when given
+  public var detail: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -407,7 +446,7 @@ nonisolated extension Castd_V1_Cancel: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Castd_V1_Status: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Status"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{1}reason\0\u{3}device_error\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -417,24 +456,78 @@ nonisolated extension Castd_V1_Status: SwiftProtobuf.Message, SwiftProtobuf._Mes
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularEnumField(value: &self.code) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 4: try { try decoder.decodeSingularMessageField(value: &self._deviceError) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
     if self.code != .ok {
       try visitor.visitSingularEnumField(value: self.code, fieldNumber: 1)
     }
     if !self.message.isEmpty {
       try visitor.visitSingularStringField(value: self.message, fieldNumber: 2)
     }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 3)
+    }
+    try { if let v = self._deviceError {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_Status, rhs: Castd_V1_Status) -> Bool {
     if lhs.code != rhs.code {return false}
     if lhs.message != rhs.message {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs._deviceError != rhs._deviceError {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_DeviceError: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceError"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}type\0\u{1}reason\0\u{1}detail\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.type) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.detail) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.type.isEmpty {
+      try visitor.visitSingularStringField(value: self.type, fieldNumber: 1)
+    }
+    if !self.reason.isEmpty {
+      try visitor.visitSingularStringField(value: self.reason, fieldNumber: 2)
+    }
+    if !self.detail.isEmpty {
+      try visitor.visitSingularStringField(value: self.detail, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_DeviceError, rhs: Castd_V1_DeviceError) -> Bool {
+    if lhs.type != rhs.type {return false}
+    if lhs.reason != rhs.reason {return false}
+    if lhs.detail != rhs.detail {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
