@@ -77,7 +77,7 @@ extension CastdMediaInformation {
         duration = media.duration ?? 0
         if let metadata = media.metadata {
             var m = Castd_V1_MediaMetadata()
-            m.metadataType = UInt32(clamping: max(0, metadata.metadataType))
+            m.metadataType = Castd_V1_MetadataType(rawValue: metadata.metadataType) ?? .generic
             m.title = metadata.title ?? ""
             m.subtitle = metadata.subtitle ?? ""
             m.artist = metadata.artist ?? ""
@@ -99,7 +99,7 @@ extension CastdMediaInformation {
         var metadata: CastMediaMetadata?
         if hasMetadata {
             metadata = CastMediaMetadata(
-                metadataType: Int(self.metadata.metadataType),
+                metadataType: self.metadata.metadataType.rawValue,
                 title: self.metadata.title.nonEmpty, subtitle: self.metadata.subtitle.nonEmpty,
                 artist: self.metadata.artist.nonEmpty, albumName: self.metadata.albumName.nonEmpty,
                 images: self.metadata.images.map {
