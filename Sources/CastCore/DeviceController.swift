@@ -19,18 +19,23 @@ public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Owns everything castd holds for one device: its link (opened on first use), its receiver
-/// status, the one session castd keeps on it, and that session's media status. Every client's
-/// requests for the device come through here, and every change goes out through the hub.
+/// status, the one session castd keeps on it, that session's media status and custom channels.
+/// Every client's requests for the device come through here, and every change goes out through
+/// the hub (state) or the channel router (app messages).
+///
+/// The actor is split by concern: this file holds the link and what the device says;
+/// `+Sessions`, `+Media` and `+Channels` hold what clients ask.
 public actor DeviceController {
-    nonisolated let id: String
+    public nonisolated let id: String
     /// Name and address change with discovery, outside the actor.
     private let info: Mutex<(name: String, endpoint: DeviceEndpoint)>
-    private var name: String { info.withLock { $0.name } }
-    private var endpoint: DeviceEndpoint { info.withLock { $0.endpoint } }
-    private let hub: CastdEventHub
+    var name: String { info.withLock { $0.name } }
+    var endpoint: DeviceEndpoint { info.withLock { $0.endpoint } }
+    let hub: CastdEventHub
+    public nonisolated let channels = ChannelRouter()
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     private let linkConfiguration: CastLinkConfiguration
-    private let logger: Logger
+    let logger: Logger
 
     private enum Phase {
         case idle
@@ -39,15 +44,25 @@ public actor DeviceController {
     }
     private var phase: Phase = .idle
     private var linkWaiters: [CheckedContinuation<CastLink, any Error>] = []
-    private var receiver: CastReceiverStatus?
-    private var session: CastdSession?
-    private var endingReason: String?
-    private var mediaInfo: [Int64: CastMediaInformation] = [:]
-    private var lastMedia: CastMediaStatus?
+    var receiver: CastReceiverStatus?
+    var session: CastdSession?
+    /// A session whose link dropped: rejoined when the link is back if its app still runs.
+    var suspended: CastdSession?
+    var endingReason: String?
+    /// What castd last knew of the loaded media, per media session, and of queue items.
+    var mediaJSON: [Int64: JSONValue] = [:]
+    var itemMedia: [Int64: JSONValue] = [:]
+    var lastEntry: JSONValue?
+    /// The app ids this device said it can or cannot run, until the link drops.
+    var availability: [String: Bool] = [:]
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
     /// starting a session at once share one launch.
-    private var sessionChangeBusy = false
-    private var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
+    var sessionChangeBusy = false
+    var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
+    /// Requests of a kind where a newer one supersedes an older one still waiting (seek, volume, …).
+    var inflight: [String: (token: UInt64, task: Task<JSONValue, any Error>)] = [:]
+    var replacedTokens: Set<UInt64> = []
+    var nextToken: UInt64 = 1
 
     init(
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
@@ -71,7 +86,7 @@ public actor DeviceController {
 
     /// The connected link, connecting first if needed. Fails with UNAVAILABLE if the device
     /// cannot be reached within the connect timeout.
-    private func link() async throws -> CastLink {
+    func link() async throws -> CastLink {
         switch phase {
         case .connected(let link):
             return link
@@ -87,6 +102,11 @@ public actor DeviceController {
             spawn { [self] in await self.runLink(endpoint) }
         }
         return try await withCheckedThrowingContinuation { linkWaiters.append($0) }
+    }
+
+    /// Connects in the background (a group, to learn its members), without waiting.
+    nonisolated func connectSoon() {
+        spawn { [self] in _ = try? await self.link() }
     }
 
     /// Holds the link until it closes. Runs as a child of the registry's task group.
@@ -119,7 +139,14 @@ public actor DeviceController {
             $0.linkState = .connected
             $0.linkError = ""
         }
-        applyReceiver(CastReceiverStatus(payload: reply))
+        let status = CastReceiverStatus(payload: reply)
+        applyReceiver(status)
+        if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
+            await requestGroupMembers(link)
+        }
+        if let suspended {
+            await resume(suspended, status: status, on: link)
+        }
         let waiters = linkWaiters
         linkWaiters.removeAll()
         for waiter in waiters { waiter.resume(returning: link) }
@@ -142,15 +169,21 @@ public actor DeviceController {
             session.state = .suspended
             session.reason = "connection to the device lost: \(reason)"
             self.session = nil
-            hub.updateSession(session)
+            suspended = session
+            publish(session)
         }
         receiver = nil
+        availability.removeAll()
     }
 
     // MARK: what the device says
 
     private func handle(_ message: CastMessage, on link: CastLink) {
         guard message.payloadType == .string else { return }
+        if !message.namespace.hasPrefix("urn:x-cast:com.google.cast.") {
+            deliverAppMessage(message)
+            return
+        }
         let payload: JSONValue
         do {
             payload = try message.jsonPayload()
@@ -167,7 +200,9 @@ public actor DeviceController {
         case (CastNamespace.media, "MEDIA_STATUS"):
             guard let session, message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
-            applyMedia(CastMediaStatus.entries(in: payload))
+            applyMedia(payload)
+        case (CastNamespace.multizone, _):
+            applyMultizone(payload, type: type)
         case (CastNamespace.connection, "CLOSE"):
             logger.debug("device closed a virtual connection", metadata: ["cast.source": "\(message.sourceID)"])
         default:
@@ -175,7 +210,21 @@ public actor DeviceController {
         }
     }
 
-    private func applyReceiver(_ status: CastReceiverStatus) {
+    /// A custom namespace's message from the session's app goes to its listeners; its payload
+    /// need not be JSON.
+    private func deliverAppMessage(_ message: CastMessage) {
+        guard let session, message.sourceID == session.transportID else { return }
+        var appMessage = CastdAppMessage()
+        appMessage.deviceID = id
+        appMessage.namespace = message.namespace
+        appMessage.sourceID = message.sourceID
+        appMessage.destinationID = message.destinationID
+        appMessage.payload = message.payloadUtf8
+        appMessage.isJson = (try? JSONValue.parse(message.payloadUtf8)) != nil
+        channels.deliver(appMessage)
+    }
+
+    func applyReceiver(_ status: CastReceiverStatus) {
         let changed = status != receiver
         receiver = status
         if changed {
@@ -198,301 +247,151 @@ public actor DeviceController {
             }
             self.session = nil
             self.endingReason = nil
-            hub.updateSession(session)
+            publish(session)
             clearMedia()
         }
     }
 
-    private func applyMedia(_ entries: [CastMediaStatus]) {
-        guard var entry = entries.first else {
-            if lastMedia != nil { clearMedia() }
-            return
-        }
-        if let media = entry.media {
-            mediaInfo[entry.mediaSessionID] = media
-        } else {
-            entry.media = mediaInfo[entry.mediaSessionID]
-        }
-        if entry == lastMedia { return }  // the reply and its broadcast twin
-        lastMedia = entry
-        hub.updateMedia(CastdMediaStatus(deviceID: id, entry, receivedAt: Date()))
+    /// Publishes a session change to watchers and to custom-channel listeners.
+    func publish(_ session: CastdSession) {
+        hub.updateSession(session)
+        channels.sessionChanged(self.session)
     }
 
-    private func clearMedia() {
-        lastMedia = nil
-        mediaInfo.removeAll()
+    // MARK: media status
+
+    /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
+    func applyMedia(_ payload: JSONValue) {
+        let entries: [JSONValue]
+        switch payload["status"] {
+        case .array(let items)?: entries = items.filter { $0["mediaSessionId"]?.intValue != nil }
+        case let object? where object["mediaSessionId"]?.intValue != nil: entries = [object]
+        default: entries = []
+        }
+        guard let entry = entries.first, let mediaSessionID = entry["mediaSessionId"]?.intValue else {
+            if lastEntry != nil { clearMedia() }
+            return
+        }
+        if entry == lastEntry { return }  // the reply and its broadcast twin
+        lastEntry = entry
+        let currentItem = entry["currentItemId"]?.intValue
+        for item in entry["items"]?.arrayValue ?? [] {
+            if let itemID = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil {
+                itemMedia[itemID] = media
+            }
+        }
+        var media: JSONValue?
+        if let sent = entry["media"], sent.objectValue != nil {
+            media = sent
+            if let currentItem { itemMedia[currentItem] = sent }
+        } else if let currentItem, let known = itemMedia[currentItem] {
+            media = known
+        } else {
+            media = mediaJSON[mediaSessionID]
+        }
+        if let media { mediaJSON[mediaSessionID] = media }
+        if entry["playerState"]?.stringValue == "IDLE", entry["idleReason"] != nil, entry["items"] == nil {
+            // The media session ended; its items are gone with it.
+            itemMedia.removeAll()
+        }
+        hub.updateMedia(
+            CastdMediaStatus(deviceID: id, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date()))
+    }
+
+    func clearMedia() {
+        lastEntry = nil
+        mediaJSON.removeAll()
+        itemMedia.removeAll()
         var empty = CastdMediaStatus()
         empty.deviceID = id
         empty.playerState = .idle
         hub.updateMedia(empty)
     }
 
-    // MARK: sessions
+    // MARK: groups
 
-    private func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
-        let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
-            ReceiverRequest.getStatus(requestID: $0)
-        }
-        let status = CastReceiverStatus(payload: reply)
-        applyReceiver(status)
-        return status
-    }
-
-    /// Joins the app if it runs, else launches it. An empty `appID` joins whatever non-idle app
-    /// runs, else launches the Default Media Receiver.
-    public func startSession(appID: String) async throws -> CastdSession {
-        await beginSessionChange()
-        defer { endSessionChange() }
+    private func requestGroupMembers(_ link: CastLink) async {
         do {
-            let link = try await link()
-            let status = try await refreshReceiver(link)
-            let running = status.applications.first { !$0.isIdleScreen && $0.transportID != nil }
-            let wanted = appID.isEmpty ? (running?.appID ?? CastAppID.defaultMediaReceiver) : appID
-            if let session, session.appID == wanted { return session }
-            if let app = status.application(id: wanted), app.transportID != nil {
-                return try await join(app, on: link, joined: true)
+            let reply = try await link.request(namespace: CastNamespace.multizone, destination: CastWire.platformReceiverID) {
+                ["type": "GET_STATUS", "requestId": .number(Double($0))]
             }
-            return try await launch(wanted, on: link)
+            applyMultizone(reply, type: CastEnvelope(reply).type)
         } catch {
-            throw Self.map(error, device: name)
+            logger.info("group did not say who its members are", metadata: ["error": "\(Self.describe(error))"])
         }
     }
 
-    private func beginSessionChange() async {
-        if sessionChangeBusy {
-            await withCheckedContinuation { sessionChangeQueue.append($0) }
-        } else {
-            sessionChangeBusy = true
+    /// MULTIZONE_STATUS lists a group's members; DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED
+    /// change one.
+    private func applyMultizone(_ payload: JSONValue, type: String) {
+        func member(_ json: JSONValue) -> Castd_V1_GroupMember? {
+            guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
+            var m = Castd_V1_GroupMember()
+            m.deviceID = id
+            m.name = json["name"]?.stringValue ?? ""
+            m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
+            return m
+        }
+        switch type {
+        case "MULTIZONE_STATUS":
+            let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(member)
+            hub.updateDevice(id: id) {
+                $0.groupMembers = members
+                $0.isGroup = true
+            }
+        case "DEVICE_ADDED", "DEVICE_UPDATED":
+            guard let changed = payload["device"].flatMap(member) else { return }
+            hub.updateDevice(id: id) { device in
+                if let index = device.groupMembers.firstIndex(where: { $0.deviceID == changed.deviceID }) {
+                    device.groupMembers[index] = changed
+                } else {
+                    device.groupMembers.append(changed)
+                }
+            }
+        case "DEVICE_REMOVED":
+            guard let removed = payload["deviceId"]?.stringValue else { return }
+            hub.updateDevice(id: id) { $0.groupMembers.removeAll { $0.deviceID == removed } }
+        default:
+            break
         }
     }
 
-    private func endSessionChange() {
-        if sessionChangeQueue.isEmpty {
-            sessionChangeBusy = false
-        } else {
-            sessionChangeQueue.removeFirst().resume()
-        }
+    // MARK: requests
+
+    /// A request to the platform receiver.
+    func receiverRequest(_ link: CastLink, _ make: @Sendable (Int64) -> JSONValue) async throws -> JSONValue {
+        try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID, make)
     }
 
-    private func launch(_ appID: String, on link: CastLink) async throws -> CastdSession {
-        var starting = CastdSession()
-        starting.deviceID = id
-        starting.deviceName = name
-        starting.appID = appID
-        starting.state = .starting
-        hub.updateSession(starting)
+    /// Sends a request of `kind`, superseding any request of the same kind still waiting for
+    /// its answer: that one's caller gets ABORTED (REPLACED), while the device's answer to it,
+    /// like every status, still reaches every watcher.
+    func replacing(
+        _ kind: String, on link: CastLink, namespace: String, destination: String,
+        _ make: @escaping @Sendable (Int64) -> JSONValue
+    ) async throws -> JSONValue {
+        let token = nextToken
+        nextToken += 1
+        if let previous = inflight[kind] {
+            replacedTokens.insert(previous.token)
+            previous.task.cancel()
+        }
+        let task = Task { try await link.request(namespace: namespace, destination: destination, make) }
+        inflight[kind] = (token, task)
+        defer {
+            if inflight[kind]?.token == token { inflight[kind] = nil }
+        }
         do {
-            let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
-                ReceiverRequest.launch(appID: appID, requestID: $0)
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
             }
-            var status = CastReceiverStatus(payload: reply)
-            applyReceiver(status)
-            // Some devices answer a LAUNCH before the app is listed; ask again a few times.
-            var attempts = 0
-            while status.application(id: appID)?.transportID == nil && attempts < 10 {
-                attempts += 1
-                try await Task.sleep(for: .milliseconds(200))
-                status = try await refreshReceiver(link)
-            }
-            guard let app = status.application(id: appID), app.transportID != nil else {
-                throw CastdError(.unavailable, "\(name) accepted the launch of \(appID) but never listed the app")
-            }
-            return try await join(app, on: link, joined: false)
         } catch {
-            starting.state = .startFailed
-            starting.reason = Self.map(error, device: name).message
-            hub.updateSession(starting)
+            if replacedTokens.remove(token) != nil {
+                throw CastdError.replaced("superseded by a newer \(kind) request before \(name) answered")
+            }
             throw error
-        }
-    }
-
-    private func join(_ app: CastApplication, on link: CastLink, joined: Bool) async throws -> CastdSession {
-        guard let transport = app.transportID else {
-            throw CastdError(.failedPrecondition, "\(app.displayName) on \(name) has no transport to join")
-        }
-        try await link.connect(to: transport)
-        var session = CastdSession()
-        session.deviceID = id
-        session.deviceName = name
-        session.sessionID = app.sessionID
-        session.appID = app.appID
-        session.displayName = app.displayName
-        session.transportID = transport
-        session.state = .started
-        session.joined = joined
-        self.session = session
-        hub.updateSession(session)
-        if app.declares(namespace: CastNamespace.media) {
-            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
-                MediaRequest.command("GET_STATUS", mediaSessionID: nil, requestID: $0)
-            }
-            applyMedia(CastMediaStatus.entries(in: reply))
-        }
-        return self.session ?? session
-    }
-
-    /// Leaves the session (the app keeps running) or stops the app.
-    public func endSession(stopApp: Bool) async throws -> CastdSession {
-        await beginSessionChange()
-        defer { endSessionChange() }
-        if session == nil && stopApp {
-            return try await stopRunningApp()
-        }
-        guard var session else {
-            throw CastdError(.failedPrecondition, "there is no session on \(name)")
-        }
-        do {
-            let link = try await link()
-            session.state = .ending
-            hub.updateSession(session)
-            if stopApp {
-                endingReason = "stopped by a castd client"
-                let reply = try await link.request(
-                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
-                ) { ReceiverRequest.stop(sessionID: session.sessionID, requestID: $0) }
-                applyReceiver(CastReceiverStatus(payload: reply))
-            }
-            if self.session != nil {
-                // Left, or the device did not drop the app yet: either way castd stops following it.
-                await link.disconnect(from: session.transportID)
-                session.state = .ended
-                session.reason = stopApp ? "stopped by a castd client" : "left; the app keeps running on the device"
-                self.session = nil
-                endingReason = nil
-                hub.updateSession(session)
-                clearMedia()
-            } else {
-                session.state = .ended
-                session.reason = "stopped by a castd client"
-            }
-            return session
-        } catch {
-            endingReason = nil
-            throw Self.map(error, device: name)
-        }
-    }
-
-    /// Stops whatever app runs on the device when castd holds no session there (it left, or
-    /// another sender started the app).
-    private func stopRunningApp() async throws -> CastdSession {
-        do {
-            let link = try await link()
-            let status = try await refreshReceiver(link)
-            guard let app = status.applications.first(where: { !$0.isIdleScreen }) else {
-                throw CastdError(.failedPrecondition, "nothing is running on \(name)")
-            }
-            let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
-                ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0)
-            }
-            applyReceiver(CastReceiverStatus(payload: reply))
-            var ended = CastdSession()
-            ended.deviceID = id
-            ended.deviceName = name
-            ended.sessionID = app.sessionID
-            ended.appID = app.appID
-            ended.displayName = app.displayName
-            ended.transportID = app.transportID ?? ""
-            ended.state = .ended
-            ended.reason = "stopped by a castd client"
-            hub.updateSession(ended)
-            return ended
-        } catch {
-            throw Self.map(error, device: name)
-        }
-    }
-
-    // MARK: media
-
-    private func mediaSession() async throws -> (CastLink, CastdSession) {
-        if let session, receiver?.applications.first(where: { $0.sessionID == session.sessionID })?
-            .declares(namespace: CastNamespace.media) ?? false
-        {
-            return (try await link(), session)
-        }
-        let session = try await startSession(appID: CastAppID.defaultMediaReceiver)
-        return (try await link(), session)
-    }
-
-    public func load(_ media: CastMediaInformation, autoplay: Bool, startTime: Double) async throws -> CastdMediaStatus {
-        do {
-            let (link, session) = try await mediaSession()
-            let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                MediaRequest.load(media: media, autoplay: autoplay, currentTime: startTime, requestID: $0)
-            }
-            applyMedia(CastMediaStatus.entries(in: reply))
-            return currentMedia()
-        } catch {
-            throw Self.map(error, device: name)
-        }
-    }
-
-    /// PLAY, PAUSE or STOP on the loaded media.
-    public func mediaCommand(_ type: String) async throws -> CastdMediaStatus {
-        try await withLoadedMedia { mediaSessionID, requestID in
-            MediaRequest.command(type, mediaSessionID: mediaSessionID, requestID: requestID)
-        }
-    }
-
-    public func seek(to position: Double, relative: Bool) async throws -> CastdMediaStatus {
-        try await withLoadedMedia { mediaSessionID, requestID in
-            relative
-                ? MediaRequest.seek(mediaSessionID: mediaSessionID, relativeTime: position, requestID: requestID)
-                : MediaRequest.seek(mediaSessionID: mediaSessionID, currentTime: position, requestID: requestID)
-        }
-    }
-
-    /// Sends a request about the loaded media. A stale media session id is answered by
-    /// refreshing the status and retrying once.
-    private func withLoadedMedia(_ make: @Sendable @escaping (Int64, Int64) -> JSONValue) async throws -> CastdMediaStatus {
-        do {
-            guard let session, let link = try? await link() else {
-                throw CastdError(.failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
-            }
-            guard let media = lastMedia, media.mediaSessionID != 0 else {
-                throw CastdError(.failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
-            }
-            do {
-                let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                    make(media.mediaSessionID, $0)
-                }
-                applyMedia(CastMediaStatus.entries(in: reply))
-            } catch let error as CastChannelError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
-                let status = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                    MediaRequest.command("GET_STATUS", mediaSessionID: nil, requestID: $0)
-                }
-                applyMedia(CastMediaStatus.entries(in: status))
-                guard let fresh = lastMedia, fresh.mediaSessionID != 0 else { throw error }
-                let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                    make(fresh.mediaSessionID, $0)
-                }
-                applyMedia(CastMediaStatus.entries(in: reply))
-            }
-            return currentMedia()
-        } catch {
-            throw Self.map(error, device: name)
-        }
-    }
-
-    private func currentMedia() -> CastdMediaStatus {
-        hub.media(deviceID: id) ?? {
-            var empty = CastdMediaStatus()
-            empty.deviceID = id
-            empty.playerState = .idle
-            return empty
-        }()
-    }
-
-    public func setVolume(level: Double?, muted: Bool?) async throws -> CastdVolume {
-        do {
-            let link = try await link()
-            let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
-                ReceiverRequest.setVolume(level: level, muted: muted, requestID: $0)
-            }
-            let status = CastReceiverStatus(payload: reply)
-            applyReceiver(status)
-            return CastdVolume(status.volume ?? CastVolume())
-        } catch {
-            throw Self.map(error, device: name)
         }
     }
 
@@ -526,7 +425,13 @@ public actor DeviceController {
                 case "LAUNCH_ERROR" where deviceError?.reason == "NOT_FOUND": code = .notFound
                 default: code = .failedPrecondition
                 }
-                return CastdError(code, "\(device) answered \(deviceError.map { "\($0)" } ?? "an error")")
+                var details = Castd_V1_DeviceError()
+                details.type = deviceError?.type ?? ""
+                details.reason = deviceError?.reason ?? ""
+                details.detail = deviceError?.detail ?? ""
+                return CastdError(
+                    code, "\(device) answered \(deviceError.map { "\($0)" } ?? "an error")",
+                    reason: CastdError.Reason.deviceError, deviceError: details)
             }
         case is CancellationError:
             return CastdError(.cancelled, "cancelled")

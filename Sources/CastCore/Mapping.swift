@@ -12,6 +12,7 @@ extension CastdVolume {
         muted = volume.muted ?? false
         controlType = volume.controlType ?? ""
         stepInterval = volume.stepInterval ?? 0
+        fixed = volume.controlType == "fixed"
     }
 }
 
@@ -25,6 +26,7 @@ extension Castd_V1_Application {
         statusText = app.statusText
         namespaces = app.namespaces
         isIdleScreen = app.isIdleScreen
+        appType = app.appType ?? ""
     }
 }
 
@@ -67,82 +69,7 @@ extension Castd_V1_StreamType {
     }
 }
 
-extension CastdMediaInformation {
-    init(_ media: CastMediaInformation) {
-        self.init()
-        contentID = media.contentID
-        contentURL = media.contentURL ?? ""
-        contentType = media.contentType ?? ""
-        streamType = Castd_V1_StreamType(cast: media.streamType)
-        duration = media.duration ?? 0
-        if let metadata = media.metadata {
-            var m = Castd_V1_MediaMetadata()
-            m.metadataType = Castd_V1_MetadataType(rawValue: metadata.metadataType) ?? .generic
-            m.title = metadata.title ?? ""
-            m.subtitle = metadata.subtitle ?? ""
-            m.artist = metadata.artist ?? ""
-            m.albumName = metadata.albumName ?? ""
-            m.images = metadata.images.map { image in
-                var i = Castd_V1_Image()
-                i.url = image.url
-                i.width = UInt32(clamping: max(0, image.width ?? 0))
-                i.height = UInt32(clamping: max(0, image.height ?? 0))
-                return i
-            }
-            self.metadata = m
-        }
-        if let customData = media.customData { customDataJson = customData.jsonString }
-    }
-
-    /// What a LOAD sends. Throws INVALID_ARGUMENT for bad custom data.
-    public func castValue() throws -> CastMediaInformation {
-        var metadata: CastMediaMetadata?
-        if hasMetadata {
-            metadata = CastMediaMetadata(
-                metadataType: self.metadata.metadataType.rawValue,
-                title: self.metadata.title.nonEmpty, subtitle: self.metadata.subtitle.nonEmpty,
-                artist: self.metadata.artist.nonEmpty, albumName: self.metadata.albumName.nonEmpty,
-                images: self.metadata.images.map {
-                    CastImage(
-                        url: $0.url, width: $0.width == 0 ? nil : Int($0.width),
-                        height: $0.height == 0 ? nil : Int($0.height))
-                })
-        }
-        var customData: JSONValue?
-        if !customDataJson.isEmpty {
-            do {
-                customData = try JSONValue.parse(customDataJson)
-            } catch {
-                throw CastdError(.invalidArgument, "custom_data_json is not valid JSON: \(error)")
-            }
-        }
-        return CastMediaInformation(
-            contentID: contentID.isEmpty ? contentURL : contentID,
-            contentURL: contentURL.nonEmpty,
-            streamType: streamType.castValue,
-            contentType: contentType.nonEmpty,
-            duration: duration > 0 ? duration : nil,
-            metadata: metadata,
-            customData: customData)
-    }
-}
-
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
 }
 
-extension CastdMediaStatus {
-    init(deviceID: String, _ status: CastMediaStatus, receivedAt: Date) {
-        self.init()
-        self.deviceID = deviceID
-        mediaSessionID = status.mediaSessionID
-        playerState = Castd_V1_PlayerState(cast: status.playerState)
-        idleReason = status.idleReason ?? ""
-        currentTime = status.currentTime
-        playbackRate = status.playbackRate
-        if let media = status.media { self.media = CastdMediaInformation(media) }
-        if let volume = status.volume { self.volume = CastdVolume(volume) }
-        supportedMediaCommands = UInt64(clamping: max(0, status.supportedMediaCommands))
-        updatedAtMs = Int64(receivedAt.timeIntervalSince1970 * 1000)
-    }
-}

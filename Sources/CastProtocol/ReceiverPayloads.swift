@@ -54,11 +54,14 @@ public struct CastApplication: Sendable, Hashable {
     public var statusText: String
     public var namespaces: [String]
     public var isIdleScreen: Bool
+    /// "WEB", "ANDROID_TV", …; nil when the device does not say.
+    public var appType: String?
 
     public init(
         appID: String, displayName: String, sessionID: String, transportID: String?,
-        statusText: String = "", namespaces: [String] = [], isIdleScreen: Bool = false
+        statusText: String = "", namespaces: [String] = [], isIdleScreen: Bool = false, appType: String? = nil
     ) {
+        self.appType = appType
         self.appID = appID
         self.displayName = displayName
         self.sessionID = sessionID
@@ -78,6 +81,7 @@ public struct CastApplication: Sendable, Hashable {
         // Namespaces come as [{"name": …}], and occasionally as plain strings.
         namespaces = (json["namespaces"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue ?? $0.stringValue }
         isIdleScreen = json["isIdleScreen"]?.boolValue ?? false
+        appType = json["appType"]?.stringValue
     }
 
     public var json: JSONValue {
@@ -90,6 +94,7 @@ public struct CastApplication: Sendable, Hashable {
             "namespaces": .array(namespaces.map { ["name": .string($0)] }),
         ]
         if let transportID { o["transportId"] = .string(transportID) }
+        if let appType { o["appType"] = .string(appType) }
         return .object(o)
     }
 
@@ -136,11 +141,24 @@ public enum ReceiverRequest {
         ["type": "GET_STATUS", "requestId": .number(Double(requestID))]
     }
 
-    public static func launch(appID: String, requestID: Int64, language: String? = nil) -> JSONValue {
+    /// LAUNCH. `supportedAppTypes` ["WEB", "ANDROID_TV"] lets a Cast Connect app start its
+    /// Android TV receiver; credentials go in `appParams.launchCheckerParams.credentialsData`,
+    /// where Chromium's and the Android sender SDK's LAUNCH put them.
+    public static func launch(
+        appID: String, requestID: Int64, language: String? = nil, supportedAppTypes: [String]? = nil,
+        credentials: String? = nil, credentialsType: String? = nil
+    ) -> JSONValue {
         var o: [String: JSONValue] = [
             "type": "LAUNCH", "requestId": .number(Double(requestID)), "appId": .string(appID),
         ]
         if let language { o["language"] = .string(language) }
+        if let supportedAppTypes { o["supportedAppTypes"] = .array(supportedAppTypes.map { .string($0) }) }
+        if credentials != nil || credentialsType != nil {
+            var data: [String: JSONValue] = [:]
+            if let credentials { data["credentials"] = .string(credentials) }
+            if let credentialsType { data["credentialsType"] = .string(credentialsType) }
+            o["appParams"] = ["launchCheckerParams": ["credentialsData": .object(data)]]
+        }
         return .object(o)
     }
 

@@ -1,0 +1,271 @@
+import CastChannel
+import CastProtocol
+import CastdAPI
+import Foundation
+
+/// How a client asks for a session: which app, join or launch, and the launch options.
+public struct SessionRequest: Sendable {
+    public var appID: String
+    public var mode: Castd_V1_StartMode
+    public var launch: CastdLaunchOptions
+
+    public init(appID: String = "", mode: Castd_V1_StartMode = .joinOrLaunch, launch: CastdLaunchOptions = .init()) {
+        self.appID = appID
+        self.mode = mode
+        self.launch = launch
+    }
+}
+
+extension DeviceController {
+    func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
+        let reply = try await receiverRequest(link) { ReceiverRequest.getStatus(requestID: $0) }
+        let status = CastReceiverStatus(payload: reply)
+        applyReceiver(status)
+        return status
+    }
+
+    /// Joins the app if it runs, else launches it (or as `request.mode` says). An empty app id
+    /// joins whatever non-idle app runs, else launches the Default Media Receiver.
+    public func startSession(_ request: SessionRequest) async throws -> CastdSession {
+        await beginSessionChange()
+        defer { endSessionChange() }
+        do {
+            let link = try await link()
+            let status = try await refreshReceiver(link)
+            let running = status.applications.first { !$0.isIdleScreen && $0.transportID != nil }
+            let wanted = request.appID.isEmpty ? (running?.appID ?? CastAppID.defaultMediaReceiver) : request.appID
+            let app = status.application(id: wanted).flatMap { $0.transportID == nil ? nil : $0 }
+            switch request.mode {
+            case .join:
+                guard let app else {
+                    throw CastdError(.notFound, "\(wanted) is not running on \(name); nothing to join (castc launch \(wanted) starts it)")
+                }
+                if let session, session.sessionID == app.sessionID { return session }
+                return try await join(app, on: link, state: .started, joined: true)
+            case .launch:
+                if let app {
+                    // Relaunch: stop the running instance, then launch afresh.
+                    endingReason = "relaunched by a castd client"
+                    let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
+                    applyReceiver(CastReceiverStatus(payload: reply))
+                    if var session, session.sessionID == app.sessionID {
+                        session.state = .ended
+                        session.reason = "relaunched by a castd client"
+                        self.session = nil
+                        publish(session)
+                        clearMedia()
+                    }
+                    endingReason = nil
+                }
+                return try await launch(wanted, options: request.launch, on: link)
+            default:
+                if let session, session.appID == wanted { return session }
+                if let app { return try await join(app, on: link, state: .started, joined: true) }
+                return try await launch(wanted, options: request.launch, on: link)
+            }
+        } catch {
+            endingReason = nil
+            throw Self.map(error, device: name)
+        }
+    }
+
+    /// The old entry point: join or launch `appID`.
+    public func startSession(appID: String) async throws -> CastdSession {
+        try await startSession(SessionRequest(appID: appID))
+    }
+
+    func beginSessionChange() async {
+        if sessionChangeBusy {
+            await withCheckedContinuation { sessionChangeQueue.append($0) }
+        } else {
+            sessionChangeBusy = true
+        }
+    }
+
+    func endSessionChange() {
+        if sessionChangeQueue.isEmpty {
+            sessionChangeBusy = false
+        } else {
+            sessionChangeQueue.removeFirst().resume()
+        }
+    }
+
+    private func launch(_ appID: String, options: CastdLaunchOptions, on link: CastLink) async throws -> CastdSession {
+        var starting = CastdSession()
+        starting.deviceID = id
+        starting.deviceName = name
+        starting.appID = appID
+        starting.state = .starting
+        publish(starting)
+        do {
+            let reply = try await receiverRequest(link) {
+                ReceiverRequest.launch(
+                    appID: appID, requestID: $0, language: options.language.nonEmpty,
+                    supportedAppTypes: options.androidTv ? ["WEB", "ANDROID_TV"] : nil,
+                    credentials: options.credentials.nonEmpty, credentialsType: options.credentialsType.nonEmpty)
+            }
+            var status = CastReceiverStatus(payload: reply)
+            applyReceiver(status)
+            // Some devices answer a LAUNCH before the app is listed; ask again a few times.
+            var attempts = 0
+            while status.application(id: appID)?.transportID == nil && attempts < 10 {
+                attempts += 1
+                try await Task.sleep(for: .milliseconds(200))
+                status = try await refreshReceiver(link)
+            }
+            guard let app = status.application(id: appID), app.transportID != nil else {
+                throw CastdError(.unavailable, "\(name) accepted the launch of \(appID) but never listed the app")
+            }
+            return try await join(app, on: link, state: .started, joined: false)
+        } catch {
+            starting.state = .startFailed
+            starting.reason = Self.map(error, device: name).message
+            publish(starting)
+            throw error
+        }
+    }
+
+    func join(_ app: CastApplication, on link: CastLink, state: Castd_V1_SessionState, joined: Bool) async throws
+        -> CastdSession
+    {
+        guard let transport = app.transportID else {
+            throw CastdError(.failedPrecondition, "\(app.displayName) on \(name) has no transport to join")
+        }
+        try await link.connect(to: transport)
+        var session = CastdSession()
+        session.deviceID = id
+        session.deviceName = name
+        session.sessionID = app.sessionID
+        session.appID = app.appID
+        session.displayName = app.displayName
+        session.transportID = transport
+        session.state = state
+        session.joined = joined
+        session.namespaces = app.namespaces
+        session.appType = app.appType ?? ""
+        self.session = session
+        suspended = nil
+        publish(session)
+        if app.declares(namespace: CastNamespace.media) {
+            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+                MediaRequest.command("GET_STATUS", mediaSessionID: nil, requestID: $0)
+            }
+            applyMedia(reply)
+        }
+        return self.session ?? session
+    }
+
+    /// The link is back after it dropped under a session: rejoin the same session if its app
+    /// still runs (no relaunch, playback untouched), else tell everyone it ended.
+    func resume(_ suspended: CastdSession, status: CastReceiverStatus, on link: CastLink) async {
+        var resuming = suspended
+        resuming.state = .resuming
+        resuming.reason = ""
+        hub.updateSession(resuming)
+        if let app = status.applications.first(where: { $0.sessionID == suspended.sessionID }), app.transportID != nil {
+            do {
+                _ = try await join(app, on: link, state: .resumed, joined: suspended.joined)
+                return
+            } catch {
+                logger.warning("could not rejoin the session", metadata: ["error": "\(Self.describe(error))"])
+            }
+        }
+        self.suspended = nil
+        var ended = suspended
+        ended.state = .ended
+        ended.reason = "the app stopped while castd was disconnected from \(name)"
+        publish(ended)
+        clearMedia()
+    }
+
+    /// Leaves the session (the app keeps running) or stops the app.
+    public func endSession(stopApp: Bool) async throws -> CastdSession {
+        await beginSessionChange()
+        defer { endSessionChange() }
+        if session == nil && stopApp {
+            return try await stopRunningApp()
+        }
+        guard var session else {
+            throw CastdError(.failedPrecondition, "there is no session on \(name)")
+        }
+        do {
+            let link = try await link()
+            session.state = .ending
+            hub.updateSession(session)
+            if stopApp {
+                endingReason = "stopped by a castd client"
+                let sessionID = session.sessionID
+                let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: sessionID, requestID: $0) }
+                applyReceiver(CastReceiverStatus(payload: reply))
+            }
+            if self.session != nil {
+                // Left, or the device did not drop the app yet: either way castd stops following it.
+                await link.disconnect(from: session.transportID)
+                session.state = .ended
+                session.reason = stopApp ? "stopped by a castd client" : "left; the app keeps running on the device"
+                self.session = nil
+                endingReason = nil
+                publish(session)
+                clearMedia()
+            } else {
+                session.state = .ended
+                session.reason = "stopped by a castd client"
+            }
+            return session
+        } catch {
+            endingReason = nil
+            throw Self.map(error, device: name)
+        }
+    }
+
+    /// Stops whatever app runs on the device when castd holds no session there (it left, or
+    /// another sender started the app).
+    private func stopRunningApp() async throws -> CastdSession {
+        do {
+            let link = try await link()
+            let status = try await refreshReceiver(link)
+            guard let app = status.applications.first(where: { !$0.isIdleScreen }) else {
+                throw CastdError(.failedPrecondition, "nothing is running on \(name)")
+            }
+            let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
+            applyReceiver(CastReceiverStatus(payload: reply))
+            var ended = CastdSession()
+            ended.deviceID = id
+            ended.deviceName = name
+            ended.sessionID = app.sessionID
+            ended.appID = app.appID
+            ended.displayName = app.displayName
+            ended.transportID = app.transportID ?? ""
+            ended.state = .ended
+            ended.reason = "stopped by a castd client"
+            hub.updateSession(ended)
+            return ended
+        } catch {
+            throw Self.map(error, device: name)
+        }
+    }
+
+    // MARK: app availability
+
+    /// Which of `appIDs` the device can run (GET_APP_AVAILABILITY), remembered until the link drops.
+    public func appAvailability(_ appIDs: [String]) async throws -> [String: Bool] {
+        let unknown = appIDs.filter { availability[$0] == nil }
+        if !unknown.isEmpty {
+            do {
+                let link = try await link()
+                let reply = try await receiverRequest(link) {
+                    ReceiverRequest.getAppAvailability(appIDs: unknown, requestID: $0)
+                }
+                let answers = reply["availability"]?.objectValue ?? [:]
+                for appID in unknown {
+                    availability[appID] = answers[appID]?.stringValue == "APP_AVAILABLE"
+                }
+            } catch {
+                throw Self.map(error, device: name)
+            }
+        }
+        var result: [String: Bool] = [:]
+        for appID in appIDs { result[appID] = availability[appID] ?? false }
+        return result
+    }
+}
