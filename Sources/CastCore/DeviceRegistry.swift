@@ -154,9 +154,10 @@ public actor DeviceRegistry {
     }
 
     private func addDiscovered(_ device: DiscoveredDevice) {
+        let isNew = sources[device.id] == nil
         sources[device.id] = .mdns
         let endpoint = DeviceEndpoint(host: device.host, port: device.port)
-        controller(id: device.id, name: device.friendlyName, endpoint: endpoint)
+        let controller = controller(id: device.id, name: device.friendlyName, endpoint: endpoint)
         hub.updateDevice(id: device.id) {
             $0.friendlyName = device.friendlyName
             $0.model = device.model
@@ -168,6 +169,9 @@ public actor DeviceRegistry {
             $0.source = .mdns
             if $0.receiver.applications.isEmpty { $0.statusText = device.statusText }
         }
+        // A group's members are only known once castd asks the group: ask as soon as it appears,
+        // so that listing devices shows them.
+        if isNew && device.isGroup { controller.connectSoon() }
     }
 
     private func addStatic(_ device: StaticDevice) {

@@ -1,0 +1,431 @@
+import CastChannel
+import CastClient
+import CastCore
+import CastEmulator
+import CastProtocol
+import CastTestSupport
+import CastdAPI
+import Foundation
+import SwiftProtobuf
+import Testing
+
+/// The sender SDK's session manager and remote media client through castd: every request as a
+/// client sends it over the real socket, answered by cast-emulator over real TLS.
+struct SenderSDKTests {
+    /// One emulator, one in-process castd with it as a static device, one client.
+    func withDevice<T>(
+        _ configuration: EmulatorConfiguration = .init(),
+        _ body: (CastdClient, CastDeviceEmulator, EmulatorEndpoints) async throws -> T
+    ) async throws -> T {
+        try await withEmulator(configuration) { emulator, endpoints in
+            let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            return try await withDaemon(devices: [device]) { socket, _ in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    try await body(client, emulator, endpoints)
+                }
+            }
+        }
+    }
+
+    static func media(_ url: String, duration: Double = 600) -> CastdMediaInformation {
+        var media = CastdMediaInformation()
+        media.contentURL = url
+        media.contentType = "video/mp4"
+        media.duration = duration
+        return media
+    }
+
+    static func load(_ client: CastdClient, _ request: Castd_V1_LoadRequest) async throws -> CastdMediaStatus {
+        try await client.unary(.load, request, as: CastdMediaStatus.self)
+    }
+
+    static func item(_ url: String, duration: Double = 300) -> CastdQueueItem {
+        var item = CastdQueueItem()
+        item.media = media(url, duration: duration)
+        return item
+    }
+
+    // MARK: LOAD
+
+    @Test func loadCarriesTheWholeMediaInformation() async throws {
+        try await withDevice { client, emulator, _ in
+            var request = Castd_V1_LoadRequest()
+            var media = Self.media("https://example.com/song.mp4", duration: 245)
+            media.contentType = "audio/mp4"
+            media.metadata.metadataType = .musicTrack
+            media.metadata.title = "Song"
+            media.metadata.artist = "Artist"
+            media.metadata.albumName = "Album"
+            media.metadata.albumArtist = "Album Artist"
+            media.metadata.composer = "Composer"
+            media.metadata.trackNumber = 3
+            media.metadata.discNumber = 1
+            media.metadata.releaseDate = "2011-05-01"
+            media.metadata.extraJson = #"{"mood":"calm"}"#
+            var image = Castd_V1_Image()
+            image.url = "https://example.com/cover.jpg"
+            image.width = 600
+            image.height = 600
+            media.metadata.images = [image]
+            var subtitles = CastdMediaTrack()
+            subtitles.trackID = 1
+            subtitles.type = .text
+            subtitles.subtype = .subtitles
+            subtitles.contentID = "https://example.com/song.en.vtt"
+            subtitles.contentType = "text/vtt"
+            subtitles.language = "en"
+            subtitles.name = "English"
+            var audio = CastdMediaTrack()
+            audio.trackID = 2
+            audio.type = .audio
+            audio.language = "fr"
+            media.tracks = [subtitles, audio]
+            media.textTrackStyle.fontScale = 1.25
+            media.textTrackStyle.foregroundColor = "#FFFFFFFF"
+            media.customDataJson = #"{"playlist":7}"#
+            request.media = media
+            request.activeTrackIds = [1]
+            request.playbackRate = 1.5
+            request.startTime = 10
+            request.credentials = "token-123"
+            request.credentialsType = "bearer"
+            let status = try await Self.load(client, request)
+
+            #expect(status.playerState == .playing)
+            #expect(status.playbackRate == 1.5)
+            #expect(status.activeTrackIds == [1])
+            #expect(status.supportedCommands.contains("pause") && status.supportedCommands.contains("seek"))
+            let metadata = status.media.metadata
+            #expect(metadata.metadataType == .musicTrack)
+            #expect(metadata.albumArtist == "Album Artist" && metadata.composer == "Composer")
+            #expect(metadata.trackNumber == 3 && metadata.discNumber == 1 && metadata.releaseDate == "2011-05-01")
+            #expect(metadata.images.first?.width == 600)
+            #expect(try JSONValue.parse(metadata.extraJson)["mood"]?.stringValue == "calm")
+            #expect(status.media.tracks.map(\.trackID) == [1, 2])
+            #expect(status.media.tracks.first?.contentID == "https://example.com/song.en.vtt")
+            #expect(status.media.tracks.first?.subtype == .subtitles)
+            #expect(status.media.textTrackStyle.fontScale == 1.25)
+            #expect(try JSONValue.parse(status.media.customDataJson)["playlist"]?.intValue == 7)
+            // What reached the device, as the device keeps it.
+            let device = try #require(await emulator.state().mediaStatusJSON)
+            #expect(device["media"]?["metadata"]?["albumArtist"]?.stringValue == "Album Artist")
+            #expect(device["media"]?["metadata"]?["mood"]?.stringValue == "calm")
+            #expect(device["media"]?["tracks"]?.arrayValue?.count == 2)
+            #expect(device["playbackRate"]?.doubleValue == 1.5)
+        }
+    }
+
+    @Test func loadFailedComesBackWithTheDevicesOwnReason() async throws {
+        try await withDevice { client, _, _ in
+            var request = Castd_V1_LoadRequest()
+            request.media = Self.media("https://example.com/old.flv")
+            request.media.contentType = "video/x-flv"
+            let error = await #expect(throws: CastdError.self) { try await Self.load(client, request) }
+            #expect(error?.code == .failedPrecondition)
+            #expect(error?.reason == "DEVICE_ERROR")
+            #expect(error?.deviceError?.type == "LOAD_FAILED")
+            #expect(error?.message.contains("LOAD_FAILED") == true)
+        }
+    }
+
+    // MARK: control
+
+    @Test func rateTracksStyleAndStreamVolume() async throws {
+        try await withDevice { client, emulator, _ in
+            var request = Castd_V1_LoadRequest()
+            request.media = Self.media("https://example.com/film.mp4")
+            var english = CastdMediaTrack()
+            english.trackID = 1
+            english.type = .text
+            english.contentID = "https://example.com/film.en.vtt"
+            var german = english
+            german.trackID = 2
+            german.contentID = "https://example.com/film.de.vtt"
+            request.media.tracks = [english, german]
+            _ = try await Self.load(client, request)
+
+            var rate = Castd_V1_SetPlaybackRateRequest()
+            rate.rate = 2
+            let faster = try await client.unary(.setPlaybackRate, rate, as: CastdMediaStatus.self)
+            #expect(faster.playbackRate == 2)
+
+            var tracks = Castd_V1_EditTracksRequest()
+            tracks.activeTracks.trackIds = [2]
+            tracks.textTrackStyle.fontScale = 1.5
+            tracks.textTrackStyle.edgeType = "OUTLINE"
+            let edited = try await client.unary(.editTracks, tracks, as: CastdMediaStatus.self)
+            #expect(edited.activeTrackIds == [2])
+            #expect(await emulator.state().mediaStatusJSON?["activeTrackIds"]?.arrayValue?.compactMap(\.intValue) == [2])
+
+            var off = Castd_V1_EditTracksRequest()
+            off.activeTracks = Castd_V1_ActiveTracks()
+            let none = try await client.unary(.editTracks, off, as: CastdMediaStatus.self)
+            #expect(none.activeTrackIds.isEmpty)
+
+            var volume = Castd_V1_SetVolumeRequest()
+            volume.level = 0.3
+            volume.muted = true
+            let quieter = try await client.unary(.setStreamVolume, volume, as: CastdMediaStatus.self)
+            #expect(abs(quieter.volume.level - 0.3) < 0.001 && quieter.volume.muted)
+
+            var seek = Castd_V1_SeekRequest()
+            seek.position = 30
+            seek.resumeState = .pause
+            let paused = try await client.unary(.seek, seek, as: CastdMediaStatus.self)
+            #expect(paused.playerState == .paused && abs(paused.currentTime - 30) < 0.5)
+
+            let refreshed = try await client.unary(.requestMediaStatus, Castd_V1_MediaRequest(), as: CastdMediaStatus.self)
+            #expect(refreshed.playerState == .paused && refreshed.playbackRate == 2)
+        }
+    }
+
+    @Test func outOfRangeValuesAreRefusedBeforeReachingTheDevice() async throws {
+        try await withDevice { client, emulator, _ in
+            var request = Castd_V1_LoadRequest()
+            request.media = Self.media("https://example.com/film.mp4", duration: 100)
+            var track = CastdMediaTrack()
+            track.trackID = 1
+            track.type = .text
+            request.media.tracks = [track]
+            _ = try await Self.load(client, request)
+            let before = await emulator.state().mediaStatusJSON
+
+            func refused<R: SwiftProtobuf.Message>(_ method: CastdMethod, _ request: R, _ expected: String) async {
+                let error = await #expect(throws: CastdError.self) {
+                    _ = try await client.unary(method, request, as: CastdMediaStatus.self)
+                }
+                #expect(error?.code == .invalidArgument, "\(method): \(String(describing: error))")
+                #expect(error?.message.contains(expected) == true, "\(method): \(String(describing: error))")
+            }
+            var rate = Castd_V1_SetPlaybackRateRequest()
+            rate.rate = 3
+            await refused(.setPlaybackRate, rate, "between 0.5 and 2.0")
+            var seek = Castd_V1_SeekRequest()
+            seek.position = 500
+            await refused(.seek, seek, "100 s long")
+            var tracks = Castd_V1_EditTracksRequest()
+            tracks.activeTracks.trackIds = [9]
+            await refused(.editTracks, tracks, "no track 9")
+            var style = Castd_V1_EditTracksRequest()
+            style.textTrackStyle.foregroundColor = "white"
+            await refused(.editTracks, style, "#RRGGBBAA")
+            var volume = Castd_V1_SetVolumeRequest()
+            volume.level = 1.5
+            await refused(.setStreamVolume, volume, "between 0.0 and 1.0")
+            var remove = Castd_V1_QueueRemoveRequest()
+            remove.itemIds = [9999]
+            await refused(.queueRemove, remove, "no item 9999")
+            var badLoad = Castd_V1_LoadRequest()
+            badLoad.media = Self.media("https://example.com/x.mp4")
+            badLoad.customDataJson = "{not json"
+            await refused(.load, badLoad, "not valid JSON")
+
+            let after = await emulator.state().mediaStatusJSON
+            #expect(after?["playbackRate"] == before?["playbackRate"])
+            #expect(after?["activeTrackIds"] == before?["activeTrackIds"])
+            #expect(after?["mediaSessionId"] == before?["mediaSessionId"])
+        }
+    }
+
+    // MARK: queue
+
+    @Test func queueFollowsTheDevice() async throws {
+        try await withDevice { client, emulator, _ in
+            var load = Castd_V1_QueueLoadRequest()
+            load.items = ["a", "b", "c"].map { Self.item("https://example.com/\($0).mp4") }
+            load.startIndex = 1
+            load.repeatMode = .all
+            let loaded = try await client.unary(.queueLoad, load, as: CastdMediaStatus.self)
+            let ids = loaded.items.map(\.itemID)
+            #expect(ids.count == 3)
+            #expect(loaded.currentItemID == ids[1])
+            #expect(loaded.repeatMode == .all)
+            #expect(loaded.media.contentURL == "https://example.com/b.mp4")
+
+            func update(_ change: (inout Castd_V1_QueueUpdateRequest) -> Void) async throws -> CastdMediaStatus {
+                var request = Castd_V1_QueueUpdateRequest()
+                change(&request)
+                return try await client.unary(.queueUpdate, request, as: CastdMediaStatus.self)
+            }
+            #expect(try await update { $0.jump = 1 }.currentItemID == ids[2])
+            #expect(try await update { $0.jump = 1 }.currentItemID == ids[0], "repeat all wraps around")
+            #expect(try await update { $0.jump = -1 }.currentItemID == ids[2])
+            let jumped = try await update { $0.currentItemID = ids[1] }
+            #expect(jumped.currentItemID == ids[1])
+            #expect(jumped.media.contentURL == "https://example.com/b.mp4")
+
+            var insert = Castd_V1_QueueInsertRequest()
+            insert.items = [Self.item("https://example.com/new.mp4")]
+            insert.insertBeforeItemID = ids[1]
+            let inserted = try await client.unary(.queueInsert, insert, as: CastdMediaStatus.self)
+            #expect(inserted.items.count == 4)
+            let newID = try #require(inserted.items.first { !ids.contains($0.itemID) }?.itemID)
+            #expect(inserted.items.map(\.itemID) == [ids[0], newID, ids[1], ids[2]])
+
+            var reorder = Castd_V1_QueueReorderRequest()
+            reorder.itemIds = [ids[0]]
+            let moved = try await client.unary(.queueReorder, reorder, as: CastdMediaStatus.self)
+            #expect(moved.items.map(\.itemID) == [newID, ids[1], ids[2], ids[0]])
+
+            var remove = Castd_V1_QueueRemoveRequest()
+            remove.itemIds = [newID]
+            let removed = try await client.unary(.queueRemove, remove, as: CastdMediaStatus.self)
+            #expect(removed.items.map(\.itemID) == [ids[1], ids[2], ids[0]])
+
+            let single = try await update { $0.repeatMode = .single }
+            #expect(single.repeatMode == .single)
+            #expect(await emulator.state().mediaStatusJSON?["repeatMode"]?.stringValue == "REPEAT_SINGLE")
+            let off = try await update { $0.repeatMode = .off }
+            #expect(off.repeatMode == .off)
+            _ = try await update { $0.currentItemID = ids[0] }  // the last item now
+            let error = await #expect(throws: CastdError.self) { _ = try await update { $0.jump = 1 } }
+            #expect(error?.code == .outOfRange)
+        }
+    }
+
+    // MARK: ad breaks
+
+    @Test func preRollAdsPlayFirstAndSkipOnlyWhenSkippable() async throws {
+        try await withDevice { client, _, _ in
+            var request = Castd_V1_LoadRequest()
+            request.media = Self.media("https://example.com/show.mp4")
+            var skippable = Castd_V1_AdBreakClip()
+            skippable.id = "clip-1"
+            skippable.title = "First ad"
+            skippable.contentURL = "https://example.com/ad1.mp4"
+            skippable.duration = 15
+            skippable.whenSkippable = 0
+            var forced = Castd_V1_AdBreakClip()
+            forced.id = "clip-2"
+            forced.contentURL = "https://example.com/ad2.mp4"
+            forced.duration = 30
+            forced.whenSkippable = 25
+            var preRoll = Castd_V1_AdBreak()
+            preRoll.id = "break-1"
+            preRoll.position = 0
+            preRoll.breakClipIds = ["clip-1", "clip-2"]
+            request.media.breaks = [preRoll]
+            request.media.breakClips = [skippable, forced]
+            let loaded = try await Self.load(client, request)
+            #expect(loaded.breakStatus.breakID == "break-1")
+            #expect(loaded.breakStatus.breakClipID == "clip-1")
+            #expect(loaded.breakStatus.secondsUntilSkippable == 0)
+            #expect(loaded.supportedCommands.contains("skip_ad"))
+
+            let next = try await client.unary(.skipAd, Castd_V1_MediaRequest(), as: CastdMediaStatus.self)
+            #expect(next.breakStatus.breakClipID == "clip-2")
+            #expect(next.breakStatus.secondsUntilSkippable > 20)
+
+            let error = await #expect(throws: CastdError.self) {
+                _ = try await client.unary(.skipAd, Castd_V1_MediaRequest(), as: CastdMediaStatus.self)
+            }
+            #expect(error?.reason == "DEVICE_ERROR")
+            #expect(error?.deviceError?.type.isEmpty == false)
+        }
+    }
+
+    // MARK: device volume
+
+    @Test func volumeButtonsStepByTheDevicesInterval() async throws {
+        try await withDevice { client, _, _ in
+            _ = try await client.setVolume(level: 0.5)
+            var up = Castd_V1_SetVolumeRequest()
+            up.steps = 1
+            let louder = try await client.unary(.setVolume, up, as: CastdVolume.self)
+            #expect(abs(louder.level - 0.55) < 0.001)
+            #expect(louder.stepInterval > 0.04 && louder.stepInterval < 0.06)
+            var down = Castd_V1_SetVolumeRequest()
+            down.steps = -3
+            let quieter = try await client.unary(.setVolume, down, as: CastdVolume.self)
+            #expect(abs(quieter.level - 0.40) < 0.001)
+            var both = Castd_V1_SetVolumeRequest()
+            both.steps = 1
+            both.level = 0.2
+            let error = await #expect(throws: CastdError.self) { _ = try await client.unary(.setVolume, both, as: CastdVolume.self) }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
+
+    // MARK: sessions
+
+    @Test func launchOptionsJoinOnlyAndRelaunch() async throws {
+        try await withDevice { client, emulator, _ in
+            var join = Castd_V1_StartSessionRequest()
+            join.appID = "CC1AD845"
+            join.mode = .join
+            let nothing = await #expect(throws: CastdError.self) { _ = try await client.unary(.startSession, join, as: CastdSession.self) }
+            #expect(nothing?.code == .notFound)
+
+            var launch = Castd_V1_StartSessionRequest()
+            launch.appID = "CC1AD845"
+            launch.launch.language = "fr-FR"
+            let first = try await client.unary(.startSession, launch, as: CastdSession.self)
+            #expect(first.state == .started && first.namespaces.contains("urn:x-cast:com.google.cast.media"))
+
+            launch.mode = .launch
+            let relaunched = try await client.unary(.startSession, launch, as: CastdSession.self)
+            #expect(relaunched.state == .started && relaunched.sessionID != first.sessionID)
+            #expect(await emulator.state().runningApp?.sessionID == relaunched.sessionID)
+
+            let joined = try await client.unary(.startSession, join, as: CastdSession.self)
+            #expect(joined.sessionID == relaunched.sessionID)
+
+            var unknown = Castd_V1_StartSessionRequest()
+            unknown.appID = "NOPE1234"
+            let failed = await #expect(throws: CastdError.self) { _ = try await client.unary(.startSession, unknown, as: CastdSession.self) }
+            #expect(failed?.code == .notFound && failed?.deviceError?.type == "LAUNCH_ERROR")
+        }
+    }
+
+    @Test func appAvailabilityAndDiscoveryCriteria() async throws {
+        try await withEmulator { _, tv in
+            var speakerConfiguration = EmulatorConfiguration()
+            speakerConfiguration.capabilities = 4  // audio out only
+            try await withEmulator(speakerConfiguration) { _, speaker in
+                let devices = [
+                    StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: tv.host, port: tv.port)),
+                    StaticDevice(name: "Speaker", endpoint: DeviceEndpoint(host: speaker.host, port: speaker.port)),
+                ]
+                try await withDaemon(devices: devices) { socket, _ in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        var ask = Castd_V1_AppAvailabilityRequest()
+                        ask.device = "TV"
+                        ask.appIds = ["CC1AD845", "NOPE1234"]
+                        let answer = try await client.unary(.getAppAvailability, ask, as: Castd_V1_AppAvailabilityResponse.self)
+                        #expect(answer.available == ["CC1AD845": true, "NOPE1234": false])
+
+                        var able = Castd_V1_ListDevicesRequest()
+                        able.appIds = ["CC1AD845"]
+                        let both = try await client.unary(.listDevices, able, as: Castd_V1_ListDevicesResponse.self)
+                        #expect(both.devices.map(\.friendlyName) == ["Speaker", "TV"])
+                        able.appIds = ["NOPE1234"]
+                        let none = try await client.unary(.listDevices, able, as: Castd_V1_ListDevicesResponse.self)
+                        #expect(none.devices.isEmpty)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Another sender's pause, on the same session, reaches castd's watchers.
+    @Test func anotherSendersPauseReachesWatchersWithinOneSecond() async throws {
+        try await withDevice { client, _, endpoints in
+            let loaded = try await client.load(Self.media("https://example.com/film.mp4"))
+            let session = try #require(try await client.status().sessions.first)
+            var events = client.watch().makeAsyncIterator()
+            _ = try await events.next()  // the snapshot
+            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: .emulatorForTests(label: "other sender")) { other in
+                try await other.connect(to: session.transportID)
+                let sent = ContinuousClock.now
+                _ = try await other.request(namespace: CastNamespace.media, destination: session.transportID) {
+                    MediaRequest.command("PAUSE", mediaSessionID: loaded.mediaSessionID, requestID: $0)
+                }
+                while let event = try await events.next() {
+                    if case .media(let media)? = event.kind, media.playerState == .paused { break }
+                }
+                let elapsed = ContinuousClock.now - sent
+                #expect(elapsed < .seconds(1), "took \(elapsed)")
+            }
+        }
+    }
+}
