@@ -12,8 +12,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-echo "==> swift build --product cast-emulator" >&2
-swift build --product cast-emulator
+echo "==> swift build --product cast-emulator, castd, castc" >&2
+for product in cast-emulator castd castc; do swift build --product "$product"; done
 bin="$(swift build --product cast-emulator --show-bin-path)/cast-emulator"
 
 venv="$root/.build/venv-interop"

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -238,3 +240,65 @@ def test_pychromecast_sees_launch_errors_and_stops_the_app(emulator):
               if line["direction"] == "out" and line["namespace"].endswith("tp.connection")
               and line["payload"].get("type") == "CLOSE"]
     assert [line["source"] for line in closes] == [session]
+
+
+def swift_binary(name: str) -> str:
+    binary = str(Path(emulator_binary()).parent / name)
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is not built; run scripts/interop-test.sh")
+    return binary
+
+
+def test_another_senders_pause_reaches_castd_watchers_within_a_second(emulator, tmp_path: Path):
+    """castd and pychromecast share one session: pychromecast's PAUSE reaches castd's clients."""
+    socket = tmp_path / "castd.sock"
+    env = dict(os.environ, CASTD_SOCKET=str(socket))
+    castd_log = tmp_path / "castd.stderr"
+    with open(castd_log, "wb") as err:
+        castd = subprocess.Popen(
+            [swift_binary("castd"), "--no-discovery", "--device", f"{HOST}:8009", "--socket", str(socket)],
+            stdout=subprocess.DEVNULL, stderr=err,
+        )
+    castc = swift_binary("castc")
+
+    def castc_json(*args: str) -> dict:
+        result = subprocess.run([castc, *args, "--json"], env=env, capture_output=True, text=True, timeout=20)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    watcher = None
+    try:
+        eventually(socket.exists, "castd's socket")
+        castc_json("load", MEDIA_URL)
+        watcher = subprocess.Popen([castc, "watch", "--json"], env=env, stdout=subprocess.PIPE, text=True)
+        cast = pychromecast.get_chromecast_from_host(
+            (HOST, 8009, uuid.UUID(DEVICE_ID), "Chromecast", NAME), tries=3, retry_wait=1, timeout=10
+        )
+        try:
+            cast.wait(timeout=10)
+            media = cast.media_controller
+            eventually(lambda: media.status.player_state == "PLAYING", "pychromecast to see castd's media")
+            paused_at = time.monotonic()
+            media.pause()
+            # Read the watcher's event lines until castd reports PAUSED, within a deadline.
+            lines: queue.Queue[str] = queue.Queue()
+            threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
+            deadline = paused_at + 10
+            while True:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                if json.loads(line).get("media", {}).get("playerState") == "PLAYER_STATE_PAUSED":
+                    break
+            elapsed = time.monotonic() - paused_at
+            assert elapsed < 1.0, f"castd's watchers saw the pause after {elapsed:.3f} s"
+        finally:
+            cast.disconnect(timeout=10)
+        status = castc_json("status")
+        assert status["media"][0]["playerState"] == "PLAYER_STATE_PAUSED"
+        pauses = received(emulator["log"], ".media", "PAUSE", "sender-0")
+        assert len(pauses) == 1
+    finally:
+        if watcher is not None:
+            watcher.kill()
+            watcher.wait()
+        castd.send_signal(signal.SIGTERM)
+        assert castd.wait(timeout=10) == 0, castd_log.read_text()
