@@ -7,7 +7,8 @@ import NIOPosix
 import NIOSSL
 
 /// The device description over HTTP (real devices: port 8008) and HTTPS (8443, same certificate
-/// as CastV2): `GET /setup/eureka_info` and `/setup/icon.png`.
+/// as CastV2): `GET /setup/eureka_info` and `/setup/icon.png`; and the emulator's own control
+/// interface under `/emulator/` (see `CastDeviceEmulator+Control.swift`).
 extension CastDeviceEmulator {
     func bindHTTP(port: Int, tls: NIOSSLContext?) async throws -> HTTPServer {
         do {
@@ -38,25 +39,41 @@ extension CastDeviceEmulator {
         }
     }
 
+    /// Request bodies larger than this are refused (413) and the connection closed.
+    static let maximumRequestBody = 64 * 1024
+
     private func serveHTTP(_ connection: HTTPConnection, scheme: String) async {
         do {
             try await connection.executeThenClose { inbound, outbound in
                 var request: HTTPRequestHead?
+                var body: [UInt8] = []
+                var tooLarge = false
                 for try await part in inbound {
                     switch part {
                     case .head(let head):
                         request = head
-                    case .body:
-                        break
+                        body = []
+                        tooLarge = false
+                    case .body(let chunk):
+                        if body.count + chunk.readableBytes > Self.maximumRequestBody {
+                            tooLarge = true
+                        } else {
+                            body.append(contentsOf: chunk.readableBytesView)
+                        }
                     case .end:
                         guard let head = request else { continue }
                         request = nil
-                        let response = respond(to: head)
+                        let response =
+                            tooLarge
+                            ? HTTPResponse(.payloadTooLarge, text: "request body over \(Self.maximumRequestBody) bytes\n")
+                            : respond(to: head, body: body)
                         logger.debug("\(scheme) \(head.method) \(head.uri) → \(response.status.code)")
+                        let keepAlive = head.isKeepAlive && !tooLarge
                         var headers = HTTPHeaders()
                         headers.add(name: "Content-Type", value: response.contentType)
                         headers.add(name: "Content-Length", value: "\(response.body.count)")
-                        headers.add(name: "Connection", value: head.isKeepAlive ? "keep-alive" : "close")
+                        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+                        for (name, value) in response.headers { headers.add(name: name, value: value) }
                         try await outbound.write(
                             .head(HTTPResponseHead(version: head.version, status: response.status, headers: headers))
                         )
@@ -64,7 +81,7 @@ extension CastDeviceEmulator {
                             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body))))
                         }
                         try await outbound.write(.end(nil))
-                        if !head.isKeepAlive { return }
+                        if !keepAlive { return }
                     }
                 }
             }
@@ -77,12 +94,31 @@ extension CastDeviceEmulator {
         var status: HTTPResponseStatus
         var contentType: String
         var body: [UInt8]
+        var headers: [(String, String)] = []
+
+        init(status: HTTPResponseStatus, contentType: String, body: [UInt8], headers: [(String, String)] = []) {
+            self.status = status
+            self.contentType = contentType
+            self.body = body
+            self.headers = headers
+        }
+
+        init(_ status: HTTPResponseStatus, text: String) {
+            self.init(status: status, contentType: "text/plain", body: Array(text.utf8))
+        }
+
+        init(_ status: HTTPResponseStatus, json: JSONValue, headers: [(String, String)] = []) {
+            self.init(status: status, contentType: "application/json", body: Array((json.jsonString + "\n").utf8), headers: headers)
+        }
     }
 
-    func respond(to head: HTTPRequestHead) -> HTTPResponse {
+    func respond(to head: HTTPRequestHead, body: [UInt8] = []) -> HTTPResponse {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+        if let response = respondToControl(method: head.method, path: path, body: body) {
+            return response
+        }
         guard head.method == .GET || head.method == .HEAD else {
-            return HTTPResponse(status: .methodNotAllowed, contentType: "text/plain", body: Array("method not allowed\n".utf8))
+            return HTTPResponse(.methodNotAllowed, text: "method not allowed\n")
         }
         switch path {
         case "/setup/eureka_info":
@@ -92,7 +128,7 @@ extension CastDeviceEmulator {
         case "/setup/icon.png":
             return HTTPResponse(status: .ok, contentType: "image/png", body: Self.icon)
         default:
-            return HTTPResponse(status: .notFound, contentType: "text/plain", body: Array("not found\n".utf8))
+            return HTTPResponse(.notFound, text: "not found\n")
         }
     }
 

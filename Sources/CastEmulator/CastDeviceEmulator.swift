@@ -98,9 +98,7 @@ public final class CastDeviceEmulator: Sendable {
         self.clock = configuration.clock
         self.core = Mutex(
             Core(
-                device: EmulatedDevice(
-                    apps: configuration.apps, defaultMediaDuration: configuration.defaultMediaDuration
-                )
+                device: EmulatedDevice(apps: configuration.apps, settings: EmulatedDevice.Settings(configuration))
             )
         )
     }
@@ -258,10 +256,36 @@ public final class CastDeviceEmulator: Sendable {
         try configuration.deviceAuthority ?? EmulatorDeviceAuthority.shared()
     }
 
-    /// What the device would report now, and who is connected.
+    /// What the device would report now, who is connected, and what senders asked of it.
+    /// ``EmulatorState/json`` is what `GET /emulator/state` serves.
     public func state() async -> EmulatorState {
+        currentState()
+    }
+
+    func currentState() -> EmulatorState {
         let now = clock.now()
-        return core.withLock { $0.device.snapshot(at: now) }
+        let (snapshot, app) = core.withLock { ($0.device.snapshot(at: now), $0.device.running?.app) }
+        var state = snapshot
+        if case .object(var fields) = state.json {
+            fields["device"] = deviceJSON(runningApp: app)
+            state.json = .object(fields)
+        }
+        return state
+    }
+
+    /// The `device` part of the state: how the device presents itself.
+    private func deviceJSON(runningApp: EmulatorApp?) -> JSONValue {
+        [
+            "id": .string(configuration.deviceID),
+            "name": .string(configuration.name),
+            "model": .string(configuration.model),
+            "capabilities": .number(Double(configuration.announcedCapabilities)),
+            "isGroup": .bool(!configuration.groupMembers.isEmpty),
+            "groupMembers": .array(configuration.groupMembers.map(\.json)),
+            "fixedVolume": .bool(configuration.fixedVolume),
+            "unplayableContentTypes": .array(configuration.unplayableContentTypes.sorted().map(JSONValue.string)),
+            "txt": .object(deviceDescription.txtRecord(runningApp: runningApp).mapValues(JSONValue.string)),
+        ]
     }
 
     // MARK: internals

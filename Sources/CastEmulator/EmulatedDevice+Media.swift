@@ -1,277 +1,279 @@
 import CastProtocol
 
-/// One loaded item and where its playback stands.
-struct MediaPlayer {
-    static let playing = "PLAYING"
-    static let paused = "PAUSED"
-    static let buffering = "BUFFERING"
-    static let idle = "IDLE"
-
-    /// PAUSE | SEEK | STREAM_VOLUME | STREAM_MUTE | EDIT_TRACKS | PLAYBACK_RATE | STREAM_TRANSFER:
-    /// what the Default Media Receiver reports.
-    static let supportedMediaCommands = 274_447
-
-    var mediaSessionID: Int
-    var itemID: Int
-    var media: [String: JSONValue]
-    var duration: Double
-    var autoplay: Bool
-    var playerState: String
-    /// The position at `since`.
-    var position: Double
-    var since: Duration
-    var playbackRate = 1.0
-    var volumeLevel = 1.0
-    var muted = false
-    var activeTrackIDs: [JSONValue] = []
-
-    func currentTime(at now: Duration) -> Double {
-        guard playerState == Self.playing else { return position }
-        return min(duration, position + max(0, (now - since).seconds) * playbackRate)
-    }
-
-    /// Folds the time played so far into `position`, before a change of state or rate.
-    mutating func settle(at now: Duration) {
-        position = currentTime(at: now)
-        since = now
-    }
-
-    /// When playback reaches the end, if it is playing.
-    var endDeadline: Duration? {
-        guard playerState == Self.playing, playbackRate > 0 else { return nil }
-        return since + .seconds(max(0, duration - position) / playbackRate)
-    }
-
-    func statusEntry(at now: Duration, includeMedia: Bool) -> JSONValue {
-        var entry: [String: JSONValue] = [
-            "mediaSessionId": .number(Double(mediaSessionID)),
-            "playbackRate": .number(playbackRate),
-            "playerState": .string(playerState),
-            "currentTime": .number(Self.rounded(currentTime(at: now))),
-            "supportedMediaCommands": .number(Double(Self.supportedMediaCommands)),
-            "volume": ["level": .number(volumeLevel), "muted": .bool(muted)],
-            "activeTrackIds": .array(activeTrackIDs),
-            "currentItemId": .number(Double(itemID)),
-            "repeatMode": "REPEAT_OFF",
-        ]
-        if includeMedia {
-            entry["media"] = .object(media)
-            entry["items"] = [
-                [
-                    "itemId": .number(Double(itemID)), "media": .object(media), "autoplay": .bool(autoplay),
-                    "activeTrackIds": .array(activeTrackIDs), "orderId": 0,
-                ]
-            ]
-        }
-        return .object(entry)
-    }
-
-    /// The last status of a session that has ended: IDLE with the reason, no media (as real
-    /// devices send it).
-    func idleEntry(reason: String) -> JSONValue {
-        [
-            "mediaSessionId": .number(Double(mediaSessionID)),
-            "playbackRate": .number(playbackRate),
-            "playerState": .string(Self.idle),
-            "idleReason": .string(reason),
-            "currentTime": 0,
-            "supportedMediaCommands": .number(Double(Self.supportedMediaCommands)),
-            "volume": ["level": .number(volumeLevel), "muted": .bool(muted)],
-            "activeTrackIds": [],
-            "currentItemId": .number(Double(itemID)),
-            "repeatMode": "REPEAT_OFF",
-        ]
-    }
-
-    /// Milliseconds are enough, and keep the JSON short.
-    static func rounded(_ seconds: Double) -> Double {
-        (seconds * 1000).rounded() / 1000
-    }
+/// One media request being handled: what was asked, by whom, and where the answer goes.
+struct MediaCommand {
+    var payload: JSONValue
+    var type: String
+    /// Echoed in the reply; 0 when the sender sent none.
+    var requestID: JSONValue
+    var sender: String
+    var connection: Int
+    /// The running app's transport id: the source of replies and broadcasts.
+    var transportID: String
+    var now: Duration
 }
 
-/// The media namespace of the running app (`urn:x-cast:com.google.cast.media` on its transport id).
+/// What a command did, and so what the requester is told.
+enum MediaCommandResult {
+    /// The player changed: the requester gets the status (its requestId), everybody a broadcast.
+    case changed(includeMedia: Bool)
+    /// Refused: only the requester hears, with this error.
+    case refused(MediaPlayer.Refusal)
+    /// Every message has been sent already.
+    case answered
+}
+
+/// The media namespace of the running app (`urn:x-cast:com.google.cast.media` on its transport
+/// id): the Default Media Receiver's behaviour, as the sender SDK's remote media client sees it.
 extension EmulatedDevice {
-    static let mediaCommands: Set<String> = [
-        "PLAY", "PAUSE", "STOP", "SEEK", "SET_VOLUME", "SET_PLAYBACK_RATE", "EDIT_TRACKS_INFO",
+    /// Commands that need a media session (INVALID_PLAYER_STATE without one).
+    static let playerCommands: Set<String> = [
+        "PLAY", "PAUSE", "STOP", "SEEK", "SET_VOLUME", "SET_PLAYBACK_RATE", "EDIT_TRACKS_INFO", "SKIP_AD",
+        "QUEUE_INSERT", "QUEUE_REMOVE", "QUEUE_REORDER", "QUEUE_UPDATE", "QUEUE_NEXT", "QUEUE_PREV",
+        "QUEUE_GET_ITEM_IDS", "QUEUE_GET_ITEMS",
     ]
 
+    /// detailedErrorCode of LOAD_FAILED for content the device cannot play: CAF's
+    /// MEDIA_SRC_NOT_SUPPORTED.
+    static let mediaSourceNotSupported = 104
+
     mutating func handleMediaRequest(
-        _ request: JSONValue, from sender: String, on connection: Int, now: Duration,
+        _ payload: JSONValue, from sender: String, on connection: Int, now: Duration,
         into outcome: inout DeviceOutcome
     ) {
         guard let transportID = running?.transportID else { return }
-        let type = CastEnvelope(request).type
-        let requestID = request["requestId"].flatMap { $0.isNull ? nil : $0 } ?? 0
-
-        func reply(_ payload: JSONValue, _ outcome: inout DeviceOutcome) {
-            send(from: transportID, to: sender, on: connection, CastNamespace.media, payload, &outcome)
-        }
-        func status(_ entries: [JSONValue], requestID: JSONValue) -> JSONValue {
-            ["type": "MEDIA_STATUS", "requestId": requestID, "status": .array(entries)]
-        }
-        func replyAndBroadcast(_ entry: JSONValue, _ outcome: inout DeviceOutcome) {
-            reply(status([entry], requestID: requestID), &outcome)
-            broadcast(from: transportID, CastNamespace.media, status([entry], requestID: 0), &outcome)
-        }
-        func invalid(_ reason: String, _ outcome: inout DeviceOutcome) {
-            reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: reason), &outcome)
-        }
-
-        switch type {
+        let command = MediaCommand(
+            payload: payload, type: CastEnvelope(payload).type,
+            requestID: payload["requestId"].flatMap { $0.isNull ? nil : $0 } ?? 0,
+            sender: sender, connection: connection, transportID: transportID, now: now
+        )
+        switch command.type {
         case "GET_STATUS":
             let entries = player.map { [$0.statusEntry(at: now, includeMedia: true)] } ?? []
-            reply(status(entries, requestID: requestID), &outcome)
-
+            reply(Self.mediaStatus(entries, requestID: command.requestID), to: command, &outcome)
         case "LOAD":
-            guard var media = request["media"]?.objectValue else {
-                invalid("INVALID_PARAMS", &outcome)
-                return
-            }
-            guard
-                let contentID = media["contentId"]?.stringValue ?? media["contentUrl"]?.stringValue
-                    ?? media["entity"]?.stringValue,
-                !contentID.isEmpty
-            else {
-                invalid("INVALID_PARAMS", &outcome)
-                return
-            }
-            media["contentId"] = .string(contentID)
-            // Sloppy senders send null or nothing (catt) or LIVE for files (pychromecast).
-            let streamType = media["streamType"]?.stringValue ?? ""
-            media["streamType"] = .string(["NONE", "BUFFERED", "LIVE"].contains(streamType) ? streamType : "BUFFERED")
-            let duration = media["duration"]?.doubleValue.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
-                ?? defaultMediaDuration
-            media["duration"] = .number(duration)
-            let start = min(duration, max(0, request["currentTime"]?.doubleValue ?? 0))
-            let autoplay = request["autoplay"]?.boolValue ?? true
-
-            if let previous = player {
-                broadcast(
-                    from: transportID, CastNamespace.media,
-                    status([previous.idleEntry(reason: "INTERRUPTED")], requestID: 0), &outcome
-                )
-            }
-            var loaded = MediaPlayer(
-                mediaSessionID: nextMediaSessionID, itemID: nextItemID, media: media, duration: duration,
-                autoplay: autoplay, playerState: MediaPlayer.buffering, position: start, since: now
-            )
-            if let previous = player {
-                loaded.volumeLevel = previous.volumeLevel
-                loaded.muted = previous.muted
-            }
-            loaded.activeTrackIDs = request["activeTrackIds"]?.arrayValue ?? []
-            nextMediaSessionID += 1
-            nextItemID += 1
-            // Loading: first a BUFFERING broadcast, then the reply once it plays (or is paused).
-            broadcast(
-                from: transportID, CastNamespace.media,
-                status([loaded.statusEntry(at: now, includeMedia: true)], requestID: 0), &outcome
-            )
-            loaded.playerState = autoplay ? MediaPlayer.playing : MediaPlayer.paused
-            player = loaded
-            outcome.playbackChanged = true
-            outcome.note(
-                .info, "media session \(loaded.mediaSessionID): LOAD \(contentID) (\(duration) s) → \(loaded.playerState)"
-            )
-            let entry = loaded.statusEntry(at: now, includeMedia: true)
-            reply(status([entry], requestID: requestID), &outcome)
-            broadcast(from: transportID, CastNamespace.media, status([entry], requestID: 0), &outcome)
-
-        case _ where Self.mediaCommands.contains(type):
-            guard var current = player else {
-                reply(["type": "INVALID_PLAYER_STATE", "requestId": requestID], &outcome)
-                return
-            }
-            if let id = request["mediaSessionId"], !id.isNull, id.intValue != Int64(current.mediaSessionID) {
-                invalid("INVALID_MEDIA_SESSION_ID", &outcome)
-                return
-            }
-            current.settle(at: now)
-            switch type {
-            case "PLAY":
-                current.playerState = MediaPlayer.playing
-            case "PAUSE":
-                current.playerState = MediaPlayer.paused
-            case "STOP":
-                player = nil
-                outcome.playbackChanged = true
-                outcome.note(.info, "media session \(current.mediaSessionID): STOP → IDLE (CANCELLED)")
-                replyAndBroadcast(current.idleEntry(reason: "CANCELLED"), &outcome)
-                return
-            case "SEEK":
-                var target = current.position
-                if let absolute = request["currentTime"]?.doubleValue {
-                    target = absolute
-                } else if let relative = request["relativeTime"]?.doubleValue {
-                    target += relative
-                } else {
-                    invalid("INVALID_PARAMS", &outcome)
-                    return
-                }
-                current.position = min(current.duration, max(0, target))
-                switch request["resumeState"]?.stringValue {
-                case "PLAYBACK_START": current.playerState = MediaPlayer.playing
-                case "PLAYBACK_PAUSE": current.playerState = MediaPlayer.paused
-                default: break
-                }
-            case "SET_VOLUME":
-                let level = request["volume"]?["level"]?.doubleValue
-                let muted = request["volume"]?["muted"]?.boolValue
-                guard level != nil || muted != nil, level.map({ (0.0...1.0).contains($0) }) ?? true else {
-                    invalid("INVALID_PARAMS", &outcome)
-                    return
-                }
-                if let level { current.volumeLevel = Double(Float(level)) }
-                if let muted { current.muted = muted }
-            case "SET_PLAYBACK_RATE":
-                var rate = request["playbackRate"]?.doubleValue
-                if rate == nil, let relative = request["relativePlaybackRate"]?.doubleValue {
-                    rate = current.playbackRate * relative
-                }
-                guard let rate, (0.5...2.0).contains(rate) else {
-                    invalid("INVALID_PARAMS", &outcome)
-                    return
-                }
-                current.playbackRate = rate
-            case "EDIT_TRACKS_INFO":
-                if let tracks = request["activeTrackIds"]?.arrayValue { current.activeTrackIDs = tracks }
-            default:
-                break
-            }
-            player = current
-            outcome.playbackChanged = true
-            outcome.note(
-                .info,
-                "media session \(current.mediaSessionID): \(type) → \(current.playerState) at \(MediaPlayer.rounded(current.position)) s"
-            )
-            replyAndBroadcast(current.statusEntry(at: now, includeMedia: false), &outcome)
-
+            load(command, into: &outcome)
+        case "QUEUE_LOAD":
+            queueLoad(command, into: &outcome)
+        case _ where Self.playerCommands.contains(command.type):
+            handlePlayerCommand(command, into: &outcome)
         case "":
             outcome.note(.info, "ignored a media message without type")
-
         default:
-            invalid("INVALID_COMMAND", &outcome)
+            reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_COMMAND"), to: command, &outcome)
         }
     }
 
-    /// When the loaded media will reach its end, if it is playing.
-    var nextDeadline: Duration? { player?.endDeadline }
+    private mutating func handlePlayerCommand(_ command: MediaCommand, into outcome: inout DeviceOutcome) {
+        guard var session = player else {
+            reply(MediaPlayer.Refusal.invalidPlayerState.payload(requestID: command.requestID), to: command, &outcome)
+            return
+        }
+        if let id = command.payload["mediaSessionId"], !id.isNull, id.intValue != Int64(session.mediaSessionID) {
+            reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_MEDIA_SESSION_ID"), to: command, &outcome)
+            return
+        }
+        session.settle(at: command.now)
+        player = session
 
-    /// Lets time pass: media that reaches its end goes IDLE (FINISHED), told to every sender.
-    mutating func advance(to now: Duration) -> DeviceOutcome {
-        var outcome = DeviceOutcome()
-        guard let current = player, let transportID = running?.transportID, let end = current.endDeadline,
-            now >= end
-        else {
-            return outcome
+        let result: MediaCommandResult
+        switch command.type {
+        case "PLAY": result = modifyPlayer { $0.playerState = MediaPlayer.playing }
+        case "PAUSE": result = modifyPlayer { $0.playerState = MediaPlayer.paused }
+        case "STOP": result = stop(command, into: &outcome)
+        case "SEEK": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.seek(command.payload, at: command.now) }
+        case "SET_VOLUME": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setStreamVolume(command.payload) }
+        case "SET_PLAYBACK_RATE": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setPlaybackRate(command.payload) }
+        case "EDIT_TRACKS_INFO": result = editTracks(command)
+        case "SKIP_AD": result = skipAd(command, into: &outcome)
+        default: result = handleQueueCommand(command, into: &outcome)
+        }
+
+        switch result {
+        case .changed(let includeMedia):
+            if let player {
+                outcome.note(
+                    .info,
+                    "media session \(player.mediaSessionID): \(command.type) → \(player.playerState) at \(MediaPlayer.rounded(player.currentTime(at: command.now))) s, item \(player.current.itemID)"
+                )
+            }
+            replyAndBroadcastStatus(command, includeMedia: includeMedia, &outcome)
+        case .refused(let refusal):
+            outcome.note(.info, "media \(command.type) refused: \(refusal)")
+            reply(refusal.payload(requestID: command.requestID), to: command, &outcome)
+        case .answered:
+            break
+        }
+    }
+
+    /// Runs a player-only change on the current session; a refusal leaves it unchanged.
+    private mutating func modifyPlayer(
+        includeMedia: Bool = false, _ change: (inout MediaPlayer) throws(MediaPlayer.Refusal) -> Void
+    ) -> MediaCommandResult {
+        guard var session = player else { return .refused(.invalidPlayerState) }
+        do {
+            try change(&session)
+        } catch {
+            return .refused(error)
+        }
+        player = session
+        return .changed(includeMedia: includeMedia)
+    }
+
+    private mutating func editTracks(_ command: MediaCommand) -> MediaCommandResult {
+        guard var session = player else { return .refused(.invalidPlayerState) }
+        do {
+            let mediaChanged = try session.editTracks(command.payload)
+            player = session
+            return .changed(includeMedia: mediaChanged)
+        } catch {
+            return .refused(error)
+        }
+    }
+
+    private mutating func stop(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult {
+        guard let session = player else { return .refused(.invalidPlayerState) }
+        player = nil
+        outcome.note(.info, "media session \(session.mediaSessionID): STOP → IDLE (CANCELLED)")
+        replyAndBroadcast(session.idleEntry(reason: "CANCELLED"), command, &outcome)
+        return .answered
+    }
+
+    // MARK: LOAD
+
+    private mutating func load(_ command: MediaCommand, into outcome: inout DeviceOutcome) {
+        let payload = command.payload
+        // LOAD with queueData (the sender SDK's MediaLoadRequestData) loads a whole queue.
+        if let queueItems = payload["queueData"]?["items"]?.arrayValue, !queueItems.isEmpty {
+            loadQueue(
+                command, items: queueItems, startIndex: payload["queueData"]?["startIndex"],
+                repeatMode: payload["queueData"]?["repeatMode"], into: &outcome
+            )
+            return
+        }
+        guard let media = MediaQueueItem.normalizedMedia(payload["media"], defaultDuration: defaultMediaDuration) else {
+            refuseLoad(command, reason: "INVALID_PARAMS", record: nil, &outcome)
+            return
+        }
+        let record = loadRecord(command, media: media)
+        guard let tracks = MediaQueueItem.activeTrackIDs(payload["activeTrackIds"], in: media) else {
+            refuseLoad(command, reason: "INVALID_PARAMS", record: record, &outcome)
+            return
+        }
+        let rate = payload["playbackRate"]?.doubleValue ?? 1
+        guard MediaPlayer.playbackRates.contains(rate) else {
+            refuseLoad(command, reason: "INVALID_PARAMS", record: record, &outcome)
+            return
+        }
+        let startTime = payload["currentTime"]?.doubleValue.flatMap { $0.isFinite ? max(0, $0) : nil }
+        var extra: [String: JSONValue] = [:]
+        if let customData = payload["customData"], !customData.isNull { extra["customData"] = customData }
+        let item = MediaQueueItem(
+            itemID: nextItemID, media: media, autoplay: payload["autoplay"]?.boolValue ?? true,
+            startTime: startTime ?? 0, activeTrackIDs: tracks, extra: extra
+        )
+        nextItemID += 1
+        startSession(command, items: [item], startIndex: 0, startTime: startTime, repeatMode: .off, rate: rate, record: record, into: &outcome)
+    }
+
+    /// What the state endpoint lists for a LOAD or QUEUE_LOAD of `media`.
+    func loadRecord(_ command: MediaCommand, media: [String: JSONValue]) -> EmulatorLoadRecord {
+        EmulatorLoadRecord(
+            time: command.now, sender: command.sender, appID: running?.app.appID ?? "",
+            requestType: command.type, contentID: media["contentId"]?.stringValue ?? "",
+            contentType: media["contentType"]?.stringValue, credentials: command.payload["credentials"]?.stringValue,
+            credentialsType: command.payload["credentialsType"]?.stringValue,
+            customData: command.payload["customData"].flatMap { $0.isNull ? nil : $0 }, result: .invalidRequest
+        )
+    }
+
+    mutating func refuseLoad(_ command: MediaCommand, reason: String, record: EmulatorLoadRecord?, _ outcome: inout DeviceOutcome) {
+        if let record { history.record(record) }
+        outcome.note(.info, "\(command.type) refused: \(reason)")
+        reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: reason), to: command, &outcome)
+    }
+
+    /// Starts a new media session playing `items` from `startIndex`: the previous session ends
+    /// (IDLE INTERRUPTED), then BUFFERING, then the reply and a broadcast, both with the media.
+    /// Content the device cannot play ends in IDLE ERROR and LOAD_FAILED instead.
+    mutating func startSession(
+        _ command: MediaCommand, items: [MediaQueueItem], startIndex: Int, startTime: Double?, repeatMode: RepeatMode,
+        rate: Double, record: EmulatorLoadRecord, into outcome: inout DeviceOutcome
+    ) {
+        var record = record
+        let previous = player
+        if let previous {
+            broadcastStatus(previous.idleEntry(reason: "INTERRUPTED"), command.transportID, &outcome)
         }
         player = nil
-        outcome.playbackChanged = true
-        outcome.note(.info, "media session \(current.mediaSessionID): reached its end → IDLE (FINISHED)")
-        broadcast(
-            from: transportID, CastNamespace.media,
-            ["type": "MEDIA_STATUS", "requestId": 0, "status": [current.idleEntry(reason: "FINISHED")]], &outcome
+        var session = MediaPlayer(
+            mediaSessionID: nextMediaSessionID, items: items, startIndex: startIndex, now: command.now
         )
-        return outcome
+        nextMediaSessionID += 1
+        session.repeatMode = repeatMode
+        session.playbackRate = rate
+        session.hasDisplay = settings.hasDisplay
+        if let previous {
+            session.volumeLevel = previous.volumeLevel
+            session.muted = previous.muted
+        }
+        record.mediaSessionID = session.mediaSessionID
+        player = session
+        guard enterItem(at: startIndex, position: startTime, command.transportID, now: command.now, &outcome) else {
+            record.result = .loadFailed
+            history.record(record)
+            reply(loadFailed(command.requestID, itemID: items[startIndex].itemID), to: command, &outcome)
+            return
+        }
+        record.result = .loaded
+        history.record(record)
+        if let loaded = player {
+            outcome.note(
+                .info,
+                "media session \(loaded.mediaSessionID): \(command.type) \(loaded.current.contentID) (\(loaded.duration) s, \(loaded.items.count) item(s)) → \(loaded.playerState)"
+            )
+        }
+        replyAndBroadcastStatus(command, includeMedia: true, &outcome)
+    }
+
+    func loadFailed(_ requestID: JSONValue, itemID: Int) -> JSONValue {
+        [
+            "type": "LOAD_FAILED", "requestId": requestID,
+            "detailedErrorCode": .number(Double(Self.mediaSourceNotSupported)), "itemId": .number(Double(itemID)),
+        ]
+    }
+
+    func isUnplayable(_ item: MediaQueueItem) -> Bool {
+        item.bareContentType.map(settings.unplayableContentTypes.contains) ?? false
+    }
+
+    // MARK: sending
+
+    static func mediaStatus(_ entries: [JSONValue], requestID: JSONValue) -> JSONValue {
+        ["type": "MEDIA_STATUS", "requestId": requestID, "status": .array(entries)]
+    }
+
+    func reply(_ payload: JSONValue, to command: MediaCommand, _ outcome: inout DeviceOutcome) {
+        send(from: command.transportID, to: command.sender, on: command.connection, CastNamespace.media, payload, &outcome)
+    }
+
+    /// A MEDIA_STATUS with `entry` to `*` (requestId 0) on every connection to the app.
+    func broadcastStatus(_ entry: JSONValue, _ transportID: String, _ outcome: inout DeviceOutcome) {
+        broadcast(from: transportID, CastNamespace.media, Self.mediaStatus([entry], requestID: 0), &outcome)
+    }
+
+    func replyAndBroadcast(_ entry: JSONValue, _ command: MediaCommand, _ outcome: inout DeviceOutcome) {
+        reply(Self.mediaStatus([entry], requestID: command.requestID), to: command, &outcome)
+        broadcastStatus(entry, command.transportID, &outcome)
+    }
+
+    /// The current status to the requester and to everybody; `[]` to the requester when the
+    /// session has ended.
+    func replyAndBroadcastStatus(_ command: MediaCommand, includeMedia: Bool, _ outcome: inout DeviceOutcome) {
+        guard let player else {
+            reply(Self.mediaStatus([], requestID: command.requestID), to: command, &outcome)
+            return
+        }
+        replyAndBroadcast(player.statusEntry(at: command.now, includeMedia: includeMedia), command, &outcome)
     }
 }

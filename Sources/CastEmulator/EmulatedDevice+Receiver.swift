@@ -6,7 +6,7 @@ extension EmulatedDevice {
     static let stepInterval = Double(Float(0.05))
 
     mutating func handleReceiverRequest(
-        _ request: JSONValue, from sender: String, on connection: Int, into outcome: inout DeviceOutcome
+        _ request: JSONValue, from sender: String, on connection: Int, now: Duration, into outcome: inout DeviceOutcome
     ) {
         let type = CastEnvelope(request).type
         // Like the reference receiver: a platform request without requestId gets no answer.
@@ -36,6 +36,16 @@ extension EmulatedDevice {
                 reply(Self.error("LAUNCH_ERROR", requestID: requestID, reason: "NOT_FOUND"), &outcome)
                 return
             }
+            let launch = Self.launchRecord(request, appID: appID, sender: sender, now: now)
+            // A sender that does not list the app's type cannot use it: an Android TV app needs
+            // ANDROID_TV (Cast Connect); senders that list nothing are Web-only.
+            let supported = launch.supportedAppTypes.flatMap { $0.isEmpty ? nil : $0 } ?? ["WEB"]
+            guard supported.contains(app.appType.rawValue) else {
+                outcome.note(.info, "LAUNCH \(appID): an \(app.appType) app, but the sender supports \(supported)")
+                reply(Self.error("LAUNCH_ERROR", requestID: requestID, reason: "NOT_FOUND"), &outcome)
+                return
+            }
+            history.record(launch)
             if running?.app.appID == appID {
                 // Already running: the session stays, nothing changes.
                 reply(receiverStatusPayload(requestID: requestID), &outcome)
@@ -70,6 +80,11 @@ extension EmulatedDevice {
                 reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
                 return
             }
+            if level != nil, settings.fixedVolume {
+                outcome.note(.info, "SET_VOLUME refused: the volume is fixed")
+                reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
+                return
+            }
             if let level { volumeLevel = Double(Float(level)) }
             if let muted { self.muted = muted }
             outcome.note(.info, "device volume \(volumeLevel)\(self.muted ? " (muted)" : "")")
@@ -101,6 +116,23 @@ extension EmulatedDevice {
         }
     }
 
+    /// What a LAUNCH asked for: language, app types and the credentials of
+    /// `appParams.launchCheckerParams.credentialsData`.
+    static func launchRecord(_ request: JSONValue, appID: String, sender: String, now: Duration) -> EmulatorLaunchRecord {
+        let credentialsData = request["appParams"]?["launchCheckerParams"]?["credentialsData"]
+        let appTypes: [String]? =
+            switch request["supportedAppTypes"] {
+            case .array(let items)?: items.compactMap(\.stringValue)
+            case .string(let single)?: [single]
+            default: nil
+            }
+        return EmulatorLaunchRecord(
+            time: now, sender: sender, appID: appID, language: request["language"]?.stringValue,
+            supportedAppTypes: appTypes, credentials: credentialsData?["credentials"]?.stringValue,
+            credentialsType: credentialsData?["credentialsType"]?.stringValue
+        )
+    }
+
     /// Replaces the running app: its senders are told CLOSE and its media session ends.
     mutating func switchTo(_ app: EmulatorApp, _ outcome: inout DeviceOutcome) {
         stopRunningApp(&outcome)
@@ -124,7 +156,8 @@ extension EmulatedDevice {
 
     var volumeJSON: JSONValue {
         [
-            "controlType": "attenuation", "level": .number(volumeLevel), "muted": .bool(muted),
+            "controlType": settings.fixedVolume ? "fixed" : "attenuation", "level": .number(volumeLevel),
+            "muted": .bool(muted),
             "stepInterval": .number(Self.stepInterval),
         ]
     }
@@ -137,7 +170,7 @@ extension EmulatedDevice {
             status["applications"] = [
                 [
                     "appId": .string(app.appID),
-                    "appType": "WEB",
+                    "appType": .string(app.appType.rawValue),
                     "displayName": .string(app.displayName),
                     "iconUrl": .string(app.iconURL),
                     "isIdleScreen": .bool(app.isIdleScreen),

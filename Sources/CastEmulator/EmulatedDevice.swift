@@ -44,11 +44,48 @@ struct EmulatedDevice {
         var transportID: String
     }
 
+    /// What the device is configured to be, beyond its apps.
+    struct Settings {
+        /// The duration given to media that does not say how long it is.
+        var defaultMediaDuration = 596.5
+        /// Content types (lower case, no parameters) whose LOAD fails.
+        var unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes
+        /// The device volume is fixed (`controlType` "fixed").
+        var fixedVolume = false
+        /// Not empty: the device is a multizone group of these members.
+        var groupMembers: [EmulatorGroupMember] = []
+        /// Video content reports `videoInfo` only on a device with a screen.
+        var hasDisplay = true
+
+        init(
+            defaultMediaDuration: Double = 596.5,
+            unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes,
+            fixedVolume: Bool = false, groupMembers: [EmulatorGroupMember] = [], hasDisplay: Bool = true
+        ) {
+            self.defaultMediaDuration = defaultMediaDuration
+            self.unplayableContentTypes = Set(unplayableContentTypes.map { $0.lowercased() })
+            self.fixedVolume = fixedVolume
+            self.groupMembers = groupMembers
+            self.hasDisplay = hasDisplay
+        }
+
+        init(_ configuration: EmulatorConfiguration) {
+            self.init(
+                defaultMediaDuration: configuration.defaultMediaDuration,
+                unplayableContentTypes: configuration.unplayableContentTypes,
+                fixedVolume: configuration.fixedVolume,
+                groupMembers: configuration.groupMembers,
+                hasDisplay: configuration.capabilities & 1 != 0
+            )
+        }
+    }
+
     static let receiverID = CastWire.platformReceiverID
 
     let apps: [String: EmulatorApp]
     let idleApp: EmulatorApp?
-    let defaultMediaDuration: Double
+    let settings: Settings
+    var defaultMediaDuration: Double { settings.defaultMediaDuration }
 
     var volumeLevel = 1.0
     var muted = false
@@ -58,14 +95,20 @@ struct EmulatedDevice {
     var nextMediaSessionID = 1
     var nextItemID = 1
     var connections: [Int: Set<VirtualConnection>] = [:]
+    /// Launches and loads, for tests and app developers (`GET /emulator/state`).
+    var history = EmulatorHistory()
 
-    init(apps: [EmulatorApp], defaultMediaDuration: Double) {
+    init(apps: [EmulatorApp], settings: Settings) {
         var byID: [String: EmulatorApp] = [:]
         for app in apps where byID[app.appID] == nil { byID[app.appID] = app }
         self.apps = byID
         self.idleApp = apps.first(where: \.isIdleScreen)
-        self.defaultMediaDuration = defaultMediaDuration
+        self.settings = settings
         if let idleApp { running = Self.start(idleApp) }
+    }
+
+    init(apps: [EmulatorApp], defaultMediaDuration: Double) {
+        self.init(apps: apps, settings: Settings(defaultMediaDuration: defaultMediaDuration))
     }
 
     static func start(_ app: EmulatorApp) -> RunningApp {
@@ -89,33 +132,29 @@ struct EmulatedDevice {
     /// Handles one message that arrived on `connection`.
     mutating func receive(_ message: CastMessage, on connection: Int, now: Duration) -> DeviceOutcome {
         var outcome = DeviceOutcome()
+        let deadlineBefore = nextDeadline
+        route(message, on: connection, now: now, into: &outcome)
+        if nextDeadline != deadlineBefore { outcome.playbackChanged = true }
+        return outcome
+    }
+
+    private mutating func route(_ message: CastMessage, on connection: Int, now: Duration, into outcome: inout DeviceOutcome) {
         let namespace = message.namespace
         if namespace == CastNamespace.heartbeat {
-            return outcome  // PING and PONG are the CastHeartbeatHandler's business.
+            return  // PING and PONG are the CastHeartbeatHandler's business.
         }
         guard message.payloadType == .string else {
             outcome.note(.info, "ignored a binary message on \(namespace) (not supported by the emulator)")
-            return outcome
+            return
         }
-        let payload: JSONValue
-        do {
-            payload = try JSONValue.parse(message.payloadUtf8)
-        } catch {
-            outcome.note(.warning, "ignored a message whose payload is not JSON (\(error)): \(message.summary)")
-            return outcome
-        }
-        guard payload.objectValue != nil else {
-            outcome.note(.warning, "ignored a message whose payload is not a JSON object: \(message.summary)")
-            return outcome
-        }
-
         if namespace == CastNamespace.connection {
+            guard let payload = jsonObject(message, &outcome) else { return }
             handleConnectionMessage(message, payload: payload, on: connection, into: &outcome)
-            return outcome
+            return
         }
         if CastNamespace.isTransport(namespace) {
             outcome.note(.info, "ignored a message on \(namespace)")
-            return outcome
+            return
         }
 
         let virtualConnection = VirtualConnection(sender: message.sourceID, endpoint: message.destinationID)
@@ -124,13 +163,23 @@ struct EmulatedDevice {
                 .info,
                 "dropped: no virtual connection \(message.sourceID) → \(message.destinationID) (send CONNECT first): \(message.summary)"
             )
-            return outcome
+            return
         }
 
+        // An echoing app answers any string, JSON or not.
+        if let running, message.destinationID == running.transportID, running.app.echoes(on: namespace) {
+            echo(message, from: running, on: connection, into: &outcome)
+            return
+        }
+        guard let payload = jsonObject(message, &outcome) else { return }
+
         if message.destinationID == Self.receiverID {
-            if namespace == CastNamespace.receiver {
-                handleReceiverRequest(payload, from: message.sourceID, on: connection, into: &outcome)
-            } else {
+            switch namespace {
+            case CastNamespace.receiver:
+                handleReceiverRequest(payload, from: message.sourceID, on: connection, now: now, into: &outcome)
+            case CastNamespace.multizone where !settings.groupMembers.isEmpty:
+                handleMultizoneRequest(payload, from: message.sourceID, on: connection, into: &outcome)
+            default:
                 outcome.note(.info, "ignored a message to receiver-0 on \(namespace)")
             }
         } else if let running, message.destinationID == running.transportID {
@@ -142,7 +191,22 @@ struct EmulatedDevice {
         } else {
             outcome.note(.info, "dropped: no endpoint \(message.destinationID)")
         }
-        return outcome
+    }
+
+    /// The payload as a JSON object, or nil (noted) when it is not one.
+    private func jsonObject(_ message: CastMessage, _ outcome: inout DeviceOutcome) -> JSONValue? {
+        let payload: JSONValue
+        do {
+            payload = try JSONValue.parse(message.payloadUtf8)
+        } catch {
+            outcome.note(.warning, "ignored a message whose payload is not JSON (\(error)): \(message.summary)")
+            return nil
+        }
+        guard payload.objectValue != nil else {
+            outcome.note(.warning, "ignored a message whose payload is not a JSON object: \(message.summary)")
+            return nil
+        }
+        return payload
     }
 
     private mutating func handleConnectionMessage(
@@ -208,14 +272,17 @@ struct EmulatedDevice {
 
     /// Sends `payload` to `*` once on every connection that has a virtual connection to `endpoint`.
     func broadcast(from endpoint: String, _ namespace: String, _ payload: JSONValue, _ outcome: inout DeviceOutcome) {
+        broadcast(from: endpoint, namespace, text: payload.jsonString, &outcome)
+    }
+
+    /// Sends `text` as it is to `*` once on every connection with a virtual connection to `endpoint`.
+    func broadcast(from endpoint: String, _ namespace: String, text: String, _ outcome: inout DeviceOutcome) {
         for (connection, virtualConnections) in connections.sorted(by: { $0.key < $1.key })
         where virtualConnections.contains(where: { $0.endpoint == endpoint }) {
             outcome.deliveries.append(
                 .init(
                     connection: connection,
-                    message: .json(
-                        source: endpoint, destination: CastWire.broadcastID, namespace: namespace, payload: payload
-                    )
+                    message: .string(source: endpoint, destination: CastWire.broadcastID, namespace: namespace, text: text)
                 )
             )
         }

@@ -29,6 +29,17 @@ public struct EmulatorConfiguration: Sendable {
     public var apps: [EmulatorApp] = EmulatorApp.builtIn
     /// The duration given to loaded media that does not say how long it is.
     public var defaultMediaDuration = 596.5
+    /// Content types the device says it cannot play: a LOAD of one fails with LOAD_FAILED
+    /// (detailedErrorCode 104, media source not supported) after an IDLE/ERROR status. Compared
+    /// case-insensitively, without parameters (`video/x-flv; codecs=…` is `video/x-flv`).
+    public var unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes
+    /// The device volume cannot be changed (`controlType` "fixed"): SET_VOLUME with a level is
+    /// refused with INVALID_REQUEST BAD_PARAMETER; muting still works.
+    public var fixedVolume = false
+    /// When not empty, the device is a multizone group of these members: TXT `ca` gains bit 32
+    /// and it answers MULTIZONE_STATUS on `urn:x-cast:com.google.cast.multizone`. Set ``model``
+    /// to "Google Cast Group" too, as real groups do (``makeGroup(of:)`` does both).
+    public var groupMembers: [EmulatorGroupMember] = []
     /// How long the generated TLS certificate is valid (real devices: about two days; senders
     /// refuse more than four).
     public var certificateLifetime: Duration = .seconds(48 * 3600)
@@ -37,6 +48,26 @@ public struct EmulatorConfiguration: Sendable {
     public var deviceAuthority: EmulatorDeviceAuthority? = nil
 
     public init() {}
+
+    /// `video/x-flv`, `video/x-ms-wmv` and `application/x-castd-unplayable` (the last one for
+    /// tests that need a LOAD to fail whatever the device).
+    public static let defaultUnplayableContentTypes: Set<String> = [
+        "video/x-flv", "video/x-ms-wmv", "application/x-castd-unplayable",
+    ]
+
+    /// The model real Cast groups announce (`md`).
+    public static let groupModel = "Google Cast Group"
+
+    /// Makes this device a multizone group of `members`, with the group model name.
+    public mutating func makeGroup(of members: [EmulatorGroupMember]) {
+        groupMembers = members
+        model = Self.groupModel
+    }
+
+    /// The capability bits announced: ``capabilities``, plus 32 for a group.
+    public var announcedCapabilities: UInt32 {
+        groupMembers.isEmpty ? capabilities : capabilities | EmulatorGroupMember.groupCapability
+    }
 
     /// A random device id in the form real devices use.
     public static func randomDeviceID() -> String {

@@ -24,7 +24,7 @@ struct EmulatorDeviceDescription: Sendable {
         deviceID = configuration.deviceID
         name = configuration.name
         model = configuration.model
-        capabilities = configuration.capabilities
+        capabilities = configuration.announcedCapabilities
         host = configuration.host
         func derived(_ label: String, count: Int) -> String {
             let digest = SHA256.hash(data: Data((label + configuration.deviceID).utf8))
@@ -49,6 +49,7 @@ struct EmulatorDeviceDescription: Sendable {
     }
 
     var displaySupported: Bool { capabilities & 1 != 0 }
+    var isGroup: Bool { capabilities & EmulatorGroupMember.groupCapability != 0 }
 
     /// The `_googlecast._tcp` TXT record (real devices send the keys in the order written here).
     func txtRecord(runningApp: EmulatorApp?) -> [String: String] {
@@ -85,7 +86,7 @@ struct EmulatorDeviceDescription: Sendable {
                 "display_supported": .bool(displaySupported),
                 "audio_surround_mode_supported": false,
                 "hi_res_audio_supported": false,
-                "multizone_supported": .bool(!displaySupported),
+                "multizone_supported": .bool(!displaySupported || isGroup),
                 "opencast_supported": false,
                 "stats_supported": true,
             ],

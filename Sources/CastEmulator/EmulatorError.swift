@@ -15,6 +15,8 @@ public struct EmulatorError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Code("invalidState")
         /// A sender went quiet for longer than the heartbeat allows.
         public static let heartbeatTimeout = Code("heartbeatTimeout")
+        /// A configuration value given as text (a command-line flag) is malformed.
+        public static let invalidArgument = Code("invalidArgument")
     }
 
     public var code: Code

@@ -1,6 +1,7 @@
 import CastProtocol
 
-/// A snapshot of an emulated device: what it would report right now, and who is connected.
+/// A snapshot of an emulated device: what it would report right now, who is connected, and
+/// what senders asked of it.
 public struct EmulatorState: Sendable {
     /// One TLS connection and the virtual connections its senders opened.
     public struct Connection: Sendable, Hashable {
@@ -21,6 +22,12 @@ public struct EmulatorState: Sendable {
     /// nothing is loaded.
     public var mediaStatusJSON: JSONValue?
     public var connections: [Connection]
+    /// The last 100 LAUNCHes the device accepted, oldest first.
+    public var launches: [EmulatorLaunchRecord]
+    /// The last 100 LOADs and QUEUE_LOADs that reached a media player, oldest first.
+    public var loads: [EmulatorLoadRecord]
+    /// The whole snapshot as `GET /emulator/state` serves it (see ``CastDeviceEmulator``).
+    public var json: JSONValue
 
     /// The receiver status, parsed as a sender would.
     public var receiverStatus: CastReceiverStatus { CastReceiverStatus(payload: receiverStatusJSON) }
@@ -36,17 +43,80 @@ public struct EmulatorState: Sendable {
 
 extension EmulatedDevice {
     func snapshot(at now: Duration) -> EmulatorState {
-        EmulatorState(
+        let connections = connections.keys.sorted().map { number in
+            EmulatorState.Connection(
+                number: number,
+                virtualConnections: self.connections[number, default: []]
+                    .map { EmulatorState.VirtualConnection(sender: $0.sender, endpoint: $0.endpoint) }
+                    .sorted { ($0.sender, $0.endpoint) < ($1.sender, $1.endpoint) }
+            )
+        }
+        return EmulatorState(
             receiverStatusJSON: receiverStatusObject,
             mediaStatusJSON: player?.statusEntry(at: now, includeMedia: true),
-            connections: connections.keys.sorted().map { number in
-                EmulatorState.Connection(
-                    number: number,
-                    virtualConnections: connections[number, default: []]
-                        .map { EmulatorState.VirtualConnection(sender: $0.sender, endpoint: $0.endpoint) }
-                        .sorted { ($0.sender, $0.endpoint) < ($1.sender, $1.endpoint) }
-                )
-            }
+            connections: connections,
+            launches: history.launches,
+            loads: history.loads,
+            json: stateJSON(at: now, connections: connections)
         )
+    }
+
+    /// The state endpoint's JSON: small, flat facts a test can assert on without parsing
+    /// MEDIA_STATUS.
+    private func stateJSON(at now: Duration, connections: [EmulatorState.Connection]) -> JSONValue {
+        var app: JSONValue = .null
+        if let running {
+            app = [
+                "appId": .string(running.app.appID), "displayName": .string(running.app.displayName),
+                "sessionId": .string(running.sessionID), "transportId": .string(running.transportID),
+                "appType": .string(running.app.appType.rawValue), "isIdleScreen": .bool(running.app.isIdleScreen),
+                "namespaces": .array(running.app.namespaces.map(JSONValue.string)),
+            ]
+        }
+        var playerJSON: JSONValue = .null
+        if let player {
+            var breakJSON: JSONValue = .null
+            if let ad = player.ad {
+                breakJSON = [
+                    "breakId": .string(ad.adBreak.id), "breakClipId": .string(ad.clip.id),
+                    "currentBreakClipTime": .number(MediaPlayer.rounded(player.clipTime(at: now) ?? 0)),
+                    "skippable": .bool(player.isSkippable(at: now)),
+                ]
+            }
+            playerJSON = [
+                "mediaSessionId": .number(Double(player.mediaSessionID)),
+                "playerState": .string(player.playerState),
+                "currentTime": .number(MediaPlayer.rounded(player.currentTime(at: now))),
+                "playbackRate": .number(player.playbackRate),
+                "contentId": .string(player.current.contentID),
+                "itemIds": .array(player.items.map { .number(Double($0.itemID)) }),
+                "currentItemId": .number(Double(player.current.itemID)),
+                "repeatMode": .string(player.repeatMode.rawValue),
+                "activeTrackIds": .array(player.current.activeTrackIDs.map { .number(Double($0)) }),
+                "break": breakJSON,
+                "volume": player.volumeJSON,
+            ]
+        }
+        return [
+            "time": .number(MediaPlayer.rounded(now.seconds)),
+            "app": app,
+            "player": playerJSON,
+            "volume": volumeJSON,
+            "launches": .array(history.launches.map(\.json)),
+            "loads": .array(history.loads.map(\.json)),
+            "senders": .array(senders.map(JSONValue.string)),
+            "connections": .array(
+                connections.map { connection in
+                    [
+                        "number": .number(Double(connection.number)),
+                        "virtualConnections": .array(
+                            connection.virtualConnections.map {
+                                ["sender": .string($0.sender), "endpoint": .string($0.endpoint)]
+                            }
+                        ),
+                    ]
+                }
+            ),
+        ]
     }
 }

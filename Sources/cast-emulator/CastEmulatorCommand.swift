@@ -39,6 +39,43 @@ struct CastEmulatorCommand: AsyncParsableCommand {
               cast.wait(timeout=10); print(cast.status)'
 
             Tests should use --port 0 (a free port) and read the port from the ready file.
+
+            Apps: Backdrop (idle screen), the Default Media Receiver (CC1AD845), YouTube, \
+            Netflix, Spotify, an Android TV app (A7CC5A5E, appType ANDROID_TV: launches only \
+            when the LAUNCH lists ANDROID_TV in supportedAppTypes) and an echo app (E2C0EC40: \
+            sends every message on urn:x-cast:com.castd.echo back to its sender, and to every \
+            sender when the JSON says "broadcast": true). Add your own with --app:
+
+              cast-emulator --app "ABCD1234:Chat:urn:x-cast:com.example.chat" \\
+                --app "BEEF0001:Player:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl"
+
+            The media player does what the Default Media Receiver does for the sender SDK: \
+            LOAD (tracks, text track style, ad breaks, credentials), queues (QUEUE_LOAD, \
+            INSERT, REMOVE, REORDER, UPDATE, repeat modes), SEEK, SET_PLAYBACK_RATE, \
+            EDIT_TRACKS_INFO, SKIP_AD and stream volume. A LOAD of a content type listed by \
+            --unplayable-content-type fails with LOAD_FAILED (detailedErrorCode 104):
+
+              cast-emulator --unplayable-content-type video/x-flv \\
+                --unplayable-content-type application/vnd.ms-sstr+xml
+
+            A multizone group: each --group-member ID=NAME is a member (MULTIZONE_STATUS on \
+            urn:x-cast:com.google.cast.multizone); TXT ca gains bit 32 and the model is \
+            "Google Cast Group" unless --model says otherwise:
+
+              cast-emulator --name "Downstairs" --port 42001 \\
+                --group-member 0123456789abcdef0123456789abcdef=Kitchen \\
+                --group-member fedcba9876543210fedcba9876543210=Living\\ Room
+
+            A device whose volume cannot be changed (SET_VOLUME with a level is refused with \
+            BAD_PARAMETER, muting works): cast-emulator --fixed-volume
+
+            What the emulator saw, for tests and app developers: with --http-port, \
+            GET /emulator/state returns JSON with the running app, the media session, the \
+            volume, the connected senders and the last 100 launches and loads (with their \
+            language, supportedAppTypes and credentials):
+
+              cast-emulator --port 0 --http-port 8008 &
+              curl -s http://127.0.0.1:8008/emulator/state
             """
     )
 
@@ -60,8 +97,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device id: 32 hex digits. Random when not given.", valueName: "hex"))
     var id: String?
 
-    @Option(help: "The model name (TXT md, eureka_info model_name).")
-    var model = "Chromecast"
+    @Option(help: ArgumentHelp("The model name (TXT md, eureka_info model_name). Default: Chromecast, or Google Cast Group with --group-member.", valueName: "model"))
+    var model: String?
 
     @Option(help: ArgumentHelp("Capability bits (TXT ca): video out 1, video in 2, audio out 4, audio in 8. 4 makes an audio device.", valueName: "bits"))
     var capabilities: UInt32 = 5
@@ -91,6 +128,36 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Flag(help: "Announce the device over mDNS (_googlecast._tcp).")
     var publish = false
 
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(
+            "Add an app that echoes on its custom namespaces (and plays media if it lists urn:x-cast:com.google.cast.media). Repeatable. Example: --app 'ABCD1234:Chat:urn:x-cast:com.example.chat'",
+            valueName: "id:name:namespace[,namespace…]"
+        )
+    )
+    var apps: [String] = []
+
+    @Option(
+        name: .customLong("unplayable-content-type"),
+        help: ArgumentHelp(
+            "A content type whose LOAD fails (LOAD_FAILED, detailedErrorCode 104). Repeatable; replaces the default video/x-flv, video/x-ms-wmv, application/x-castd-unplayable. Example: --unplayable-content-type video/webm",
+            valueName: "type"
+        )
+    )
+    var unplayableContentTypes: [String] = []
+
+    @Option(
+        name: .customLong("group-member"),
+        help: ArgumentHelp(
+            "Make the device a multizone group with this member. Repeatable. Example: --group-member 0123456789abcdef0123456789abcdef=Kitchen",
+            valueName: "id=name"
+        )
+    )
+    var groupMembers: [String] = []
+
+    @Flag(help: "The device volume is fixed: SET_VOLUME with a level is refused (BAD_PARAMETER); mute still works.")
+    var fixedVolume = false
+
     @Option(help: ArgumentHelp("Standard error log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -107,6 +174,46 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         if name.isEmpty { throw ValidationError("--name must not be empty") }
+        _ = try parsedApps()
+        _ = try parsedGroupMembers()
+        for type in unplayableContentTypes where !Self.isContentType(type) {
+            throw ValidationError("--unplayable-content-type must be a content type like video/x-flv; got “\(type)”")
+        }
+    }
+
+    func parsedApps() throws -> [EmulatorApp] {
+        var parsed: [EmulatorApp] = []
+        for value in apps {
+            let app: EmulatorApp
+            do {
+                app = try EmulatorApp(parsing: value)
+            } catch {
+                throw ValidationError("--app: \(error.message)")
+            }
+            if parsed.contains(where: { $0.appID == app.appID }) {
+                throw ValidationError("--app: the app id \(app.appID) is given twice")
+            }
+            parsed.append(app)
+        }
+        return parsed
+    }
+
+    func parsedGroupMembers() throws -> [EmulatorGroupMember] {
+        var parsed: [EmulatorGroupMember] = []
+        for value in groupMembers {
+            do {
+                parsed.append(try EmulatorGroupMember(parsing: value))
+            } catch {
+                throw ValidationError("--group-member: \(error.message)")
+            }
+        }
+        return parsed
+    }
+
+    /// type/subtype, without spaces.
+    static func isContentType(_ value: String) -> Bool {
+        let parts = value.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty } && !value.contains(where: \.isWhitespace)
     }
 
     func run() async throws {
@@ -125,9 +232,15 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         configuration.httpPort = httpPort
         configuration.httpsPort = httpsPort
         if let id { configuration.deviceID = id.lowercased() }
-        configuration.model = model
         configuration.capabilities = capabilities
         configuration.logFile = logFile
+        let members = try parsedGroupMembers()
+        if !members.isEmpty { configuration.makeGroup(of: members) }
+        if let model { configuration.model = model }
+        // Apps given on the command line come first: one with a built-in app's id replaces it.
+        configuration.apps = try parsedApps() + configuration.apps
+        if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
+        configuration.fixedVolume = fixedVolume
 
         let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
         let endpoints = try await emulator.start()

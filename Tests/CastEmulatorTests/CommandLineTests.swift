@@ -49,11 +49,22 @@ struct CommandLineTests {
     func help() throws {
         let (status, output) = try Self.run(["--help"])
         #expect(status == 0)
-        for flag in ["--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file", "--auth-root-file", "--publish"] {
+        for flag in [
+            "--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file",
+            "--auth-root-file", "--publish", "--app", "--unplayable-content-type", "--group-member", "--fixed-volume",
+        ] {
             #expect(output.contains(flag), "\(flag) missing from --help")
         }
         #expect(output.contains("Example"))
         #expect(output.contains("pychromecast"))
+        // Each new flag is shown in use, and the state endpoint is explained.
+        for example in [
+            "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
+            "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume", "/emulator/state",
+            "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo",
+        ] {
+            #expect(output.contains(example), "\(example) missing from --help")
+        }
     }
 
     @Test("Bad flags are refused with a clear message")
@@ -61,6 +72,74 @@ struct CommandLineTests {
         let (status, output) = try Self.run(["--id", "xyz"])
         #expect(status != 0)
         #expect(output.contains("--id must be 32 hex digits"))
+    }
+
+    @Test(
+        "Bad --app, --group-member and --unplayable-content-type values are refused with what is wrong",
+        arguments: [
+            (["--app", "ABCD1234:Chat"], "--app: an app is ID:NAME:NAMESPACE"),
+            (["--app", "ABCD1234:Chat:chat"], "is not a namespace"),
+            (["--app", "A:One:urn:x-cast:a", "--app", "A:Two:urn:x-cast:b"], "the app id A is given twice"),
+            (["--group-member", "Kitchen"], "--group-member: a group member is ID=NAME"),
+            (["--unplayable-content-type", "flv"], "--unplayable-content-type must be a content type"),
+        ]
+    )
+    func badNewFlags(arguments: [String], complaint: String) throws {
+        let (status, output) = try Self.run(arguments)
+        #expect(status != 0)
+        #expect(output.contains(complaint), "\(output)")
+    }
+
+    @Test("--group-member, --fixed-volume, --app and --unplayable-content-type reach the device (seen at /emulator/state)")
+    func newFlagsReachTheDevice() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-emulator-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ready = directory.appendingPathComponent("ready.json")
+        let process = Process()
+        process.executableURL = try Self.binary()
+        process.arguments = [
+            "--port", "0", "--http-port", "0", "--ready-file", ready.path, "--capabilities", "4",
+            "--group-member", "0123456789abcdef0123456789abcdef=Kitchen", "--group-member", "fedcba9876543210fedcba9876543210=Den",
+            "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat", "--unplayable-content-type", "video/webm",
+        ]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            if process.isRunning {
+                kill(process.processIdentifier, SIGTERM)
+                process.waitUntilExit()
+            }
+        }
+        try await eventually(timeout: .seconds(60), "the ready file") { FileManager.default.fileExists(atPath: ready.path) }
+        let info = try JSONValue.parse(try Data(contentsOf: ready))
+        #expect(info["model"] == "Google Cast Group")
+        let port = Int(try #require(info["port"]?.intValue))
+        let httpPort = Int(try #require(info["httpPort"]?.intValue))
+
+        let sender = try await RawCastSender.connect(host: "127.0.0.1", port: port, sourceID: "sender-cli")
+        try await sender.connect()
+        try await sender.send(to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 1])
+        #expect(try await sender.reply(to: 1)["status"]?["devices"]?.arrayValue?.count == 2)
+        try await sender.receiver(["type": "SET_VOLUME", "volume": ["level": 0.2], "requestId": 2])
+        #expect(try await sender.reply(to: 2)["reason"] == "BAD_PARAMETER")
+        let chat = try await sender.launch("ABCD1234", requestID: 3)
+        try await sender.connect(to: chat)
+        try await sender.send(to: chat, namespace: "urn:x-cast:com.example.chat", ["hi": "there"])
+        #expect(try await sender.nextPayload() == ["hi": "there"])
+
+        let state = try JSONValue.parse(
+            try await HTTPFetch.get(host: "127.0.0.1", port: httpPort, path: "/emulator/state", tls: false).body
+        )
+        #expect(state["device"]?["isGroup"] == true)
+        #expect(state["device"]?["capabilities"] == 36)
+        #expect(state["device"]?["txt"]?["ca"] == "36")
+        #expect(state["device"]?["txt"]?["md"] == "Google Cast Group")
+        #expect(state["device"]?["fixedVolume"] == true)
+        #expect(state["device"]?["unplayableContentTypes"] == ["video/webm"])
+        #expect(state["app"]?["appId"] == "ABCD1234")
+        #expect(state["app"]?["displayName"] == "Chat")
     }
 
     @Test("--ready-file appears once listening; --log records both directions; SIGTERM exits 0")

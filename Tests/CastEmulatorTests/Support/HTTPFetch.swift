@@ -14,6 +14,13 @@ struct HTTPFetch {
     }
 
     static func get(host: String, port: Int, path: String, tls: Bool) async throws -> Response {
+        try await request(method: "GET", host: host, port: port, path: path, tls: tls)
+    }
+
+    /// Any method, with an optional body (sent with its Content-Length).
+    static func request(
+        method: String, host: String, port: Int, path: String, body: String? = nil, tls: Bool
+    ) async throws -> Response {
         let collected = LockedBox(ByteBuffer())
         let done = LockedBox<EventLoopPromise<Void>?>(nil)
         var sslContext: NIOSSLContext?
@@ -38,7 +45,12 @@ struct HTTPFetch {
             }
             .connect(host: host, port: port)
             .get()
-        let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nAccept: */*\r\nConnection: close\r\n"
+        if let body {
+            request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        } else {
+            request += "\r\n"
+        }
         try await channel.writeAndFlush(ByteBuffer(string: request))
         try await done.withLock { $0 }!.futureResult.get()
         let bytes = collected.withLock { Array($0.readableBytesView) }
