@@ -74,8 +74,15 @@ extension CastDeviceEmulator {
             try await connection.channel.executeThenClose { inbound, writer in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // The only writer of this connection: replies and broadcasts, in order.
-                    group.addTask {
-                        for await message in outbound { try await writer.write(message) }
+                    group.addTask { [configuration] in
+                        for await message in outbound {
+                            // A slow device (fault injection): every app and receiver message
+                            // leaves late; tp.* (auth, connection) stays prompt.
+                            if configuration.replyDelay > .zero, !CastNamespace.isTransport(message.namespace) {
+                                try await Task.sleep(for: configuration.replyDelay)
+                            }
+                            try await writer.write(message)
+                        }
                     }
                     for try await message in inbound {
                         self.receive(message, on: number, authentication: authentication, logger: logger)

@@ -36,6 +36,9 @@ public struct EmulatorConfiguration: Sendable {
     /// The device volume cannot be changed (`controlType` "fixed"): SET_VOLUME with a level is
     /// refused with INVALID_REQUEST BAD_PARAMETER; muting still works.
     public var fixedVolume = false
+    /// Fault injection: every message the device sends (but tp.*) is written this much later,
+    /// like a slow device. Zero: prompt.
+    public var replyDelay: Duration = .zero
     /// When not empty, the device is a multizone group of these members: TXT `ca` gains bit 32
     /// and it answers MULTIZONE_STATUS on `urn:x-cast:com.google.cast.multizone`. Set ``model``
     /// to "Google Cast Group" too, as real groups do (``makeGroup(of:)`` does both).

@@ -428,4 +428,88 @@ struct SenderSDKTests {
             }
         }
     }
+
+    // MARK: outcomes
+
+    /// A second seek sent before the device answered the first supersedes it: the first
+    /// caller is told REPLACED, the second gets the status, and the device saw both.
+    @Test func aNewerSeekReplacesOneStillWaiting() async throws {
+        var slow = EmulatorConfiguration()
+        slow.replyDelay = .milliseconds(400)
+        try await withDevice(slow) { client, emulator, _ in
+            _ = try await client.load(Self.media("https://example.com/film.mp4"))
+            var first = Castd_V1_SeekRequest()
+            first.position = 100
+            var second = Castd_V1_SeekRequest()
+            second.position = 200
+            async let firstOutcome: Result<CastdMediaStatus, CastdError> = {
+                do {
+                    return .success(try await client.unary(.seek, first, as: CastdMediaStatus.self))
+                } catch {
+                    return .failure(error as? CastdError ?? CastdError(.unknown, "\(error)"))
+                }
+            }()
+            // The second goes out once the first has reached the device.
+            try await eventually("the first SEEK to reach the device") {
+                await emulator.state().mediaStatusJSON?["currentTime"]?.doubleValue.map { $0 >= 99 } == true
+            }
+            let secondStatus = try await client.unary(.seek, second, as: CastdMediaStatus.self)
+            #expect(abs(secondStatus.currentTime - 200) < 1)
+            guard case .failure(let error) = await firstOutcome else {
+                Issue.record("the first seek should have been replaced")
+                return
+            }
+            #expect(error.code == .aborted && error.reason == "REPLACED", "\(error)")
+        }
+    }
+
+    // MARK: launch options
+
+    @Test func androidTVReceiverAndCredentials() async throws {
+        try await withDevice { client, emulator, _ in
+            var webOnly = Castd_V1_StartSessionRequest()
+            webOnly.appID = "A7CC5A5E"
+            let refused = await #expect(throws: CastdError.self) { _ = try await client.unary(.startSession, webOnly, as: CastdSession.self) }
+            #expect(refused?.code == .notFound && refused?.deviceError?.type == "LAUNCH_ERROR")
+
+            var connect = webOnly
+            connect.launch.androidTv = true
+            connect.launch.credentials = "user-token"
+            connect.launch.credentialsType = "android"
+            connect.launch.language = "de-DE"
+            let session = try await client.unary(.startSession, connect, as: CastdSession.self)
+            #expect(session.appType == "ANDROID_TV" && session.state == .started)
+
+            var load = Castd_V1_LoadRequest()
+            load.media = Self.media("https://example.com/film.mp4")
+            load.credentials = "load-token"
+            load.credentialsType = "bearer"
+            _ = try await Self.load(client, load)
+
+            let state = await emulator.state()
+            let launch = try #require(state.launches.last)
+            #expect(launch.appID == "A7CC5A5E")
+            #expect(launch.supportedAppTypes == ["WEB", "ANDROID_TV"])
+            #expect(launch.credentials == "user-token" && launch.credentialsType == "android")
+            #expect(launch.language == "de-DE")
+            let loaded = try #require(state.loads.last)
+            #expect(loaded.appID == "A7CC5A5E")
+            #expect(loaded.credentials == "load-token" && loaded.credentialsType == "bearer")
+        }
+    }
+
+    @Test func fixedVolumeDevicesAreReportedAndRefuseLevels() async throws {
+        var fixed = EmulatorConfiguration()
+        fixed.fixedVolume = true
+        try await withDevice(fixed) { client, _, _ in
+            let muted = try await client.setVolume(muted: true)
+            #expect(muted.fixed && muted.controlType == "fixed" && muted.muted)
+            let error = await #expect(throws: CastdError.self) { _ = try await client.setVolume(level: 0.5) }
+            #expect(error?.code == .failedPrecondition && error?.message.contains("fixed volume") == true)
+            var up = Castd_V1_SetVolumeRequest()
+            up.steps = 1
+            let stepped = await #expect(throws: CastdError.self) { _ = try await client.unary(.setVolume, up, as: CastdVolume.self) }
+            #expect(stepped?.code == .failedPrecondition)
+        }
+    }
 }
