@@ -245,7 +245,9 @@ extension CastdClient {
     ///
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `steps` is 0.
     public func setVolume(steps: Int32, device: String = "") async throws -> CastdVolume {
-        guard steps != 0 else { throw CastdError(.invalidArgument, "setVolume(steps:) needs a step count other than 0") }
+        guard steps != 0 else {
+            throw CastdError(.invalidArgument, "setVolume(steps:) needs a step count other than 0")
+        }
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
         request.steps = steps

@@ -33,7 +33,8 @@ extension CastdClient {
         guard !items.isEmpty else { throw CastdError(.invalidArgument, "queueLoad needs at least one item") }
         guard items.indices.contains(startIndex) else {
             throw CastdError(
-                .invalidArgument, "start index \(startIndex) is outside the \(items.count) items (0…\(items.count - 1))")
+                .invalidArgument, "start index \(startIndex) is outside the \(items.count) items (0…\(items.count - 1))"
+            )
         }
         if !customDataJSON.isEmpty { try Self.checkJSONObject(customDataJSON, what: "customDataJSON") }
         var request = Castd_V1_QueueLoadRequest()

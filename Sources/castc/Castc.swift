@@ -117,14 +117,19 @@ struct Castc: AsyncParsableCommand {
         guard !leading.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
         // The options go after the whole command: `queue next`, not `queue`.
         var end = index + 1
-        if end < arguments.endIndex, let group = command(named: arguments[index]), command(named: arguments[end], in: group) != nil {
+        if end < arguments.endIndex, let group = command(named: arguments[index]),
+            command(named: arguments[end], in: group) != nil
+        {
             end += 1
         }
         return Array(arguments[index..<end]) + leading + arguments[end...]
     }
 
     /// The subcommand of `parent` called `name` (or one of its aliases).
-    static func command(named name: String, in parent: any ParsableCommand.Type = Castc.self) -> (any ParsableCommand.Type)? {
+    static func command(
+        named name: String,
+        in parent: any ParsableCommand.Type = Castc.self
+    ) -> (any ParsableCommand.Type)? {
         parent.configuration.subcommands.first { command in
             command.configuration.commandName == name || command.configuration.aliases.contains(name)
         }

@@ -28,7 +28,8 @@ func usageError(_ arguments: [String]) -> String {
         let commands = [
             ["devices"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"], ["launch", "CC1AD845"], ["disconnect"],
             ["load", "https://example.com/a.mp4"], ["play"], ["pause"], ["stop"], ["seek", "10"], ["rate", "1.5"],
-            ["skip-ad"], ["queue", "list"], ["queue", "load", "https://x.org/a.mp3"], ["queue", "add", "https://x.org/b.mp3"],
+            ["skip-ad"], ["queue", "list"], ["queue", "load", "https://x.org/a.mp3"],
+            ["queue", "add", "https://x.org/b.mp3"],
             ["queue", "remove", "2"], ["queue", "move", "2", "--to-end"], ["queue", "jump", "2"], ["queue", "next"],
             ["queue", "prev"], ["queue", "repeat", "all"], ["tracks", "list"], ["tracks", "enable", "1"],
             ["tracks", "disable", "--all"], ["tracks", "style", "--font-scale", "2"], ["volume", "50%"], ["mute"],
@@ -195,7 +196,9 @@ func usageError(_ arguments: [String]) -> String {
 struct GlobalOptionOrderTests {
     @Test func sharedOptionsMayComeBeforeTheCommand() throws {
         #expect(
-            Castc.globalOptionsAfterCommand(["--socket", "/s", "--json", "status"]) == ["status", "--socket", "/s", "--json"])
+            Castc.globalOptionsAfterCommand(["--socket", "/s", "--json", "status"]) == [
+                "status", "--socket", "/s", "--json",
+            ])
         #expect(
             Castc.globalOptionsAfterCommand(["--device=TV", "seek", "-10"]) == ["seek", "--device=TV", "-10"])
         // Nothing to move, or nothing to move it behind: unchanged (ArgumentParser reports it).

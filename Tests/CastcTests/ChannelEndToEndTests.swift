@@ -79,7 +79,9 @@ import Testing
                 var notices: [String] = []
                 try await ListenCommand.follow(
                     client.listen(device: "Living Room TV", namespace: Self.namespace), json: false, count: 2,
-                    output: { lines.append($0); return true },
+                    output: {
+                        lines.append($0); return true
+                    },
                     notice: { notices.append($0) })
                 // Leaving after --count cancels the call on the daemon.
                 try await eventually("the Listen call to be cancelled") { daemon.cancelledCallIDs == [1] }
@@ -103,16 +105,22 @@ import Testing
                 var lines: [String] = []
                 try await ListenCommand.follow(
                     client.listen(namespace: Self.namespace), json: true, count: 3,
-                    output: { lines.append($0); return true },
+                    output: {
+                        lines.append($0); return true
+                    },
                     notice: { Issue.record("a notice with --json: \($0)") })
                 return lines
             }
             let events = try lines.map { try CastdChannelEvent(jsonString: $0) }
-            #expect(events == [Self.attached(), Self.appMessage("hello\nthere"), {
-                var lagged = CastdChannelEvent()
-                lagged.lagged.dropped = 2
-                return lagged
-            }(), Self.appMessage("{\n\"score\": 3\n}", json: true), Self.appMessage("third")])
+            #expect(
+                events == [
+                    Self.attached(), Self.appMessage("hello\nthere"),
+                    {
+                        var lagged = CastdChannelEvent()
+                        lagged.lagged.dropped = 2
+                        return lagged
+                    }(), Self.appMessage("{\n\"score\": 3\n}", json: true), Self.appMessage("third"),
+                ])
             #expect(lines.allSatisfy { !$0.contains("\n") })
         }
     }
@@ -173,7 +181,10 @@ import Testing
     @Test func sendCommandSendsJSON() async throws {
         try await FakeDaemon.run(Self.handler) { daemon in
             let command = try parse(
-                ["send", Self.namespace, #"{"type":"PING"}"#, "--json", "--device", "TV", "--socket", daemon.socketPath],
+                [
+                    "send", Self.namespace, #"{"type":"PING"}"#, "--json", "--device", "TV", "--socket",
+                    daemon.socketPath,
+                ],
                 as: SendCommand.self)
             try await command.run()
             let requests = try daemon.requests(.sendMessage, as: Castd_V1_SendMessageRequest.self)
@@ -194,7 +205,8 @@ import Testing
             #expect(refusal.reason == CastdError.Reason.deviceError)
             #expect(refusal.deviceError?.type == "INVALID_REQUEST")
             #expect(
-                CastcFailure(refusal).line == "castc: Living Room TV refused the message: INVALID_REQUEST (NOT_SUPPORTED)\n")
+                CastcFailure(refusal).line
+                    == "castc: Living Room TV refused the message: INVALID_REQUEST (NOT_SUPPORTED)\n")
             #expect(CastcFailure(refusal).exitCode == 9)
         }
     }

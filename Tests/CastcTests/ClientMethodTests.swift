@@ -35,7 +35,9 @@ import Testing
         var response = Castd_V1_ListDevicesResponse()
         response.devices = [device("a", "TV")]
         try await withMemoryClient { client, daemon in
-            let devices = Task { try await client.listDevices(appIDs: ["233637DE"], capabilities: [.videoOut, .audioOut]) }
+            let devices = Task {
+                try await client.listDevices(appIDs: ["233637DE"], capabilities: [.videoOut, .audioOut])
+            }
             let call = try await daemon.nextCall(.listDevices, as: Castd_V1_ListDevicesRequest.self)
             #expect(call.request.appIds == ["233637DE"])
             #expect(call.request.capabilities == 5)
@@ -187,7 +189,8 @@ import Testing
             await expectInvalid { _ = try await client.setVolume(steps: 0) }
             await expectInvalid { _ = try await client.queueLoad([]) }
             await expectInvalid {
-                _ = try await client.queueLoad([CastdQueueItem(media: CastdMediaInformation(url: "https://x.org/a"))], startIndex: 1)
+                _ = try await client.queueLoad(
+                    [CastdQueueItem(media: CastdMediaInformation(url: "https://x.org/a"))], startIndex: 1)
             }
             await expectInvalid { _ = try await client.queueInsert([]) }
             await expectInvalid { _ = try await client.queueRemove([]) }

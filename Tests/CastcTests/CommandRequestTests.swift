@@ -11,8 +11,10 @@ import Testing
         let command = try parse(
             [
                 "load", "https://example.com/s01e02.mp4", "--device", "TV", "--content-type", "video/mp4",
-                "--stream-type", "buffered", "--start", "1:30", "--no-autoplay", "--duration", "42:10", "--rate", "1.25",
-                "--series", "The Show", "--season", "1", "--episode", "2", "--title", "Pilot", "--subtitle", "Where it starts",
+                "--stream-type", "buffered", "--start", "1:30", "--no-autoplay", "--duration", "42:10", "--rate",
+                "1.25",
+                "--series", "The Show", "--season", "1", "--episode", "2", "--title", "Pilot", "--subtitle",
+                "Where it starts",
                 "--image", "https://example.com/poster.jpg@780x1170", "--image", "https://example.com/still.jpg",
                 "--subtitles", "https://example.com/en.vtt", "--subtitles", "https://example.com/en-sdh.vtt",
                 "--subtitles-lang", "en", "--credentials", "tok3n", "--credentials-type", "oauth",
@@ -104,7 +106,9 @@ import Testing
         func metadata(_ arguments: [String]) throws -> CastdMediaMetadata {
             try parse(["load", "https://example.com/a.mp3"] + arguments, as: LoadCommand.self).media.metadata
         }
-        let music = try metadata(["--artist", "Band", "--album", "Album", "--album-artist", "Various", "--title", "Song"])
+        let music = try metadata([
+            "--artist", "Band", "--album", "Album", "--album-artist", "Various", "--title", "Song",
+        ])
         #expect(music.metadataType == .musicTrack)
         #expect(music.artist == "Band" && music.albumName == "Album" && music.albumArtist == "Various")
         #expect(try metadata(["--title", "A"]).metadataType == .generic)
@@ -170,9 +174,11 @@ import Testing
         #expect(usageError(["load", url, "--artist", "A", "--metadata-type", "movie"]).contains("music or photo"))
         #expect(usageError(["load", url, "--season", "one"]).contains("--season"))
         #expect(usageError(["load", url, "--ad-break", "https://ads.org/a.mp4"]).contains("POSITION:CLIP_URL"))
-        #expect(usageError(["load", url, "--ad-break", "soon:https://ads.org/a.mp4"]).contains("'soon' is not a position"))
+        #expect(
+            usageError(["load", url, "--ad-break", "soon:https://ads.org/a.mp4"]).contains("'soon' is not a position"))
         #expect(usageError(["load", url, "--ad-break", "pre:notaurl"]).contains("no clip URL"))
-        #expect(usageError(["load", url, "--ad-break", "pre:https://a.org/x.mp4:10:20"]).contains("after the clip's end"))
+        #expect(
+            usageError(["load", url, "--ad-break", "pre:https://a.org/x.mp4:10:20"]).contains("after the clip's end"))
         #expect(usageError(["load", url, "--entity", ""]).contains("--entity"))
     }
 }
@@ -189,7 +195,8 @@ import Testing
         #expect(call.method == .queueLoad)
         let request = call.request
         #expect(request.device == "Kitchen")
-        #expect(request.items.map(\.media.contentID) == ["https://x.org/a.mp3", "https://x.org/b.mp4", "https://x.org/c"])
+        #expect(
+            request.items.map(\.media.contentID) == ["https://x.org/a.mp3", "https://x.org/b.mp4", "https://x.org/c"])
         #expect(request.items.map(\.media.contentType) == ["audio/mpeg", "video/mp4", ""])
         #expect(request.items.allSatisfy { $0.itemID == 0 && !$0.hasAutoplay })
         #expect(request.startIndex == 1)
@@ -201,7 +208,9 @@ import Testing
     }
 
     @Test func repeatModes() throws {
-        for (name, mode) in [("off", CastdRepeatMode.off), ("all", .all), ("one", .single), ("shuffle", .allAndShuffle)] {
+        for (name, mode) in [
+            ("off", CastdRepeatMode.off), ("all", .all), ("one", .single), ("shuffle", .allAndShuffle),
+        ] {
             let call = try parse(["queue", "repeat", name], as: QueueRepeatCommand.self).call()
             #expect(call.method == .queueUpdate)
             #expect(call.request.hasRepeatMode && call.request.repeatMode == mode, "\(name)")
@@ -254,7 +263,8 @@ import Testing
         #expect(usageError(["queue", "load", "https://x.org/a", "--repeat", "forever"]).contains("shuffle"))
         #expect(usageError(["queue", "repeat", "twice"]).contains("'off', 'all', 'one'"))
         #expect(usageError(["queue", "add"]).contains("give the URLs"))
-        #expect(usageError(["queue", "add", "https://x.org/a", "--before", "first"]).contains("is not a queue item id"))
+        #expect(
+            usageError(["queue", "add", "https://x.org/a", "--before", "first"]).contains("is not a queue item id"))
         #expect(usageError(["queue", "remove"]).contains("castc queue list"))
         #expect(usageError(["queue", "remove", "0"]).contains("'0' is not a queue item id"))
         _ = usageError(["queue", "remove", "-3"])
@@ -308,7 +318,8 @@ import Testing
     }
 
     @Test func enablingReplacesTheActiveTrackOfItsKind() throws {
-        let call = try parse(["tracks", "enable", "2", "--device", "TV"], as: TracksEnableCommand.self).call(current: status)
+        let call = try parse(["tracks", "enable", "2", "--device", "TV"], as: TracksEnableCommand.self).call(
+            current: status)
         #expect(call.method == .editTracks)
         #expect(call.request.device == "TV")
         #expect(call.request.hasActiveTracks && call.request.activeTracks.trackIds == [3, 5, 2])
@@ -358,7 +369,11 @@ import Testing
         #expect(style.windowType == "ROUNDED_CORNERS")
         #expect(style.windowColor == "#11223344")
         let scaleOnly = try parse(["tracks", "style", "--font-scale", "2"], as: TracksStyleCommand.self).call()
-        #expect(scaleOnly.request.textTrackStyle == { var s = CastdTextTrackStyle(); s.fontScale = 2; return s }())
+        #expect(
+            scaleOnly.request.textTrackStyle
+                == {
+                    var s = CastdTextTrackStyle(); s.fontScale = 2; return s
+                }())
     }
 
     @Test func badTrackArgumentsAreUsageErrors() {
@@ -427,7 +442,8 @@ import Testing
     @Test func deviceSelectionFollowsCastdsRules() throws {
         var status = CastdStatusResponse()
         status.devices = [
-            castDevice("abc", "Living Room TV", host: "192.168.1.20"), castDevice("def", "Kitchen", host: "192.168.1.21"),
+            castDevice("abc", "Living Room TV", host: "192.168.1.20"),
+            castDevice("def", "Kitchen", host: "192.168.1.21"),
         ]
         #expect(try DeviceVolume.select("kitchen", in: status).id == "def")
         let several = #expect(throws: CastdError.self) { try DeviceVolume.select("", in: status) }
@@ -483,15 +499,23 @@ import Testing
 
     @Test func devicesCriteria() throws {
         let call = try parse(
-            ["devices", "--app", "CC1AD845", "--app", "233637DE", "--capability", "video-out", "--capability", "audio-out"],
+            [
+                "devices", "--app", "CC1AD845", "--app", "233637DE", "--capability", "video-out", "--capability",
+                "audio-out",
+            ],
             as: DevicesCommand.self
         ).call()
         #expect(call.method == .listDevices)
         #expect(call.request.appIds == ["CC1AD845", "233637DE"])
         #expect(call.request.capabilities == 1 | 4)
-        #expect(try parse(["devices", "--capability", "group"], as: DevicesCommand.self).call().request.capabilities == 32)
-        #expect(try parse(["devices", "--capability", "video-in"], as: DevicesCommand.self).call().request.capabilities == 2)
-        #expect(try parse(["devices", "--capability", "audio-in"], as: DevicesCommand.self).call().request.capabilities == 8)
+        #expect(
+            try parse(["devices", "--capability", "group"], as: DevicesCommand.self).call().request.capabilities == 32)
+        #expect(
+            try parse(["devices", "--capability", "video-in"], as: DevicesCommand.self).call().request.capabilities == 2
+        )
+        #expect(
+            try parse(["devices", "--capability", "audio-in"], as: DevicesCommand.self).call().request.capabilities == 8
+        )
         let plain = try parse(["devices"], as: DevicesCommand.self).call().request
         #expect(plain.appIds.isEmpty && plain.capabilities == 0)
         let bad = usageError(["devices", "--capability", "screen"])
@@ -514,7 +538,8 @@ import Testing
         #expect(usageError(["send", "urn:x-cast:a", "--json", "{oops"]).contains("the message is not JSON"))
         #expect(usageError(["send", "urn:x-cast:a"]).contains("message"))
 
-        let listen = try parse(["listen", "urn:x-cast:com.example.game", "--count", "3", "--device", "TV"], as: ListenCommand.self)
+        let listen = try parse(
+            ["listen", "urn:x-cast:com.example.game", "--count", "3", "--device", "TV"], as: ListenCommand.self)
         #expect(listen.count == 3)
         #expect(listen.request.namespace == "urn:x-cast:com.example.game")
         #expect(listen.request.device == "TV")

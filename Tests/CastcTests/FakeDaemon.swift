@@ -156,7 +156,11 @@ final class FakeCall: Sendable {
 
     /// Ends the call with a status (once; later ends are dropped).
     func finish(_ code: CastdCode, _ message: String = "", reason: String = "", deviceError: CastdDeviceError? = nil) {
-        guard ended.withLock({ ended in defer { ended = true }; return !ended }) else { return }
+        guard
+            ended.withLock({ ended in
+                defer { ended = true }; return !ended
+            })
+        else { return }
         var frame = Castd_V1_Frame()
         frame.callID = id
         frame.status = CastdError(code, message, reason: reason, deviceError: deviceError).status

@@ -82,7 +82,10 @@ import Testing
 
     @Test func groupsListTheirSubcommandsWithExamples() {
         for (group, subcommands) in [
-            (QueueCommand.self as any ParsableCommand.Type, ["load", "add", "list", "remove", "move", "jump", "next", "prev", "repeat"]),
+            (
+                QueueCommand.self as any ParsableCommand.Type,
+                ["load", "add", "list", "remove", "move", "jump", "next", "prev", "repeat"]
+            ),
             (TracksCommand.self, ["list", "enable", "disable", "style"]),
         ] {
             let help = Castc.helpMessage(for: group, columns: 80)
@@ -100,7 +103,8 @@ import Testing
         expectHelp(
             LoadCommand.self,
             [
-                "--stream-type <type>", "--start <position>", "--no-autoplay", "--subtitles <url>", "--subtitles-lang <lang>",
+                "--stream-type <type>", "--start <position>", "--no-autoplay", "--subtitles <url>",
+                "--subtitles-lang <lang>",
                 "--no-subtitles-active", "--metadata-type <type>", "--title <title>", "--subtitle <text>",
                 "--artist <name>", "--album <name>", "--album-artist <name>", "--series <title>", "--season <n>",
                 "--episode <n>", "--image <url>", "--duration <time>", "--credentials <token>",
@@ -108,7 +112,9 @@ import Testing
                 "--ad-break <ad>", "POSITION:CLIP_URL[:DURATION[:SKIPPABLE_AFTER]]", "@WIDTHxHEIGHT", "--ad-break pre:",
                 "--subtitles https://", "generic, movie, tv, music, photo",
             ])
-        expectHelp(QueueLoadCommand.self, ["<url>", "--start-index <n>", "--repeat <mode>", "--start <position>", "0 is the first"])
+        expectHelp(
+            QueueLoadCommand.self,
+            ["<url>", "--start-index <n>", "--repeat <mode>", "--start <position>", "0 is the first"])
         expectHelp(QueueAddCommand.self, ["--before <item-id>", "--play-now"])
         expectHelp(QueueMoveCommand.self, ["--before <item-id>", "--to-end", "castc queue move 4 --before 1"])
         expectHelp(QueueRepeatCommand.self, ["off|all|one|shuffle", "castc queue repeat all"])
@@ -134,7 +140,8 @@ import Testing
                 "--relaunch", "--join-only",
             ])
         expectHelp(AppsCommand.self, ["<device>", "<app-id>", "castc apps"])
-        expectHelp(DevicesCommand.self, ["--app <app-id>", "--capability <capability>", "video-out", "audio-in", "group"])
+        expectHelp(
+            DevicesCommand.self, ["--app <app-id>", "--capability <capability>", "video-out", "audio-in", "group"])
         expectHelp(SendCommand.self, ["<namespace>", "<message>", "urn:x-cast:", "--json", "castc send"])
         expectHelp(ListenCommand.self, ["<namespace>", "--count <n>", "Ctrl-C", "castc listen"])
         expectHelp(StatusCommand.self, ["--verbose"])

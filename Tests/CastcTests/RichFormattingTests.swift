@@ -323,7 +323,8 @@ func richStatus() -> CastdMediaStatus {
         #expect(
             CastcFailure(
                 CastdError(
-                    .failedPrecondition, "TV refused the load: LOAD_FAILED", deviceError: deviceError("LOAD_FAILED", "NOT_FOUND"))
+                    .failedPrecondition, "TV refused the load: LOAD_FAILED",
+                    deviceError: deviceError("LOAD_FAILED", "NOT_FOUND"))
             ).line == "castc: TV refused the load: LOAD_FAILED (NOT_FOUND)\n")
     }
 
@@ -361,7 +362,8 @@ func richStatus() -> CastdMediaStatus {
         event.detached = ended
         #expect(
             ChannelEventFormatter.describe(event)
-                == .notice("castc: detached from Living Room TV: Default Media Receiver (CC1AD845), ended: the app stopped"))
+                == .notice(
+                    "castc: detached from Living Room TV: Default Media Receiver (CC1AD845), ended: the app stopped"))
         var lagged = Castd_V1_Lagged()
         lagged.dropped = 4
         event.lagged = lagged

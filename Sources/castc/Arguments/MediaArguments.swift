@@ -140,7 +140,8 @@ enum JSONArgument {
     static func validateObject(_ text: String, option: String) throws {
         if CastdJSON.isObject(text) { return }
         if let problem = CastdJSON.problem(text) {
-            throw ValidationError("\(option) is not JSON (\(problem)); give a JSON object such as '{\"key\":\"value\"}'")
+            throw ValidationError(
+                "\(option) is not JSON (\(problem)); give a JSON object such as '{\"key\":\"value\"}'")
         }
         throw ValidationError("\(option) must be a JSON object, such as '{\"key\":\"value\"}'")
     }

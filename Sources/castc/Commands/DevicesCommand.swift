@@ -53,7 +53,9 @@ struct DevicesCommand: CastcCommand {
 
     func run() async throws {
         var response = try await options.send(call())
-        if let selector = options.device { response.devices = try DeviceFilter.devices(response.devices, matching: selector) }
+        if let selector = options.device {
+            response.devices = try DeviceFilter.devices(response.devices, matching: selector)
+        }
         let filtered = !appIDs.isEmpty || !capabilities.isEmpty
         try options.print(response) { DeviceTable.render(response.devices, filtered: filtered) }
     }

@@ -39,7 +39,8 @@ struct LaunchCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The receiver app's id, e.g. CC1AD845 (the Default Media Receiver).", valueName: "app-id"))
+    @Argument(
+        help: ArgumentHelp("The receiver app's id, e.g. CC1AD845 (the Default Media Receiver).", valueName: "app-id"))
     var appID: String
 
     @Flag(exclusivity: .exclusive)
@@ -128,7 +129,9 @@ struct AppsCommand: CastcCommand {
 
     func validate() throws {
         if deviceName.isEmpty { throw ValidationError("the device name is empty") }
-        guard !appIDs.isEmpty else { throw ValidationError("give the app ids to ask about: castc apps \"\(deviceName)\" CC1AD845") }
+        guard !appIDs.isEmpty else {
+            throw ValidationError("give the app ids to ask about: castc apps \"\(deviceName)\" CC1AD845")
+        }
         if let bad = appIDs.first(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
             throw ValidationError("'\(bad)' is not an app id: give one such as CC1AD845")
         }

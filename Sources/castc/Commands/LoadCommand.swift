@@ -83,7 +83,8 @@ struct LoadCommand: CastcCommand {
     var autoplay = true
 
     @Option(
-        help: ArgumentHelp("The media's length (seconds, m:ss or h:mm:ss), if the device cannot tell.", valueName: "time"),
+        help: ArgumentHelp(
+            "The media's length (seconds, m:ss or h:mm:ss), if the device cannot tell.", valueName: "time"),
         transform: { try PlaybackTimeArgument.parse($0, what: "duration") }
     )
     var duration: Double?
@@ -173,7 +174,8 @@ struct MetadataOptions: ParsableArguments {
     @Option(help: "A title to show on the device and in `castc status`.")
     var title: String?
 
-    @Option(help: ArgumentHelp("A second line under the title (not the subtitles: see --subtitles).", valueName: "text"))
+    @Option(
+        help: ArgumentHelp("A second line under the title (not the subtitles: see --subtitles).", valueName: "text"))
     var subtitle: String?
 
     @Option(help: ArgumentHelp("The artist (music, photo).", valueName: "name"))

@@ -21,7 +21,8 @@ struct RateCommand: CastcCommand {
     @OptionGroup var options: GlobalOptions
 
     @Argument(
-        help: ArgumentHelp("0.5 to 2.0, e.g. 1.25 (or 1.25x).", valueName: "rate"), transform: PlaybackRateArgument.parse)
+        help: ArgumentHelp("0.5 to 2.0, e.g. 1.25 (or 1.25x).", valueName: "rate"),
+        transform: PlaybackRateArgument.parse)
     var rate: Double
 
     func call() -> CastcCall<Castd_V1_SetPlaybackRateRequest, CastdMediaStatus> {

@@ -149,7 +149,8 @@ struct QueueAddCommand: CastcCommand {
     var urls: [String] = []
 
     @Option(
-        help: ArgumentHelp("Insert before this item (see `castc queue list`). Default: at the end.", valueName: "item-id"),
+        help: ArgumentHelp(
+            "Insert before this item (see `castc queue list`). Default: at the end.", valueName: "item-id"),
         transform: ItemIDArgument.queueItem
     )
     var before: Int64?
@@ -229,10 +230,13 @@ struct QueueMoveCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The items to move, in their new order.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
+    @Argument(
+        help: ArgumentHelp("The items to move, in their new order.", valueName: "item-id"),
+        transform: ItemIDArgument.queueItem)
     var itemIDs: [Int64] = []
 
-    @Option(help: ArgumentHelp("Move them before this item.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
+    @Option(
+        help: ArgumentHelp("Move them before this item.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
     var before: Int64?
 
     @Flag(help: "Move them to the end of the queue.")
@@ -276,7 +280,9 @@ struct QueueJumpCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The item to play (see `castc queue list`).", valueName: "item-id"), transform: ItemIDArgument.queueItem)
+    @Argument(
+        help: ArgumentHelp("The item to play (see `castc queue list`).", valueName: "item-id"),
+        transform: ItemIDArgument.queueItem)
     var itemID: Int64
 
     @Option(

@@ -17,7 +17,9 @@ struct TracksCommand: ParsableCommand {
               castc tracks disable --all
               castc tracks style --font-scale 1.5 --foreground '#FFFF00FF'
             """,
-        subcommands: [TracksListCommand.self, TracksEnableCommand.self, TracksDisableCommand.self, TracksStyleCommand.self],
+        subcommands: [
+            TracksListCommand.self, TracksEnableCommand.self, TracksDisableCommand.self, TracksStyleCommand.self,
+        ],
         defaultSubcommand: TracksListCommand.self
     )
 }
@@ -66,11 +68,15 @@ struct TracksEnableCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The tracks to turn on (see `castc tracks list`).", valueName: "id"), transform: ItemIDArgument.track)
+    @Argument(
+        help: ArgumentHelp("The tracks to turn on (see `castc tracks list`).", valueName: "id"),
+        transform: ItemIDArgument.track)
     var trackIDs: [Int64] = []
 
     func validate() throws {
-        guard !trackIDs.isEmpty else { throw ValidationError("give the ids of the tracks to turn on (castc tracks list)") }
+        guard !trackIDs.isEmpty else {
+            throw ValidationError("give the ids of the tracks to turn on (castc tracks list)")
+        }
     }
 
     /// The EditTracks call, given the media status as it is now.
@@ -123,7 +129,9 @@ struct TracksDisableCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The tracks to turn off (see `castc tracks list`).", valueName: "id"), transform: ItemIDArgument.track)
+    @Argument(
+        help: ArgumentHelp("The tracks to turn off (see `castc tracks list`).", valueName: "id"),
+        transform: ItemIDArgument.track)
     var trackIDs: [Int64] = []
 
     @Flag(help: "Turn every text track (subtitles, captions) off.")
@@ -213,7 +221,9 @@ struct TracksStyleCommand: CastcCommand {
     @Option(help: ArgumentHelp("Text color, #RRGGBBAA.", valueName: "color"), transform: ColorArgument.parse)
     var foreground: String?
 
-    @Option(help: ArgumentHelp("Background color behind the text, #RRGGBBAA.", valueName: "color"), transform: ColorArgument.parse)
+    @Option(
+        help: ArgumentHelp("Background color behind the text, #RRGGBBAA.", valueName: "color"),
+        transform: ColorArgument.parse)
     var background: String?
 
     @Option(help: ArgumentHelp("How the letters' edges are drawn.", valueName: "type"))

@@ -74,15 +74,20 @@ struct VolumeCommand: CastcCommand {
             default: nil
             }
         if let steps {
-            guard direction != nil else { throw ValidationError("--steps goes with up or down: castc volume up --steps \(steps)") }
-            guard (1...100).contains(steps) else { throw ValidationError("--steps \(steps) is out of range: give 1 to 100") }
+            guard direction != nil else {
+                throw ValidationError("--steps goes with up or down: castc volume up --steps \(steps)")
+            }
+            guard (1...100).contains(steps) else {
+                throw ValidationError("--steps \(steps) is out of range: give 1 to 100")
+            }
         }
         var request = Castd_V1_SetVolumeRequest()
         request.device = options.deviceSelector
         if let direction {
             if stream {
                 throw ValidationError(
-                    "the stream's volume has no steps: give --stream a level (castc volume 60% --stream), or leave --stream out")
+                    "the stream's volume has no steps: give --stream a level (castc volume 60% --stream), or leave --stream out"
+                )
             }
             if muting != nil { throw ValidationError("give up/down or --mute/--unmute, not both") }
             request.steps = direction * (steps ?? 1)
@@ -102,9 +107,11 @@ struct VolumeCommand: CastcCommand {
             }
             try options.print(volume) { "\(name): volume \(MediaSummary.deviceVolume(volume))" }
         case .show(stream: true):
-            let status = try await options.send(CastcCall(.requestMediaStatus, options.mediaRequest, returning: CastdMediaStatus.self))
+            let status = try await options.send(
+                CastcCall(.requestMediaStatus, options.mediaRequest, returning: CastdMediaStatus.self))
             try options.print(status.volume) {
-                status.hasVolume ? "stream volume " + MediaSummary.volume(status.volume) : "the stream has no volume of its own"
+                status.hasVolume
+                    ? "stream volume " + MediaSummary.volume(status.volume) : "the stream has no volume of its own"
             }
         case .setDevice(let request):
             let volume = try await options.send(CastcCall(.setVolume, request, returning: CastdVolume.self))
@@ -214,6 +221,7 @@ enum DeviceVolume {
         if status.devices.isEmpty { throw CastdError(.notFound, "castd knows no devices yet") }
         let names = status.devices.map { "\"\($0.friendlyName.isEmpty ? $0.id : $0.friendlyName)\"" }
         throw CastdError(
-            .failedPrecondition, "several devices are known; choose one with --device: \(names.joined(separator: ", "))")
+            .failedPrecondition, "several devices are known; choose one with --device: \(names.joined(separator: ", "))"
+        )
     }
 }

@@ -30,8 +30,10 @@ enum ChannelEventFormatter {
     /// other text they become the two characters \n (and \r).
     static func oneLine(_ payload: String, isJSON: Bool) -> String {
         if isJSON {
-            return payload.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
-                .joined(separator: " ")
+            return payload.split(
+                omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+            )
+            .joined(separator: " ")
         }
         var text = ""
         for character in payload {
