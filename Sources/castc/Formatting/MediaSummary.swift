@@ -227,9 +227,7 @@ enum MediaSummary {
         if isFixed(volume) {
             parts.append("fixed (set it on the device or its amplifier)")
         } else if volume.stepInterval > 0 {
-            let percent = volume.stepInterval * 100
-            let text = percent == percent.rounded() ? String(Int(percent)) : String(format: "%.1f", percent)
-            parts.append("step \(text)%")
+            parts.append("step \(PlaybackRateArgument.number(volume.stepInterval * 100))%")
         }
         return parts.joined(separator: ", ")
     }
