@@ -4,10 +4,28 @@ import Foundation
 /// The castd.v1.Cast methods, typed. `device` is a selector: a device id, a friendly name
 /// (case-insensitive), a host or host:port; `""` lets the daemon choose (the one device with a
 /// session, else the only device) and fails naming the choices when it cannot.
+///
+/// Every method throws ``CastdError``. Besides the daemon's status codes, two outcomes have a
+/// `reason` a program can act on: ``CastdError/Reason/replaced`` (ABORTED: a newer request of the
+/// same kind superseded this one; its result still reaches every watcher) and
+/// ``CastdError/Reason/deviceError`` (the device refused; ``CastdError/deviceError`` says how).
 extension CastdClient {
+    // MARK: devices
+
     /// Devices known to the daemon, discovered or static, sorted by friendly name.
-    public func listDevices() async throws -> [CastdDevice] {
-        try await unary(.listDevices, Castd_V1_ListDevicesRequest(), as: Castd_V1_ListDevicesResponse.self).devices
+    ///
+    /// - Parameters:
+    ///   - appIDs: Only devices that can run every one of these receiver apps (castd asks each
+    ///     device, which takes a round trip per device). `[]`: no such criterion.
+    ///   - capabilities: Only devices with all of these capabilities. `[]`: any.
+    public func listDevices(
+        appIDs: [String] = [],
+        capabilities: CastdDeviceCapabilities = []
+    ) async throws -> [CastdDevice] {
+        var request = Castd_V1_ListDevicesRequest()
+        request.appIds = appIDs
+        request.capabilities = capabilities.rawValue
+        return try await unary(.listDevices, request, as: Castd_V1_ListDevicesResponse.self).devices
     }
 
     /// The daemon, its devices, sessions and media, in one consistent snapshot.
@@ -15,13 +33,43 @@ extension CastdClient {
         try await unary(.getStatus, Castd_V1_GetStatusRequest(), as: CastdStatusResponse.self)
     }
 
-    /// Joins the app's session on a device if the app runs there, else launches it.
+    /// Which of the given receiver apps the device can run (the device's GET_APP_AVAILABILITY).
     ///
-    /// - Parameter appID: The receiver app; `""` is the Default Media Receiver (CC1AD845).
-    public func startSession(device: String = "", appID: String = "") async throws -> CastdSession {
+    /// - Returns: The device's id and, for each app id asked about, whether it can run it.
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `appIDs` is empty.
+    public func appAvailability(device: String = "", appIDs: [String]) async throws -> CastdAppAvailability {
+        guard !appIDs.isEmpty else {
+            throw CastdError(.invalidArgument, "appAvailability needs at least one app id")
+        }
+        var request = Castd_V1_AppAvailabilityRequest()
+        request.device = device
+        request.appIds = appIDs
+        return try await unary(.getAppAvailability, request, as: CastdAppAvailability.self)
+    }
+
+    // MARK: sessions
+
+    /// Starts, joins or relaunches a receiver app's session on a device.
+    ///
+    /// - Parameters:
+    ///   - appID: The receiver app; `""` is the Default Media Receiver (CC1AD845).
+    ///   - mode: `.joinOrLaunch` (the default) joins the app if it runs, else launches it;
+    ///     `.join` only joins (NOT_FOUND if the app does not run); `.launch` launches, relaunching
+    ///     the app if it already runs.
+    ///   - launch: Launch options: language, Android TV receivers (Cast Connect), credentials.
+    /// - Returns: The session; its `state` and `reason` say how it went (`joined` if castd
+    ///   joined an app that already ran).
+    public func startSession(
+        device: String = "",
+        appID: String = "",
+        mode: CastdStartMode = .joinOrLaunch,
+        launch: CastdLaunchOptions? = nil
+    ) async throws -> CastdSession {
         var request = Castd_V1_StartSessionRequest()
         request.device = device
         request.appID = appID
+        request.mode = mode
+        if let launch { request.launch = launch }
         return try await unary(.startSession, request, as: CastdSession.self)
     }
 
@@ -34,6 +82,8 @@ extension CastdClient {
         return try await unary(.endSession, request, as: Castd_V1_EndSessionResponse.self).session
     }
 
+    // MARK: media
+
     /// Loads media into the session's player, starting a session with the Default Media
     /// Receiver first if the device has none.
     ///
@@ -41,17 +91,43 @@ extension CastdClient {
     ///   - media: What to play; at least `contentID` (usually its URL) and `contentType`.
     ///   - autoplay: Start playing once loaded (otherwise it loads paused).
     ///   - startTime: Where to start, in seconds.
+    ///
+    /// For every other field of the load (playback rate, active tracks, credentials, custom
+    /// data), use the `load(_:)` that takes a ``CastdLoadRequest``.
     public func load(
         _ media: CastdMediaInformation,
         device: String = "",
         autoplay: Bool = true,
         startTime: Double = 0
     ) async throws -> CastdMediaStatus {
-        var request = Castd_V1_LoadRequest()
+        var request = CastdLoadRequest()
         request.device = device
         request.media = media
         request.autoplay = autoplay
         request.startTime = startTime
+        return try await load(request)
+    }
+
+    /// Loads media with every option of a load, as the request gives them: `device`, `media`
+    /// (with tracks, text track style, ad breaks, metadata, entity), `autoplay` (unset: true),
+    /// `startTime`, `playbackRate` (0: the device's default), `activeTrackIds`, `credentials` and
+    /// `credentialsType`, `customDataJson`. Starts a session with the Default Media Receiver
+    /// first if the device has none.
+    ///
+    /// ```swift
+    /// var request = CastdLoadRequest()
+    /// request.media = CastdMediaInformation(url: "https://example.com/movie.mp4", title: "Movie")
+    /// request.media.tracks = [CastdMediaTrack(subtitlesID: 1, url: "https://example.com/en.vtt", language: "en")]
+    /// request.activeTrackIds = [1]
+    /// request.playbackRate = 1.25
+    /// let status = try await client.load(request)
+    /// ```
+    ///
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if the playback
+    ///   rate is neither 0 nor within 0.5…2.0, or `customDataJson` is not a JSON object.
+    public func load(_ request: CastdLoadRequest) async throws -> CastdMediaStatus {
+        if request.playbackRate != 0 { try Self.checkRate(request.playbackRate) }
+        if !request.customDataJson.isEmpty { try Self.checkJSONObject(request.customDataJson, what: "customDataJson") }
         return try await unary(.load, request, as: CastdMediaStatus.self)
     }
 
@@ -71,6 +147,9 @@ extension CastdClient {
     }
 
     /// Seeks to `seconds`, or by `seconds` (negative: back) when `relative` is set.
+    ///
+    /// A newer seek sent before the device answered this one supersedes it: this one then fails
+    /// with ABORTED, reason ``CastdError/Reason/replaced``.
     public func seek(to seconds: Double, relative: Bool = false, device: String = "") async throws -> CastdMediaStatus {
         var request = Castd_V1_SeekRequest()
         request.device = device
@@ -79,11 +158,116 @@ extension CastdClient {
         return try await unary(.seek, request, as: CastdMediaStatus.self)
     }
 
+    /// The playback rates castd and the Cast media players accept.
+    public static let playbackRates: ClosedRange<Double> = 0.5...2.0
+
+    /// Sets the playback rate (1 is normal speed).
+    ///
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `rate` is outside
+    ///   ``playbackRates`` (0.5…2.0).
+    public func setPlaybackRate(_ rate: Double, device: String = "") async throws -> CastdMediaStatus {
+        try Self.checkRate(rate)
+        var request = Castd_V1_SetPlaybackRateRequest()
+        request.device = device
+        request.rate = rate
+        return try await unary(.setPlaybackRate, request, as: CastdMediaStatus.self)
+    }
+
+    /// Changes the active tracks, the text track style, or both (the device's EDIT_TRACKS_INFO).
+    ///
+    /// - Parameters:
+    ///   - activeTrackIDs: The tracks to make active, replacing the active set (`[]` turns every
+    ///     track off); `nil` leaves them as they are. Ids are the media's `tracks[].trackID`.
+    ///   - textTrackStyle: How to draw text tracks; `nil` leaves the style as it is.
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if both are `nil` or
+    ///   an id is not positive.
+    public func editTracks(
+        activeTrackIDs: [Int64]? = nil,
+        textTrackStyle: CastdTextTrackStyle? = nil,
+        device: String = ""
+    ) async throws -> CastdMediaStatus {
+        var request = Castd_V1_EditTracksRequest()
+        request.device = device
+        if let activeTrackIDs {
+            if let bad = activeTrackIDs.first(where: { $0 <= 0 }) {
+                throw CastdError(.invalidArgument, "track id \(bad) is not a track id (they are 1 or more)")
+            }
+            var tracks = Castd_V1_ActiveTracks()
+            tracks.trackIds = activeTrackIDs
+            request.activeTracks = tracks
+        }
+        if let textTrackStyle { request.textTrackStyle = textTrackStyle }
+        guard request.hasActiveTracks || request.hasTextTrackStyle else {
+            throw CastdError(.invalidArgument, "editTracks needs active track ids, a text track style, or both")
+        }
+        return try await unary(.editTracks, request, as: CastdMediaStatus.self)
+    }
+
+    /// Sets the stream's volume (not the device's): a level from 0 to 1, muting, or both.
+    ///
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if neither is given
+    ///   or the level is outside 0…1.
+    public func setStreamVolume(
+        level: Double? = nil,
+        muted: Bool? = nil,
+        device: String = ""
+    ) async throws -> CastdMediaStatus {
+        let request = try Self.volumeRequest(level: level, muted: muted, device: device, method: "setStreamVolume")
+        return try await unary(.setStreamVolume, request, as: CastdMediaStatus.self)
+    }
+
+    /// Skips the ad that plays, once it can be skipped (see
+    /// ``CastdMediaStatus/secondsUntilSkippable(at:)``).
+    public func skipAd(device: String = "") async throws -> CastdMediaStatus {
+        try await unary(.skipAd, Self.mediaRequest(device), as: CastdMediaStatus.self)
+    }
+
+    /// Asks the device for its media status now (GET_STATUS) rather than waiting for an update,
+    /// and returns it.
+    public func requestMediaStatus(device: String = "") async throws -> CastdMediaStatus {
+        try await unary(.requestMediaStatus, Self.mediaRequest(device), as: CastdMediaStatus.self)
+    }
+
+    // MARK: device volume
+
     /// Sets the device's (not the stream's) volume: a level from 0 to 1, muting, or both.
     ///
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if neither is given
     ///   or the level is outside 0…1.
     public func setVolume(level: Double? = nil, muted: Bool? = nil, device: String = "") async throws -> CastdVolume {
+        let request = try Self.volumeRequest(level: level, muted: muted, device: device, method: "setVolume")
+        return try await unary(.setVolume, request, as: CastdVolume.self)
+    }
+
+    /// Changes the device's volume by steps of its `stepInterval`, as its volume buttons do:
+    /// `+1` is one press of volume up, `-2` two presses of volume down. The result is clamped
+    /// to 0…1 by the daemon.
+    ///
+    /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `steps` is 0.
+    public func setVolume(steps: Int32, device: String = "") async throws -> CastdVolume {
+        guard steps != 0 else {
+            throw CastdError(.invalidArgument, "setVolume(steps:) needs a step count other than 0")
+        }
+        var request = Castd_V1_SetVolumeRequest()
+        request.device = device
+        request.steps = steps
+        return try await unary(.setVolume, request, as: CastdVolume.self)
+    }
+
+    // MARK: helpers
+
+    static func mediaRequest(_ device: String) -> Castd_V1_MediaRequest {
+        var request = Castd_V1_MediaRequest()
+        request.device = device
+        return request
+    }
+
+    private static func volumeRequest(
+        level: Double?,
+        muted: Bool?,
+        device: String,
+        method: String
+    ) throws(CastdError) -> Castd_V1_SetVolumeRequest {
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
         if let level {
@@ -94,14 +278,20 @@ extension CastdClient {
         }
         if let muted { request.muted = muted }
         guard request.hasLevel || request.hasMuted else {
-            throw CastdError(.invalidArgument, "setVolume needs a level, muted, or both")
+            throw CastdError(.invalidArgument, "\(method) needs a level, muted, or both")
         }
-        return try await unary(.setVolume, request, as: CastdVolume.self)
+        return request
     }
 
-    private static func mediaRequest(_ device: String) -> Castd_V1_MediaRequest {
-        var request = Castd_V1_MediaRequest()
-        request.device = device
-        return request
+    static func checkRate(_ rate: Double) throws(CastdError) {
+        guard playbackRates.contains(rate) else {
+            throw CastdError(.invalidArgument, "playback rate \(rate) is outside 0.5…2.0")
+        }
+    }
+
+    static func checkJSONObject(_ text: String, what: String) throws(CastdError) {
+        guard CastdJSON.isObject(text) else {
+            throw CastdError(.invalidArgument, "\(what) is not a JSON object: \(text)")
+        }
     }
 }

@@ -195,7 +195,8 @@ public final class CastdClient: Sendable {
         timeout: Duration? = nil
     ) async throws -> Response {
         guard !method.isStreaming else {
-            throw CastdError(.invalidArgument, "\(method.path) is a streaming method; use watch()")
+            let alternative = method == .listen ? "listen(device:namespace:)" : "watch()"
+            throw CastdError(.invalidArgument, "\(method.path) is a streaming method; use \(alternative)")
         }
         let requestData: Data
         do {
@@ -249,7 +250,32 @@ public final class CastdClient: Sendable {
     /// task) cancels that call on the daemon. It ends by throwing ``CastdError`` if the daemon
     /// ends the stream with an error or the connection is lost.
     public func watch() -> CastdEventStream {
-        CastdEventStream(client: self)
+        serverStream(.watch, Castd_V1_WatchRequest(), as: CastdEvent.self)
+    }
+
+    /// Opens a server-streaming call: each iteration of the returned sequence sends `request` to
+    /// `method` and yields the daemon's messages, decoded as `Response`, until the daemon ends the
+    /// call (normally: the iteration ends; with an error: it throws ``CastdError``) or the
+    /// iteration is abandoned, which cancels the call on the daemon.
+    ///
+    /// ``watch()`` and ``listen(device:namespace:)`` are built on this; use it for streaming
+    /// methods newer than this library. Problems with the request itself (a unary method, a
+    /// request that cannot be encoded) are thrown by the first `next()`.
+    public func serverStream<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
+        _ method: CastdMethod,
+        _ request: Request,
+        as: Response.Type = Response.self
+    ) -> CastdServerStream<Response> {
+        guard method.isStreaming else {
+            let error = CastdError(.invalidArgument, "\(method.path) is a unary method; use unary(_:_:as:timeout:)")
+            return CastdServerStream(client: self, method: method, request: .failure(error))
+        }
+        do {
+            return CastdServerStream(client: self, method: method, request: .success(try request.serializedData()))
+        } catch {
+            let error = CastdError(.invalidArgument, "cannot encode \(Request.protoMessageName): \(error)")
+            return CastdServerStream(client: self, method: method, request: .failure(error))
+        }
     }
 }
 

@@ -14,7 +14,8 @@ struct Castc: AsyncParsableCommand {
 
             Most commands act on one device. Name it with --device (a friendly name in any case, \
             an id, or host[:port]); without it castd picks the device that has a session, else \
-            the only device, and says which ones to choose from when it cannot.
+            the only device, and says which ones to choose from when it cannot. `castc help \
+            <command>` (or `castc <command> --help`) explains each command, with examples.
 
             Examples:
               castc devices                          list devices
@@ -22,14 +23,21 @@ struct Castc: AsyncParsableCommand {
               castc load https://example.com/movie.mp4 --title "Movie"
               castc pause; castc play
               castc seek 1:30; castc seek +30; castc seek -10
-              castc volume 40%
+              castc volume 40%; castc volume up; castc mute
+              castc rate 1.5                         play faster
+              castc tracks enable 1                  show subtitles track 1
+              castc queue load https://x.org/a.mp3 https://x.org/b.mp3
+              castc queue next
               castc status                           what plays where, with positions
               castc watch --json | jq .              follow every change
+              castc launch 233637DE                  start a receiver app
+              castc send urn:x-cast:com.example.app --json '{"type":"PING"}'
+              castc listen urn:x-cast:com.example.app
               castc disconnect --stop-app            end the session and the app
 
             Exit status (1-16 are castd's answers, gRPC status codes):
               0  success                  9  FAILED_PRECONDITION (e.g. nothing plays)
-              1  CANCELLED               10  ABORTED
+              1  CANCELLED               10  ABORTED (e.g. superseded)
               2  UNKNOWN                 11  OUT_OF_RANGE
               3  INVALID_ARGUMENT        12  UNIMPLEMENTED
               4  DEADLINE_EXCEEDED       13  INTERNAL
@@ -37,19 +45,32 @@ struct Castc: AsyncParsableCommand {
               6  ALREADY_EXISTS          15  DATA_LOSS
               7  PERMISSION_DENIED       16  UNAUTHENTICATED
               8  RESOURCE_EXHAUSTED      64  usage error (bad arguments)
-            Errors are one line on stderr: `castc: CODE_NAME: message`.
+            Errors are one line on stderr: `castc: CODE_NAME: message`. When the device \
+            refused, the line gives its error instead: `castc: Living Room TV refused the \
+            load: LOAD_FAILED (INVALID_PARAMS)`; when a newer request of the same kind \
+            superseded this one: `castc: superseded by a newer request: …` (exit 10).
             """,
         subcommands: [
             DevicesCommand.self,
+            AppsCommand.self,
             StatusCommand.self,
             ConnectCommand.self,
+            LaunchCommand.self,
             DisconnectCommand.self,
             LoadCommand.self,
             PlayCommand.self,
             PauseCommand.self,
             StopCommand.self,
             SeekCommand.self,
+            RateCommand.self,
+            SkipAdCommand.self,
+            QueueCommand.self,
+            TracksCommand.self,
             VolumeCommand.self,
+            MuteCommand.self,
+            UnmuteCommand.self,
+            SendCommand.self,
+            ListenCommand.self,
             WatchCommand.self,
         ]
     )
@@ -94,6 +115,23 @@ struct Castc: AsyncParsableCommand {
             }
         }
         guard !leading.isEmpty, index < arguments.endIndex, !arguments[index].hasPrefix("-") else { return arguments }
-        return [arguments[index]] + leading + arguments[(index + 1)...]
+        // The options go after the whole command: `queue next`, not `queue`.
+        var end = index + 1
+        if end < arguments.endIndex, let group = command(named: arguments[index]),
+            command(named: arguments[end], in: group) != nil
+        {
+            end += 1
+        }
+        return Array(arguments[index..<end]) + leading + arguments[end...]
+    }
+
+    /// The subcommand of `parent` called `name` (or one of its aliases).
+    static func command(
+        named name: String,
+        in parent: any ParsableCommand.Type = Castc.self
+    ) -> (any ParsableCommand.Type)? {
+        parent.configuration.subcommands.first { command in
+            command.configuration.commandName == name || command.configuration.aliases.contains(name)
+        }
     }
 }

@@ -21,7 +21,12 @@ struct GlobalOptions: ParsableArguments {
     )
     var device: String?
 
-    @Flag(help: "Print castd's answer as JSON (proto3 JSON of the castd.v1 messages; `watch`: one object per line).")
+    @Flag(
+        help: """
+            Print castd's answer as JSON (proto3 JSON of the castd.v1 messages; `watch` and `listen`: one object per \
+            line; `send`: the message is JSON too).
+            """
+    )
     var json = false
 
     func validate() throws {

@@ -5,7 +5,8 @@ import Testing
 
 @Suite struct HelpTests {
     static let subcommands = [
-        "devices", "status", "connect", "disconnect", "load", "play", "pause", "stop", "seek", "volume", "watch",
+        "devices", "apps", "status", "connect", "launch", "disconnect", "load", "play", "pause", "stop", "seek", "rate",
+        "skip-ad", "queue", "tracks", "volume", "mute", "unmute", "send", "listen", "watch",
     ]
 
     @Test func rootHelpListsCommandsExamplesAndExitCodes() {
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func helpFitsEightyColumns() {
-        let commands: [any ParsableCommand.Type] = [Castc.self] + Castc.configuration.subcommands
+        let commands: [any ParsableCommand.Type] = [Castc.self, QueueCommand.self, TracksCommand.self] + leafCommands()
         for command in commands {
             let help = Castc.helpMessage(for: command, columns: 80)
             for line in help.split(separator: "\n") {
@@ -34,9 +35,8 @@ import Testing
     }
 
     @Test func everySubcommandTeachesWithExamples() {
-        for command in Castc.configuration.subcommands {
+        for (name, command) in leafCommandsByName() {
             let help = Castc.helpMessage(for: command, columns: 80)
-            let name = command.configuration.commandName ?? ""
             #expect(help.contains("Examples:"), "\(name)")
             #expect(help.contains("castc \(name)"), "\(name)")
             #expect(help.contains("--socket <path>"), "\(name)")
@@ -67,4 +67,98 @@ import Testing
         #expect(Castc.helpMessage(for: DisconnectCommand.self, columns: 80).contains("--stop-app"))
         #expect(Castc.helpMessage(for: WatchCommand.self, columns: 80).contains("Ctrl-C"))
     }
+
+    @Test func examplesDoNotWrap() {
+        let commands: [any ParsableCommand.Type] = [Castc.self, QueueCommand.self, TracksCommand.self] + leafCommands()
+        for command in commands {
+            let help = Castc.helpMessage(for: command, columns: 80)
+            guard let examples = help.range(of: "Examples:\n") else { continue }
+            let block = help[examples.upperBound...].split(separator: "\n\n", maxSplits: 1)[0]
+            for line in block.split(separator: "\n") {
+                #expect(line.hasPrefix("  castc ") || line.hasPrefix("    "), "\(command): a wrapped example: \(line)")
+            }
+        }
+    }
+
+    @Test func groupsListTheirSubcommandsWithExamples() {
+        for (group, subcommands) in [
+            (
+                QueueCommand.self as any ParsableCommand.Type,
+                ["load", "add", "list", "remove", "move", "jump", "next", "prev", "repeat"]
+            ),
+            (TracksCommand.self, ["list", "enable", "disable", "style"]),
+        ] {
+            let help = Castc.helpMessage(for: group, columns: 80)
+            #expect(help.contains("Examples:"))
+            #expect(help.contains("--socket <path>"))
+            for name in subcommands { #expect(help.contains("\n  \(name)"), "\(group): \(name)") }
+        }
+    }
+
+    @Test func newCommandsDocumentTheirOptions() {
+        func expectHelp(_ command: any ParsableCommand.Type, _ parts: [String]) {
+            let help = Castc.helpMessage(for: command, columns: 80)
+            for part in parts { #expect(help.contains(part), "\(command): \(part)") }
+        }
+        expectHelp(
+            LoadCommand.self,
+            [
+                "--stream-type <type>", "--start <position>", "--no-autoplay", "--subtitles <url>",
+                "--subtitles-lang <lang>",
+                "--no-subtitles-active", "--metadata-type <type>", "--title <title>", "--subtitle <text>",
+                "--artist <name>", "--album <name>", "--album-artist <name>", "--series <title>", "--season <n>",
+                "--episode <n>", "--image <url>", "--duration <time>", "--credentials <token>",
+                "--credentials-type <type>", "--custom-data <json>", "--rate <rate>", "--entity <entity>",
+                "--ad-break <ad>", "POSITION:CLIP_URL[:DURATION[:SKIPPABLE_AFTER]]", "@WIDTHxHEIGHT", "--ad-break pre:",
+                "--subtitles https://", "generic, movie, tv, music, photo",
+            ])
+        expectHelp(
+            QueueLoadCommand.self,
+            ["<url>", "--start-index <n>", "--repeat <mode>", "--start <position>", "0 is the first"])
+        expectHelp(QueueAddCommand.self, ["--before <item-id>", "--play-now"])
+        expectHelp(QueueMoveCommand.self, ["--before <item-id>", "--to-end", "castc queue move 4 --before 1"])
+        expectHelp(QueueRepeatCommand.self, ["off|all|one|shuffle", "castc queue repeat all"])
+        expectHelp(QueuePrevCommand.self, ["castc queue prev"])
+        expectHelp(RateCommand.self, ["0.5", "2.0", "castc rate 1.5"])
+        expectHelp(TracksListCommand.self, ["castc tracks list"])
+        expectHelp(TracksEnableCommand.self, ["<id>", "castc tracks enable 1"])
+        expectHelp(TracksDisableCommand.self, ["--all", "castc tracks disable --all"])
+        expectHelp(
+            TracksStyleCommand.self,
+            [
+                "--font-scale <scale>", "--foreground <color>", "--background <color>", "--edge-type <type>",
+                "--font-family <name>", "#RRGGBBAA",
+            ])
+        expectHelp(VolumeCommand.self, ["up", "down", "--steps <n>", "--stream", "castc volume up", "fixed", "step"])
+        expectHelp(MuteCommand.self, ["--stream", "castc mute"])
+        expectHelp(UnmuteCommand.self, ["--stream", "castc unmute"])
+        expectHelp(SkipAdCommand.self, ["castc skip-ad"])
+        expectHelp(
+            LaunchCommand.self,
+            [
+                "<app-id>", "--android-tv", "--credentials <token>", "--credentials-type <type>", "--language <lang>",
+                "--relaunch", "--join-only",
+            ])
+        expectHelp(AppsCommand.self, ["<device>", "<app-id>", "castc apps"])
+        expectHelp(
+            DevicesCommand.self, ["--app <app-id>", "--capability <capability>", "video-out", "audio-in", "group"])
+        expectHelp(SendCommand.self, ["<namespace>", "<message>", "urn:x-cast:", "--json", "castc send"])
+        expectHelp(ListenCommand.self, ["<namespace>", "--count <n>", "Ctrl-C", "castc listen"])
+        expectHelp(StatusCommand.self, ["--verbose"])
+        expectHelp(WatchCommand.self, ["--verbose"])
+    }
 }
+
+/// castc's commands that run (not groups), by the name they are called with.
+func leafCommandsByName(
+    _ parent: any ParsableCommand.Type = Castc.self,
+    prefix: String = ""
+) -> [(name: String, command: any ParsableCommand.Type)] {
+    parent.configuration.subcommands.flatMap { command -> [(name: String, command: any ParsableCommand.Type)] in
+        let name = prefix + (command.configuration.commandName ?? "")
+        if command.configuration.subcommands.isEmpty { return [(name, command)] }
+        return leafCommandsByName(command, prefix: name + " ")
+    }
+}
+
+func leafCommands() -> [any ParsableCommand.Type] { leafCommandsByName().map(\.command) }

@@ -23,7 +23,8 @@ enum MediaURL {
             "mpd": "application/dash+xml", "mp3": "audio/mpeg", "m4a": "audio/mp4", "aac": "audio/aac",
             "ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/ogg", "flac": "audio/flac",
             "wav": "audio/wav", "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png",
-            "gif": "image/gif", "webp": "image/webp",
+            "gif": "image/gif", "webp": "image/webp", "vtt": "text/vtt", "ttml": "application/ttml+xml",
+            "dfxp": "application/ttml+xml", "srt": "application/x-subrip",
         ]
         return types[url.pathExtension.lowercased()]
     }

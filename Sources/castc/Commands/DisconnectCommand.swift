@@ -30,7 +30,8 @@ struct DisconnectCommand: CastcCommand {
     static func describe(_ session: CastdSession, stoppedApp: Bool) -> String {
         let device = session.deviceName.isEmpty ? session.deviceID : session.deviceName
         let app = session.displayName.isEmpty ? session.appID : session.displayName
-        if stoppedApp { return "Stopped \(app) on \(device)" }
-        return "Left the session on \(device); \(app) keeps running"
+        let reason = session.reason.isEmpty ? "" : " (\(session.reason))"
+        if stoppedApp { return "Stopped \(app) on \(device)\(reason)" }
+        return "Left the session on \(device); \(app) keeps running\(reason)"
     }
 }

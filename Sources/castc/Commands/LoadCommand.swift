@@ -9,17 +9,42 @@ struct LoadCommand: CastcCommand {
         usage: GlobalOptions.usage(
             "load",
             "<url> [--content-type <type>] [--title <title>]",
-            "[--stream-type <type>] [--start <position>] [--no-autoplay]"
+            "[--stream-type <type>] [--start <position>] [--no-autoplay]",
+            "[--subtitles <url> ...] [--image <url> ...]",
+            "[--ad-break <ad> ...] [<other options>]"
         ),
         discussion: """
             The device fetches the URL itself, so it must be reachable from the device (a local \
             file is not). Without a session, castd starts the Default Media Receiver first. The \
             content type is guessed from the URL's extension (.mp4, .m3u8, .mp3, …) unless given.
 
+            Metadata (title, artist, poster images, …) shows on the device and in `castc \
+            status`. Its kind follows from the fields given (--series: a TV show; --album: a \
+            music track) unless --metadata-type says it.
+
+            Subtitles: each --subtitles URL (WebVTT) becomes a text track, ids 1, 2, … in order, \
+            all in the --subtitles-lang language; the first is shown unless \
+            --no-subtitles-active. Switch them later with `castc tracks`.
+
+            Ads: each --ad-break adds a clip at a position (pre = before the content, post = \
+            after it, else seconds or m:ss); clips at the same position play as one break. \
+            DURATION is the clip's length and SKIPPABLE_AFTER when it can be skipped, in \
+            seconds (`castc skip-ad`).
+
             Examples:
               castc load https://example.com/movie.mp4
               castc load https://example.com/live.m3u8 --stream-type live --title "News"
               castc load http://192.168.1.5:8000/song.flac --start 1:30 --no-autoplay
+              castc load https://example.com/s01e02.mp4 --series "The Show" --season 1 \\
+                --episode 2 --title "Pilot" --image https://example.com/poster.jpg@780x1170
+              castc load https://example.com/song.mp3 --artist "Band" --album "Album" \\
+                --title "Song" --duration 3:25
+              castc load https://example.com/movie.mp4 --rate 1.25 \\
+                --subtitles https://example.com/en.vtt --subtitles-lang en
+              castc load https://example.com/movie.mp4 \\
+                --ad-break pre:https://example.com/ad1.mp4:30:5 \\
+                --ad-break 10:00:https://example.com/ad2.mp4:15
+              castc load https://example.com/movie.mp4 --custom-data '{"profile":"kids"}'
             """
     )
 
@@ -45,45 +70,229 @@ struct LoadCommand: CastcCommand {
             "The MIME type, e.g. video/mp4. Default: guessed from the URL, else castd's choice.", valueName: "type"))
     var contentType: String?
 
-    @Option(help: "A title to show on the device and in `castc status`.")
-    var title: String?
-
     @Option(help: ArgumentHelp("buffered (a file, the default), live (a live stream) or none.", valueName: "type"))
     var streamType: StreamType?
 
     @Option(
         help: ArgumentHelp("Where to start: seconds, m:ss or h:mm:ss.", valueName: "position"),
-        transform: { text in
-            guard let seconds = PlaybackTime.parse(text) else {
-                throw ValidationError("'\(text)' is not a position: give seconds (90), m:ss (1:30) or h:mm:ss")
-            }
-            return seconds
-        }
+        transform: { try PlaybackTimeArgument.parse($0, what: "position") }
     )
     var start: Double?
 
-    @Flag(inversion: .prefixedNo, help: "Start playing once loaded.")
+    @Flag(inversion: .prefixedNo, help: "Start playing once loaded (--no-autoplay: load paused).")
     var autoplay = true
+
+    @Option(
+        help: ArgumentHelp(
+            "The media's length (seconds, m:ss or h:mm:ss), if the device cannot tell.", valueName: "time"),
+        transform: { try PlaybackTimeArgument.parse($0, what: "duration") }
+    )
+    var duration: Double?
+
+    @Option(
+        help: ArgumentHelp("Playback rate, 0.5 to 2.0 (1 is normal speed).", valueName: "rate"),
+        transform: PlaybackRateArgument.parse
+    )
+    var rate: Double?
+
+    @OptionGroup(title: "Metadata") var metadata: MetadataOptions
+    @OptionGroup(title: "Subtitles") var subtitles: SubtitleOptions
+
+    @Option(
+        name: .customLong("ad-break"),
+        help: ArgumentHelp(
+            "An ad clip: POSITION:CLIP_URL[:DURATION[:SKIPPABLE_AFTER]] (repeatable).", valueName: "ad"),
+        transform: AdBreakArgument.parse
+    )
+    var adBreaks: [AdBreakArgument] = []
+
+    @Option(help: ArgumentHelp("Load credentials for the receiver app (e.g. an account token).", valueName: "token"))
+    var credentials: String?
+
+    @Option(help: ArgumentHelp("What kind of credentials --credentials are.", valueName: "type"))
+    var credentialsType: String?
+
+    @Option(help: ArgumentHelp("Custom data for the receiver app: a JSON object.", valueName: "json"))
+    var customData: String?
+
+    @Option(help: ArgumentHelp("An entity (deep link) for the app, e.g. for Cast Connect.", valueName: "entity"))
+    var entity: String?
 
     func validate() throws {
         try MediaURL.validate(url)
         if let contentType { try MediaURL.validateContentType(contentType) }
+        if let customData { try JSONArgument.validateObject(customData, option: "--custom-data") }
+        if credentialsType != nil, credentials == nil {
+            throw ValidationError("--credentials-type goes with --credentials <token>")
+        }
+        if let credentials, credentials.isEmpty { throw ValidationError("--credentials needs a token") }
+        if let entity, entity.isEmpty { throw ValidationError("--entity needs a value") }
     }
 
     /// The media to send.
     var media: CastdMediaInformation {
-        CastdMediaInformation(
+        var media = CastdMediaInformation(
             url: url,
             contentType: contentType ?? MediaURL.guessContentType(url) ?? "",
-            streamType: streamType?.castd ?? .unspecified,
-            title: title
+            streamType: streamType?.castd ?? .unspecified
         )
+        if let metadata = metadata.metadata { media.metadata = metadata }
+        if let duration { media.duration = duration }
+        media.tracks = subtitles.tracks
+        let (breaks, clips) = AdBreakArgument.breaks(adBreaks)
+        media.breaks = breaks
+        media.breakClips = clips
+        if let entity { media.entity = entity }
+        return media
+    }
+
+    /// The Load call castc makes.
+    func call() -> CastcCall<CastdLoadRequest, CastdMediaStatus> {
+        var request = CastdLoadRequest()
+        request.device = options.deviceSelector
+        request.media = media
+        request.autoplay = autoplay
+        request.startTime = start ?? 0
+        request.playbackRate = rate ?? 0
+        request.activeTrackIds = subtitles.activeTrackIDs
+        request.credentials = credentials ?? ""
+        request.credentialsType = credentialsType ?? ""
+        request.customDataJson = customData ?? ""
+        return CastcCall(.load, request)
     }
 
     func run() async throws {
-        let status = try await options.withClient { client in
-            try await client.load(media, device: options.deviceSelector, autoplay: autoplay, startTime: start ?? 0)
-        }
-        try options.print(status) { MediaSummary.line(status, at: .now) }
+        try options.printMedia(try await options.send(call()))
     }
+}
+
+/// `castc load`'s metadata options.
+struct MetadataOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("What the media is. Default: from the fields given.", valueName: "type"))
+    var metadataType: MetadataTypeArgument?
+
+    @Option(help: "A title to show on the device and in `castc status`.")
+    var title: String?
+
+    @Option(
+        help: ArgumentHelp("A second line under the title (not the subtitles: see --subtitles).", valueName: "text"))
+    var subtitle: String?
+
+    @Option(help: ArgumentHelp("The artist (music, photo).", valueName: "name"))
+    var artist: String?
+
+    @Option(help: ArgumentHelp("The album (music).", valueName: "name"))
+    var album: String?
+
+    @Option(help: ArgumentHelp("The album's artist (music).", valueName: "name"))
+    var albumArtist: String?
+
+    @Option(help: ArgumentHelp("The series' title (TV show).", valueName: "title"))
+    var series: String?
+
+    @Option(help: ArgumentHelp("The season number (TV show).", valueName: "n"))
+    var season: UInt32?
+
+    @Option(help: ArgumentHelp("The episode number (TV show).", valueName: "n"))
+    var episode: UInt32?
+
+    @Option(
+        name: .customLong("image"),
+        help: ArgumentHelp("A poster or cover: URL or URL@WIDTHxHEIGHT (repeatable).", valueName: "url"),
+        transform: ImageArgument.parse
+    )
+    var images: [CastdImage] = []
+
+    /// The metadata type the fields imply, when --metadata-type does not say.
+    var impliedType: MetadataTypeArgument {
+        if series != nil || season != nil || episode != nil { return .tv }
+        if album != nil || albumArtist != nil || artist != nil { return .music }
+        return .generic
+    }
+
+    func validate() throws {
+        guard let type = metadataType else { return }
+        func check(_ given: Bool, _ flags: String, allowed: [MetadataTypeArgument]) throws {
+            guard given, !allowed.contains(type) else { return }
+            let names = allowed.map(\.rawValue).joined(separator: " or ")
+            throw ValidationError(
+                "\(flags) describe\(flags.contains(",") ? "" : "s") \(names) media, not \(type.rawValue): use --metadata-type \(names), or leave --metadata-type out"
+            )
+        }
+        try check(series != nil, "--series", allowed: [.tv])
+        try check(season != nil, "--season", allowed: [.tv])
+        try check(episode != nil, "--episode", allowed: [.tv])
+        try check(album != nil, "--album", allowed: [.music])
+        try check(albumArtist != nil, "--album-artist", allowed: [.music])
+        try check(artist != nil, "--artist", allowed: [.music, .photo])
+    }
+
+    /// The metadata to send, or nil if no option gave any.
+    var metadata: CastdMediaMetadata? {
+        let given: [Any?] = [metadataType, title, subtitle, artist, album, albumArtist, series, season, episode]
+        guard given.contains(where: { $0 != nil }) || !images.isEmpty else { return nil }
+        var metadata = CastdMediaMetadata()
+        metadata.metadataType = (metadataType ?? impliedType).castd
+        if let title { metadata.title = title }
+        if let subtitle { metadata.subtitle = subtitle }
+        if let artist { metadata.artist = artist }
+        if let album { metadata.albumName = album }
+        if let albumArtist { metadata.albumArtist = albumArtist }
+        if let series { metadata.seriesTitle = series }
+        if let season { metadata.season = season }
+        if let episode { metadata.episode = episode }
+        metadata.images = images
+        return metadata
+    }
+}
+
+/// `castc load`'s subtitles options.
+struct SubtitleOptions: ParsableArguments {
+    @Option(
+        name: .customLong("subtitles"),
+        help: ArgumentHelp("A subtitles file (WebVTT) the device can fetch (repeatable).", valueName: "url"),
+        transform: { text in
+            do { try MediaURL.validate(text) } catch {
+                throw ValidationError("--subtitles '\(text)' is not a URL: give the URL of a WebVTT file")
+            }
+            return text
+        }
+    )
+    var urls: [String] = []
+
+    @Option(
+        name: .customLong("subtitles-lang"),
+        help: ArgumentHelp("The language of the --subtitles given (BCP-47: en, pt-BR).", valueName: "lang"))
+    var language: String?
+
+    @Flag(inversion: .prefixedNo, help: "Show the first subtitles track at once.")
+    var subtitlesActive = true
+
+    func validate() throws {
+        if let language {
+            guard !urls.isEmpty else { throw ValidationError("--subtitles-lang goes with --subtitles <url>") }
+            let valid =
+                !language.isEmpty && language.first != "-" && language.last != "-"
+                && language.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" }
+            guard valid else {
+                throw ValidationError("'\(language)' is not a language tag: give one such as en, de or pt-BR")
+            }
+        }
+    }
+
+    /// One text track per URL, ids 1, 2, … .
+    var tracks: [CastdMediaTrack] {
+        urls.enumerated().map { index, url in
+            CastdMediaTrack(
+                subtitlesID: Int64(index + 1),
+                url: url,
+                language: language ?? "",
+                name: URL(string: url)?.lastPathComponent ?? "",
+                contentType: MediaURL.guessContentType(url) ?? "text/vtt"
+            )
+        }
+    }
+
+    /// The tracks to show at once: the first, unless --no-subtitles-active.
+    var activeTrackIDs: [Int64] { subtitlesActive && !urls.isEmpty ? [1] : [] }
 }

@@ -6,26 +6,36 @@ struct WatchCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Follow device, session and media changes as they happen.",
+        usage: GlobalOptions.usage("watch", "[--verbose]"),
         discussion: """
             Prints a snapshot, then one line per change with its time, until interrupted \
             (Ctrl-C, which exits 0). --json prints each castd.v1.Event as one JSON object per \
-            line. --device follows one device. If castd goes away, castc exits 14 (UNAVAILABLE).
+            line. --device follows one device. --verbose prints, under each media change, the \
+            whole media status as `castc status --verbose` shows it. If castd goes away, castc \
+            exits 14 (UNAVAILABLE).
 
             Examples:
               castc watch
               castc watch --device kitchen
+              castc watch --verbose
               castc watch --json | jq -c 'select(.media) | .media.playerState'
             """
     )
 
     @OptionGroup var options: GlobalOptions
 
+    @Flag(name: .shortAndLong, help: "Print the whole media status under each media change.")
+    var verbose = false
+
     func run() async throws {
         let json = options.json
         let selector = options.device
+        let verbose = verbose
         try await options.withClient { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await Self.follow(client.watch(), json: json, selector: selector) }
+                group.addTask {
+                    try await Self.follow(client.watch(), json: json, selector: selector, verbose: verbose)
+                }
                 group.addTask { await Interrupt.wait() }
                 // Whichever ends first: the stream (an error, or castd ending it), or Ctrl-C.
                 defer { group.cancelAll() }
@@ -34,9 +44,9 @@ struct WatchCommand: CastcCommand {
         }
     }
 
-    static func follow(_ events: CastdEventStream, json: Bool, selector: String?) async throws {
+    static func follow(_ events: CastdEventStream, json: Bool, selector: String?, verbose: Bool = false) async throws {
         var filter = selector.map(DeviceFilter.init(selector:))
-        var formatter = EventFormatter()
+        var formatter = EventFormatter(verbose: verbose)
         for try await event in events {
             var event = event
             if filter != nil {

@@ -7,19 +7,44 @@ enum DeviceTable {
         `castc status` shows whether discovery runs.
         """
 
-    static func render(_ devices: [CastdDevice]) -> String {
-        guard !devices.isEmpty else { return noDevices }
+    static let noMatchingDevices = "No device meets the criteria (castc devices without them lists every device)."
+
+    /// The devices, one row each; under each group its members, one line each. `filtered`: the
+    /// list was narrowed by criteria (which changes what an empty list means).
+    static func render(_ devices: [CastdDevice], filtered: Bool = false) -> String {
+        guard !devices.isEmpty else { return filtered ? noMatchingDevices : noDevices }
         let header = ["NAME", "MODEL", "ADDRESS", "STATE", "APP"]
         let rows = devices.map { device in
             [
-                device.friendlyName.isEmpty ? device.id : device.friendlyName,
+                name(device),
                 device.model.isEmpty ? "-" : device.model,
                 address(device),
                 state(device),
                 app(device),
             ]
         }
-        return TextTable.render([header] + rows)
+        let lines = TextTable.render([header] + rows).split(separator: "\n", omittingEmptySubsequences: false)
+        var output = [String(lines[0])]
+        for (device, line) in zip(devices, lines.dropFirst()) {
+            output.append(String(line))
+            for member in device.groupMembers { output.append("  - " + memberName(member)) }
+        }
+        return output.joined(separator: "\n")
+    }
+
+    /// The friendly name (else the id), with `(group)` for a speaker group.
+    static func name(_ device: CastdDevice) -> String {
+        let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
+        return device.isGroup ? "\(name) (group)" : name
+    }
+
+    /// A group's members: `Kitchen, Living Room speaker`.
+    static func members(_ device: CastdDevice) -> String {
+        device.groupMembers.map(memberName).joined(separator: ", ")
+    }
+
+    static func memberName(_ member: CastdGroupMember) -> String {
+        member.name.isEmpty ? member.deviceID : member.name
     }
 
     /// `192.168.1.20:8009`, `[fe80::1]:8009`

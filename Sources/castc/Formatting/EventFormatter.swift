@@ -5,16 +5,25 @@ import Foundation
 /// earlier events, since session and media events carry only device ids.
 struct EventFormatter {
     var timeZone: TimeZone
+    /// Media events also get the whole media status, one fact per line, under their line.
+    var verbose: Bool
     private var names: [String: String] = [:]
 
-    init(timeZone: TimeZone = .current) {
+    init(timeZone: TimeZone = .current, verbose: Bool = false) {
         self.timeZone = timeZone
+        self.verbose = verbose
     }
 
     mutating func line(for event: CastdEvent, now: Date) -> String {
         let date = event.timeMs > 0 ? Date(timeIntervalSince1970: Double(event.timeMs) / 1000) : now
         let (kind, text) = describe(event)
-        return "\(timestamp(date))  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  \(text)"
+        var line = "\(timestamp(date))  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  \(text)"
+        if verbose, case .media(let media) = event.kind {
+            let indent = String(repeating: " ", count: 30)
+            let rows = TextTable.render(StatusReport.mediaRows(media, at: nil, verbose: true).dropFirst().map { $0 })
+            for row in rows.split(separator: "\n") { line += "\n" + indent + row }
+        }
+        return line
     }
 
     private mutating func describe(_ event: CastdEvent) -> (String, String) {

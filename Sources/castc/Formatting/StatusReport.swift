@@ -3,7 +3,7 @@ import Foundation
 
 /// `castc status`: the daemon, then each device with its session and media.
 enum StatusReport {
-    static func render(_ status: CastdStatusResponse, now: Date) -> String {
+    static func render(_ status: CastdStatusResponse, now: Date, verbose: Bool = false) -> String {
         var blocks: [String] = []
         if status.hasDaemon { blocks.append(daemon(status.daemon, now: now)) }
 
@@ -20,7 +20,8 @@ enum StatusReport {
                     device: status.devices.first { $0.id == id },
                     sessions: status.sessions.filter { $0.deviceID == id },
                     media: status.media.filter { $0.deviceID == id },
-                    now: now
+                    now: now,
+                    verbose: verbose
                 )
             )
         }
@@ -45,31 +46,67 @@ enum StatusReport {
         device: CastdDevice?,
         sessions: [CastdSession],
         media: [CastdMediaStatus],
-        now: Date
+        now: Date,
+        verbose: Bool = false
     ) -> String {
         var title: String
         var rows: [[String]] = []
         if let device {
             let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
-            let details = [device.model, DeviceTable.address(device)].filter { !$0.isEmpty && $0 != "-" }
+            let details = [device.isGroup ? "group" : "", device.model, DeviceTable.address(device)]
+                .filter { !$0.isEmpty && $0 != "-" }
             title = details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
             title += ": \(DeviceTable.state(device))"
             if device.linkState == .failed, !device.linkError.isEmpty { rows.append(["error", device.linkError]) }
+            if !device.groupMembers.isEmpty { rows.append(["members", DeviceTable.members(device)]) }
             if device.hasReceiver, device.receiver.hasVolume {
-                rows.append(["volume", MediaSummary.volume(device.receiver.volume)])
+                let volume = device.receiver.volume
+                rows.append(["volume", verbose ? MediaSummary.deviceVolume(volume) : MediaSummary.volume(volume)])
             }
         } else {
             let name = sessions.first?.deviceName ?? ""
             title = name.isEmpty ? "device \(id)" : name
         }
-        for session in sessions { rows.append(["session", MediaSummary.session(session)]) }
-        for status in media {
-            rows.append(["player", MediaSummary.state(status)])
-            if let mediaTitle = MediaSummary.title(status) { rows.append(["title", mediaTitle]) }
-            if status.hasMedia { rows.append(["position", MediaSummary.position(status, at: now)]) }
+        for session in sessions {
+            rows.append(["session", MediaSummary.session(session)])
+            if verbose, !session.namespaces.isEmpty {
+                rows.append(["namespaces", session.namespaces.joined(separator: ", ")])
+            }
         }
+        for status in media { rows += mediaRows(status, at: now, verbose: verbose) }
         guard !rows.isEmpty else { return title }
         let body = TextTable.render(rows).split(separator: "\n", omittingEmptySubsequences: false)
         return ([title] + body.map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// The media status, one row per fact: player, title, metadata, position, live range,
+    /// rate, queue, tracks, ad, video, stream volume; with `verbose` also the URL, content type
+    /// and the commands the player supports. With `date`, positions and waits are estimated for
+    /// then.
+    static func mediaRows(_ status: CastdMediaStatus, at date: Date?, verbose: Bool) -> [[String]] {
+        var rows: [[String]] = [["player", MediaSummary.state(status)]]
+        if let mediaTitle = MediaSummary.title(status) { rows.append(["title", mediaTitle]) }
+        if status.hasMedia {
+            for (label, text) in MediaSummary.metadataDetails(status.media.metadata) { rows.append([label, text]) }
+            rows.append(["position", MediaSummary.position(status, at: date)])
+        }
+        if status.hasLiveSeekableRange { rows.append(["live", MediaSummary.liveRange(status.liveSeekableRange)]) }
+        if let rate = MediaSummary.rate(status) { rows.append(["rate", rate]) }
+        if let queue = MediaSummary.queue(status) { rows.append(["queue", queue]) }
+        if let tracks = MediaSummary.tracks(status) { rows.append(["tracks", tracks]) }
+        if let ad = MediaSummary.ad(status, at: date) { rows.append(["ad", ad]) }
+        if status.hasVideoInfo, let video = MediaSummary.video(status.videoInfo) { rows.append(["video", video]) }
+        if status.hasVolume, status.volume.muted || status.volume.level < 1 {
+            rows.append(["stream", "volume " + MediaSummary.volume(status.volume)])
+        }
+        if verbose {
+            if status.hasMedia, MediaSummary.title(status) != status.media.contentID, !status.media.contentID.isEmpty {
+                rows.append(["url", status.media.contentID])
+            }
+            if status.hasMedia, !status.media.contentType.isEmpty { rows.append(["type", status.media.contentType]) }
+            let commands = status.supportedCommandNames
+            rows.append(["commands", commands.isEmpty ? "none reported" : commands.joined(separator: ", ")])
+        }
+        return rows
     }
 }

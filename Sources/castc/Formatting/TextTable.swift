@@ -11,7 +11,17 @@ enum TextTable {
                 index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
             }
             .joined(separator: "  ")
+            .trimmingTrailingSpaces
         }
         .joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// The string without spaces at its end (a row whose last cells are empty).
+    var trimmingTrailingSpaces: String {
+        var text = Substring(self)
+        while text.last == " " { text.removeLast() }
+        return String(text)
     }
 }

@@ -1,0 +1,42 @@
+import CastdAPI
+
+/// A media command a player may support (the bits of `CastdMediaStatus.supportedMediaCommands`),
+/// by the name castd gives it in `CastdMediaStatus.supportedCommands`.
+///
+/// ```swift
+/// if status.supports(.skipAd) { try await client.skipAd() }
+/// ```
+public struct CastdMediaCommand: Hashable, Sendable, CustomStringConvertible {
+    /// castd's name: "pause", "queue_next", …
+    public let name: String
+    /// The Cast bit flag; 0 for names this library does not know a flag for.
+    public let flag: UInt64
+
+    public init(name: String, flag: UInt64 = 0) {
+        self.name = name
+        self.flag = flag
+    }
+
+    public var description: String { name }
+
+    public static let pause = CastdMediaCommand(name: "pause", flag: 1)
+    public static let seek = CastdMediaCommand(name: "seek", flag: 2)
+    public static let streamVolume = CastdMediaCommand(name: "stream_volume", flag: 4)
+    public static let streamMute = CastdMediaCommand(name: "stream_mute", flag: 8)
+    public static let skipForward = CastdMediaCommand(name: "skip_forward", flag: 16)
+    public static let skipBackward = CastdMediaCommand(name: "skip_backward", flag: 32)
+    public static let queueNext = CastdMediaCommand(name: "queue_next", flag: 64)
+    public static let queuePrevious = CastdMediaCommand(name: "queue_prev", flag: 128)
+    public static let queueShuffle = CastdMediaCommand(name: "queue_shuffle", flag: 256)
+    public static let skipAd = CastdMediaCommand(name: "skip_ad", flag: 512)
+    public static let queueRepeatAll = CastdMediaCommand(name: "queue_repeat_all", flag: 1024)
+    public static let queueRepeatOne = CastdMediaCommand(name: "queue_repeat_one", flag: 2048)
+    public static let editTracks = CastdMediaCommand(name: "edit_tracks", flag: 4096)
+    public static let playbackRate = CastdMediaCommand(name: "playback_rate", flag: 8192)
+
+    /// The commands this library knows, in flag order.
+    public static let known: [CastdMediaCommand] = [
+        .pause, .seek, .streamVolume, .streamMute, .skipForward, .skipBackward, .queueNext, .queuePrevious,
+        .queueShuffle, .skipAd, .queueRepeatAll, .queueRepeatOne, .editTracks, .playbackRate,
+    ]
+}

@@ -1,0 +1,390 @@
+import ArgumentParser
+import CastClient
+import Foundation
+
+struct QueueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "Play a list of media, and change it while it plays.",
+        usage: GlobalOptions.usage("queue", "<subcommand> [<arguments>]"),
+        discussion: """
+            A queue is a list of items the device plays one after another. The device numbers \
+            the items (ITEM in `castc queue list`); the other subcommands take those numbers. \
+            Without a subcommand, `castc queue` lists the queue.
+
+            Examples:
+              castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
+              castc queue add https://example.com/c.mp3
+              castc queue list
+              castc queue jump 3
+              castc queue next
+              castc queue move 3 --before 1
+              castc queue remove 2
+              castc queue repeat shuffle
+            """,
+        subcommands: [
+            QueueListCommand.self, QueueLoadCommand.self, QueueAddCommand.self, QueueRemoveCommand.self,
+            QueueMoveCommand.self, QueueJumpCommand.self, QueueNextCommand.self, QueuePrevCommand.self,
+            QueueRepeatCommand.self,
+        ],
+        defaultSubcommand: QueueListCommand.self
+    )
+}
+
+/// Queue items for URLs: content types guessed from the extensions.
+func queueItems(_ urls: [String]) -> [CastdQueueItem] {
+    urls.map { url in
+        CastdQueueItem(media: CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? ""))
+    }
+}
+
+struct QueueListCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Show the queue: item ids, what plays, titles and durations.",
+        usage: GlobalOptions.usage("queue list"),
+        discussion: """
+            Asks the device for its media status and lists the queue's items: ITEM is the id the \
+            other queue commands take; STATE marks the current item (playing, paused, …), the \
+            one loading and the one preloaded. --json prints the whole media status.
+
+            Examples:
+              castc queue list
+              castc queue list --json | jq '.items[].itemId'
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func call() -> CastcCall<Castd_V1_MediaRequest, CastdMediaStatus> {
+        CastcCall(.requestMediaStatus, options.mediaRequest)
+    }
+
+    func run() async throws {
+        let status = try await options.send(call())
+        try options.print(status) { QueueTable.render(status) }
+    }
+}
+
+struct QueueLoadCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Replace what plays with a queue of URLs.",
+        usage: GlobalOptions.usage(
+            "queue load", "<url>... [--start-index <n>] [--repeat <mode>]", "[--start <position>]"),
+        discussion: """
+            Each URL becomes an item, in order (content types guessed from the extensions). \
+            Without a session, castd starts the Default Media Receiver first.
+
+            Examples:
+              castc queue load https://example.com/a.mp3 https://example.com/b.mp3
+              castc queue load https://x.org/1.mp4 https://x.org/2.mp4 --start-index 1 \\
+                --start 0:30
+              castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The items' URLs, in play order.", valueName: "url"))
+    var urls: [String] = []
+
+    @Option(help: ArgumentHelp("The item to play first: 0 is the first URL.", valueName: "n"))
+    var startIndex: Int = 0
+
+    @Option(name: .customLong("repeat"), help: ArgumentHelp(RepeatArgument.help, valueName: "mode"))
+    var repeatMode: RepeatArgument = .off
+
+    @Option(
+        help: ArgumentHelp("Where to start in the first item played: seconds, m:ss or h:mm:ss.", valueName: "position"),
+        transform: { try PlaybackTimeArgument.parse($0, what: "position") }
+    )
+    var start: Double?
+
+    func validate() throws {
+        guard !urls.isEmpty else {
+            throw ValidationError("give the URLs to play: castc queue load https://example.com/a.mp3 …")
+        }
+        for url in urls { try MediaURL.validate(url) }
+        guard (0..<urls.count).contains(startIndex) else {
+            throw ValidationError(
+                "--start-index \(startIndex) is not one of the \(urls.count) URLs: give 0 to \(urls.count - 1) (0 is the first)"
+            )
+        }
+    }
+
+    func call() -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
+        var request = Castd_V1_QueueLoadRequest()
+        request.device = options.deviceSelector
+        request.items = queueItems(urls)
+        request.startIndex = UInt32(startIndex)
+        request.repeatMode = repeatMode.castd
+        request.startTime = start ?? 0
+        return CastcCall(.queueLoad, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueAddCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add URLs to the queue.",
+        usage: GlobalOptions.usage("queue add", "<url>... [--before <item-id>] [--play-now]"),
+        discussion: """
+            Appends the URLs at the end of the queue, or inserts them before an item.
+
+            Examples:
+              castc queue add https://example.com/c.mp3
+              castc queue add https://x.org/c.mp3 https://x.org/d.mp3 --before 2
+              castc queue add https://x.org/now.mp3 --before 2 --play-now
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The new items' URLs, in order.", valueName: "url"))
+    var urls: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Insert before this item (see `castc queue list`). Default: at the end.", valueName: "item-id"),
+        transform: ItemIDArgument.queueItem
+    )
+    var before: Int64?
+
+    @Flag(help: "Play the first added item at once.")
+    var playNow = false
+
+    func validate() throws {
+        guard !urls.isEmpty else {
+            throw ValidationError("give the URLs to add: castc queue add https://example.com/c.mp3 …")
+        }
+        for url in urls { try MediaURL.validate(url) }
+    }
+
+    func call() -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
+        var request = Castd_V1_QueueInsertRequest()
+        request.device = options.deviceSelector
+        request.items = queueItems(urls)
+        request.insertBeforeItemID = before ?? 0
+        request.playNow = playNow
+        return CastcCall(.queueInsert, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueRemoveCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove items from the queue.",
+        usage: GlobalOptions.usage("queue remove", "<item-id>..."),
+        discussion: """
+            Item ids are those `castc queue list` shows.
+
+            Examples:
+              castc queue remove 3
+              castc queue remove 3 4 5
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The items to remove.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
+    var itemIDs: [Int64] = []
+
+    func validate() throws {
+        guard !itemIDs.isEmpty else { throw ValidationError("give the ids of the items to remove (castc queue list)") }
+    }
+
+    func call() -> CastcCall<Castd_V1_QueueRemoveRequest, CastdMediaStatus> {
+        var request = Castd_V1_QueueRemoveRequest()
+        request.device = options.deviceSelector
+        request.itemIds = itemIDs
+        return CastcCall(.queueRemove, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueMoveCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract: "Move items within the queue.",
+        usage: GlobalOptions.usage("queue move", "<item-id>... (--before <item-id> | --to-end)"),
+        discussion: """
+            The items go, in the order given, before another item or to the end.
+
+            Examples:
+              castc queue move 4 --before 1
+              castc queue move 2 3 --to-end
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp("The items to move, in their new order.", valueName: "item-id"),
+        transform: ItemIDArgument.queueItem)
+    var itemIDs: [Int64] = []
+
+    @Option(
+        help: ArgumentHelp("Move them before this item.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
+    var before: Int64?
+
+    @Flag(help: "Move them to the end of the queue.")
+    var toEnd = false
+
+    func validate() throws {
+        guard !itemIDs.isEmpty else { throw ValidationError("give the ids of the items to move (castc queue list)") }
+        switch (before, toEnd) {
+        case (nil, false): throw ValidationError("say where to: --before <item-id> or --to-end")
+        case (.some, true): throw ValidationError("give --before <item-id> or --to-end, not both")
+        case (let before?, false) where itemIDs.contains(before):
+            throw ValidationError("item \(before) cannot be moved before itself")
+        default: break
+        }
+    }
+
+    func call() -> CastcCall<Castd_V1_QueueReorderRequest, CastdMediaStatus> {
+        var request = Castd_V1_QueueReorderRequest()
+        request.device = options.deviceSelector
+        request.itemIds = itemIDs
+        request.insertBeforeItemID = before ?? 0
+        return CastcCall(.queueReorder, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueJumpCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jump",
+        abstract: "Play a queue item.",
+        usage: GlobalOptions.usage("queue jump", "<item-id> [--start <position>]"),
+        discussion: """
+            Examples:
+              castc queue jump 3
+              castc queue jump 3 --start 1:00
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(
+        help: ArgumentHelp("The item to play (see `castc queue list`).", valueName: "item-id"),
+        transform: ItemIDArgument.queueItem)
+    var itemID: Int64
+
+    @Option(
+        help: ArgumentHelp("Where to start in it: seconds, m:ss or h:mm:ss.", valueName: "position"),
+        transform: { try PlaybackTimeArgument.parse($0, what: "position") }
+    )
+    var start: Double?
+
+    func call() -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
+        var request = CastdQueueUpdateRequest()
+        request.device = options.deviceSelector
+        request.currentItemID = itemID
+        request.currentTime = start ?? 0
+        return CastcCall(.queueUpdate, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueNextCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "next",
+        abstract: "Play the next item in the queue.",
+        usage: GlobalOptions.usage("queue next"),
+        discussion: """
+            Examples:
+              castc queue next
+              castc queue next --device kitchen
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func call() -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
+        var request = CastdQueueUpdateRequest()
+        request.device = options.deviceSelector
+        request.jump = 1
+        return CastcCall(.queueUpdate, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueuePrevCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prev",
+        abstract: "Play the previous item in the queue.",
+        usage: GlobalOptions.usage("queue prev"),
+        discussion: """
+            Examples:
+              castc queue prev
+              castc queue previous --device kitchen
+            """,
+        aliases: ["previous"]
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func call() -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
+        var request = CastdQueueUpdateRequest()
+        request.device = options.deviceSelector
+        request.jump = -1
+        return CastcCall(.queueUpdate, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
+struct QueueRepeatCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repeat",
+        abstract: "Set what happens at the end of an item and of the queue.",
+        usage: GlobalOptions.usage("queue repeat", "off|all|one|shuffle"),
+        discussion: """
+            off: stop after the last item. all: start over after it. one: repeat the current \
+            item. shuffle: start over, in a new random order.
+
+            Examples:
+              castc queue repeat all
+              castc queue repeat off
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("What to repeat.", valueName: "mode"))
+    var mode: RepeatArgument
+
+    func call() -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
+        var request = CastdQueueUpdateRequest()
+        request.device = options.deviceSelector
+        request.repeatMode = mode.castd
+        return CastcCall(.queueUpdate, request)
+    }
+
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
