@@ -178,6 +178,16 @@ struct MediaLoadTests {
         #expect(buffered.status()?["liveSeekableRange"] == nil)
     }
 
+    @Test("LIVE joined at 5000 s with a duration of 60 s ends 60 s later, at 5060")
+    func liveEnds() throws {
+        let harness = try DeviceHarness.loaded(media(["streamType": "LIVE", "duration": 60]), extra: ["currentTime": 5000])
+        #expect(harness.device.nextDeadline == .seconds(60))
+        _ = harness.advance(by: .seconds(59))
+        #expect(harness.status()?["currentTime"] == 5059)
+        let end = harness.advance(by: .seconds(1)).broadcastStatuses
+        #expect(end.last?["idleReason"] == "FINISHED")
+    }
+
     @Test("LOAD with queueData loads the whole queue")
     func loadWithQueueData() throws {
         let harness = DeviceHarness()

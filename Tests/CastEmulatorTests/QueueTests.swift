@@ -145,6 +145,16 @@ struct QueueTests {
         #expect(second.after == first.after, "same media session id, same shuffle")
     }
 
+    @Test("A repeated item whose startTime is at (or past) its end starts from 0 instead of ending over and over")
+    func startTimeAtEnd() throws {
+        let harness = try Self.queue(["a"], repeatMode: "REPEAT_SINGLE", items: [0: ["startTime": 100]])
+        #expect(harness.status()?["currentTime"] == 0)
+        let again = harness.advance(by: .seconds(100)).broadcastStatuses
+        #expect(again.count == 2, "BUFFERING and PLAYING once, not a loop")
+        #expect(again.last?["currentTime"] == 0)
+        #expect(harness.device.nextDeadline == .seconds(200))
+    }
+
     @Test("Per-item autoplay false loads PAUSED; startTime is where an item starts")
     func autoplayAndStartTime() throws {
         let harness = try Self.queue(["a", "b"], items: [1: ["autoplay": false, "startTime": 30]])
