@@ -43,7 +43,8 @@ extension CastDeviceEmulator {
         let routes = Self.controlRoutes.filter { $0.path == path }
         guard !routes.isEmpty else {
             return HTTPResponse(
-                .notFound, json: ["error": .string("no route \(path)"), "routes": .array(Self.controlRoutes.map(\.json))]
+                .notFound,
+                json: ["error": .string("no route \(path)"), "routes": .array(Self.controlRoutes.map(\.json))]
             )
         }
         let wanted: HTTPMethod = method == .HEAD ? .GET : method

@@ -65,7 +65,8 @@ extension CastDeviceEmulator {
                         request = nil
                         let response =
                             tooLarge
-                            ? HTTPResponse(.payloadTooLarge, text: "request body over \(Self.maximumRequestBody) bytes\n")
+                            ? HTTPResponse(
+                                .payloadTooLarge, text: "request body over \(Self.maximumRequestBody) bytes\n")
                             : respond(to: head, body: body)
                         logger.debug("\(scheme) \(head.method) \(head.uri) → \(response.status.code)")
                         let keepAlive = head.isKeepAlive && !tooLarge
@@ -108,7 +109,9 @@ extension CastDeviceEmulator {
         }
 
         init(_ status: HTTPResponseStatus, json: JSONValue, headers: [(String, String)] = []) {
-            self.init(status: status, contentType: "application/json", body: Array((json.jsonString + "\n").utf8), headers: headers)
+            self.init(
+                status: status, contentType: "application/json", body: Array((json.jsonString + "\n").utf8),
+                headers: headers)
         }
     }
 

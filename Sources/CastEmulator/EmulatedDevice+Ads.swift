@@ -12,7 +12,8 @@ extension EmulatedDevice {
         outcome.note(.info, "media session \(session.mediaSessionID): skipped ad clip \(ad.clip.id)")
         if endClip(at: command.now, command.transportID, &outcome) {
             // A post-roll: the item has ended, and what followed has been broadcast.
-            let entry = player?.statusEntry(at: command.now, includeMedia: true) ?? session.idleEntry(reason: "FINISHED")
+            let entry =
+                player?.statusEntry(at: command.now, includeMedia: true) ?? session.idleEntry(reason: "FINISHED")
             reply(Self.mediaStatus([entry], requestID: command.requestID), to: command, &outcome)
             return .answered
         }

@@ -60,7 +60,9 @@ extension EmulatedDevice {
         case "":
             outcome.note(.info, "ignored a media message without type")
         default:
-            reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_COMMAND"), to: command, &outcome)
+            reply(
+                Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_COMMAND"), to: command,
+                &outcome)
         }
     }
 
@@ -70,7 +72,9 @@ extension EmulatedDevice {
             return
         }
         if let id = command.payload["mediaSessionId"], !id.isNull, id.intValue != Int64(session.mediaSessionID) {
-            reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_MEDIA_SESSION_ID"), to: command, &outcome)
+            reply(
+                Self.error("INVALID_REQUEST", requestID: command.requestID, reason: "INVALID_MEDIA_SESSION_ID"),
+                to: command, &outcome)
             return
         }
         session.settle(at: command.now)
@@ -81,9 +85,14 @@ extension EmulatedDevice {
         case "PLAY": result = modifyPlayer { $0.playerState = MediaPlayer.playing }
         case "PAUSE": result = modifyPlayer { $0.playerState = MediaPlayer.paused }
         case "STOP": result = stop(command, into: &outcome)
-        case "SEEK": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.seek(command.payload, at: command.now) }
-        case "SET_VOLUME": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setStreamVolume(command.payload) }
-        case "SET_PLAYBACK_RATE": result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setPlaybackRate(command.payload) }
+        case "SEEK":
+            result = modifyPlayer { player throws(MediaPlayer.Refusal) in
+                try player.seek(command.payload, at: command.now)
+            }
+        case "SET_VOLUME":
+            result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setStreamVolume(command.payload) }
+        case "SET_PLAYBACK_RATE":
+            result = modifyPlayer { player throws(MediaPlayer.Refusal) in try player.setPlaybackRate(command.payload) }
         case "EDIT_TRACKS_INFO": result = editTracks(command)
         case "SKIP_AD": result = skipAd(command, into: &outcome)
         default: result = handleQueueCommand(command, into: &outcome)
@@ -92,10 +101,9 @@ extension EmulatedDevice {
         switch result {
         case .changed(let includeMedia):
             if let player {
-                outcome.note(
-                    .info,
-                    "media session \(player.mediaSessionID): \(command.type) → \(player.playerState) at \(MediaPlayer.rounded(player.currentTime(at: command.now))) s, item \(player.current.itemID)"
-                )
+                let time = MediaPlayer.rounded(player.currentTime(at: command.now))
+                let what = "\(command.type) → \(player.playerState) at \(time) s, item \(player.current.itemID)"
+                outcome.note(.info, "media session \(player.mediaSessionID): \(what)")
             }
             replyAndBroadcastStatus(command, includeMedia: includeMedia, &outcome)
         case .refused(let refusal):
@@ -173,7 +181,9 @@ extension EmulatedDevice {
             startTime: startTime ?? 0, activeTrackIDs: tracks, extra: extra
         )
         nextItemID += 1
-        startSession(command, items: [item], startIndex: 0, startTime: startTime, repeatMode: .off, rate: rate, record: record, into: &outcome)
+        startSession(
+            command, items: [item], startIndex: 0, startTime: startTime, repeatMode: .off, rate: rate, record: record,
+            into: &outcome)
     }
 
     /// What the state endpoint lists for a LOAD or QUEUE_LOAD of `media`.
@@ -187,7 +197,9 @@ extension EmulatedDevice {
         )
     }
 
-    mutating func refuseLoad(_ command: MediaCommand, reason: String, record: EmulatorLoadRecord?, _ outcome: inout DeviceOutcome) {
+    mutating func refuseLoad(
+        _ command: MediaCommand, reason: String, record: EmulatorLoadRecord?, _ outcome: inout DeviceOutcome
+    ) {
         if let record { history.record(record) }
         outcome.note(.info, "\(command.type) refused: \(reason)")
         reply(Self.error("INVALID_REQUEST", requestID: command.requestID, reason: reason), to: command, &outcome)
@@ -228,9 +240,9 @@ extension EmulatedDevice {
         record.result = .loaded
         history.record(record)
         if let loaded = player {
+            let what = "\(loaded.current.contentID) (\(loaded.duration) s, \(loaded.items.count) item(s))"
             outcome.note(
-                .info,
-                "media session \(loaded.mediaSessionID): \(command.type) \(loaded.current.contentID) (\(loaded.duration) s, \(loaded.items.count) item(s)) → \(loaded.playerState)"
+                .info, "media session \(loaded.mediaSessionID): \(command.type) \(what) → \(loaded.playerState)"
             )
         }
         replyAndBroadcastStatus(command, includeMedia: true, &outcome)
@@ -254,7 +266,9 @@ extension EmulatedDevice {
     }
 
     func reply(_ payload: JSONValue, to command: MediaCommand, _ outcome: inout DeviceOutcome) {
-        send(from: command.transportID, to: command.sender, on: command.connection, CastNamespace.media, payload, &outcome)
+        send(
+            from: command.transportID, to: command.sender, on: command.connection, CastNamespace.media, payload,
+            &outcome)
     }
 
     /// A MEDIA_STATUS with `entry` to `*` (requestId 0) on every connection to the app.

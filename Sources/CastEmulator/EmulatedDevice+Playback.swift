@@ -33,7 +33,8 @@ extension EmulatedDevice {
         switch event {
         case .clipSkippable:
             session.ad?.skippableAnnounced = true
-            outcome.note(.info, "media session \(session.mediaSessionID): ad clip \(session.ad?.clip.id ?? "") is skippable")
+            outcome.note(
+                .info, "media session \(session.mediaSessionID): ad clip \(session.ad?.clip.id ?? "") is skippable")
         case .clipEnded:
             player = session
             if endClip(at: time, transportID, &outcome) { return }
@@ -101,7 +102,8 @@ extension EmulatedDevice {
         }
         player = session
         guard enterItem(at: next, position: nil, transportID, now: time, &outcome), let started = player else { return }
-        outcome.note(.info, "media session \(started.mediaSessionID): item \(started.current.itemID) → \(started.playerState)")
+        outcome.note(
+            .info, "media session \(started.mediaSessionID): item \(started.current.itemID) → \(started.playerState)")
         broadcastStatus(started.statusEntry(at: time, includeMedia: true), transportID, &outcome)
     }
 
@@ -125,7 +127,8 @@ extension EmulatedDevice {
         var loading = session
         loading.playerState = MediaPlayer.buffering
         broadcastStatus(
-            loading.statusEntry(at: now, includeMedia: true, loadingItemID: session.current.itemID), transportID, &outcome
+            loading.statusEntry(at: now, includeMedia: true, loadingItemID: session.current.itemID), transportID,
+            &outcome
         )
         player = session
         return true

@@ -25,7 +25,9 @@ extension EmulatedDevice {
     ) {
         var items: [MediaQueueItem] = []
         for (offset, entry) in entries.enumerated() {
-            guard let item = MediaQueueItem(json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
+            guard
+                let item = MediaQueueItem(
+                    json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
             else {
                 refuseLoad(command, reason: "INVALID_PARAMS", record: nil, &outcome)
                 return
@@ -99,7 +101,8 @@ extension EmulatedDevice {
             let items = wanted.compactMap { session.index(ofItem: $0.intValue) }.map {
                 session.items[$0].json(orderID: $0, includeMedia: true)
             }
-            reply(["type": "QUEUE_ITEMS", "requestId": command.requestID, "items": .array(items)], to: command, &outcome)
+            reply(
+                ["type": "QUEUE_ITEMS", "requestId": command.requestID, "items": .array(items)], to: command, &outcome)
             return .answered
         default:
             return .refused(.invalidRequest("INVALID_COMMAND"))
@@ -121,13 +124,16 @@ extension EmulatedDevice {
 
     /// QUEUE_INSERT {items, insertBefore (absent: at the end), currentItemIndex (into the new
     /// items) or currentItemId (an existing item) to jump to, currentTime}.
-    private mutating func queueInsert(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult {
+    private mutating func queueInsert(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult
+    {
         guard var session = player, let entries = command.payload["items"]?.arrayValue, !entries.isEmpty else {
             return Self.invalidParams
         }
         var items: [MediaQueueItem] = []
         for (offset, entry) in entries.enumerated() {
-            guard let item = MediaQueueItem(json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
+            guard
+                let item = MediaQueueItem(
+                    json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
             else { return Self.invalidParams }
             items.append(item)
         }
@@ -138,7 +144,9 @@ extension EmulatedDevice {
         }
         var targetID: Int?
         if let value = command.payload["currentItemIndex"], !value.isNull {
-            guard let index = value.intValue.map(Int.init), items.indices.contains(index) else { return Self.invalidParams }
+            guard let index = value.intValue.map(Int.init), items.indices.contains(index) else {
+                return Self.invalidParams
+            }
             targetID = items[index].itemID
         } else if let value = command.payload["currentItemId"], !value.isNull {
             guard let index = session.index(ofItem: value.intValue) else { return Self.invalidParams }
@@ -157,7 +165,8 @@ extension EmulatedDevice {
 
     /// QUEUE_REMOVE {itemIds}: removing the current item moves on to the next one (else the one
     /// before); removing every item ends the session (IDLE CANCELLED).
-    private mutating func queueRemove(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult {
+    private mutating func queueRemove(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult
+    {
         guard var session = player, let ids = Self.existingItemIDs(command.payload["itemIds"], in: session) else {
             return Self.invalidParams
         }
@@ -195,7 +204,8 @@ extension EmulatedDevice {
 
     /// QUEUE_UPDATE {items (updated by itemId), repeatMode, shuffle, currentItemId or jump (±n),
     /// currentTime}.
-    private mutating func queueUpdate(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult {
+    private mutating func queueUpdate(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult
+    {
         guard var session = player else { return .refused(.invalidPlayerState) }
         let payload = command.payload
         let mode: RepeatMode?
@@ -221,7 +231,9 @@ extension EmulatedDevice {
             guard let index = session.index(ofItem: value.intValue) else { return Self.invalidParams }
             if index != session.currentIndex { target = index }
         } else if let value = payload["jump"], !value.isNull {
-            guard let offset = value.intValue, let index = session.jumpTarget(Int(offset)) else { return Self.invalidParams }
+            guard let offset = value.intValue, let index = session.jumpTarget(Int(offset)) else {
+                return Self.invalidParams
+            }
             if offset != 0 { target = index }
         }
         let position = Self.time(payload["currentTime"])

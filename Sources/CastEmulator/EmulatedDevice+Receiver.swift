@@ -118,7 +118,8 @@ extension EmulatedDevice {
 
     /// What a LAUNCH asked for: language, app types and the credentials of
     /// `appParams.launchCheckerParams.credentialsData`.
-    static func launchRecord(_ request: JSONValue, appID: String, sender: String, now: Duration) -> EmulatorLaunchRecord {
+    static func launchRecord(_ request: JSONValue, appID: String, sender: String, now: Duration) -> EmulatorLaunchRecord
+    {
         let credentialsData = request["appParams"]?["launchCheckerParams"]?["credentialsData"]
         let appTypes: [String]? =
             switch request["supportedAppTypes"] {

@@ -138,7 +138,9 @@ struct EmulatedDevice {
         return outcome
     }
 
-    private mutating func route(_ message: CastMessage, on connection: Int, now: Duration, into outcome: inout DeviceOutcome) {
+    private mutating func route(
+        _ message: CastMessage, on connection: Int, now: Duration, into outcome: inout DeviceOutcome
+    ) {
         let namespace = message.namespace
         if namespace == CastNamespace.heartbeat {
             return  // PING and PONG are the CastHeartbeatHandler's business.
@@ -282,7 +284,8 @@ struct EmulatedDevice {
             outcome.deliveries.append(
                 .init(
                     connection: connection,
-                    message: .string(source: endpoint, destination: CastWire.broadcastID, namespace: namespace, text: text)
+                    message: .string(
+                        source: endpoint, destination: CastWire.broadcastID, namespace: namespace, text: text)
                 )
             )
         }

@@ -11,7 +11,8 @@ extension EmulatorApp {
     public init(parsing value: String) throws(EmulatorError) {
         let example = "ABCD1234:My app:urn:x-cast:com.example.chat"
         func invalid(_ why: String) -> EmulatorError {
-            EmulatorError(.invalidArgument, "an app is ID:NAME:NAMESPACE[,NAMESPACE…], like \(example); \(why) in “\(value)”")
+            EmulatorError(
+                .invalidArgument, "an app is ID:NAME:NAMESPACE[,NAMESPACE…], like \(example); \(why) in “\(value)”")
         }
         let parts = value.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 else { throw invalid("ID, NAME and at least one NAMESPACE are needed") }

@@ -34,10 +34,12 @@ struct EmulatorDeviceDescription: Sendable {
         receiverMetricsID = derived("rm", count: 8)
         bssid = "FA8FCA" + derived("bs", count: 3)
         let mac = derived("mac", count: 3)
-        macAddress = (["FA", "8F", "CA"] + stride(from: 0, to: 6, by: 2).map { offset -> String in
-            let start = mac.index(mac.startIndex, offsetBy: offset)
-            return String(mac[start..<mac.index(start, offsetBy: 2)])
-        }).joined(separator: ":")
+        macAddress =
+            (["FA", "8F", "CA"]
+            + stride(from: 0, to: 6, by: 2).map { offset -> String in
+                let start = mac.index(mac.startIndex, offsetBy: offset)
+                return String(mac[start..<mac.index(start, offsetBy: 2)])
+            }).joined(separator: ":")
     }
 
     /// The id in UUID form (`ssdp_udn`, and the mDNS host name of real devices).

@@ -22,12 +22,14 @@ public struct EmulatorGroupMember: Sendable, Hashable {
     /// non-empty name.
     public init(parsing value: String) throws(EmulatorError) {
         guard let equals = value.firstIndex(of: "=") else {
-            throw EmulatorError(.invalidArgument, "a group member is ID=NAME, like 5ab0d00d…=Kitchen speaker; got “\(value)”")
+            throw EmulatorError(
+                .invalidArgument, "a group member is ID=NAME, like 5ab0d00d…=Kitchen speaker; got “\(value)”")
         }
         let id = String(value[..<equals])
         let name = String(value[value.index(after: equals)...])
         guard !id.isEmpty, !id.contains(where: \.isWhitespace) else {
-            throw EmulatorError(.invalidArgument, "a group member's ID must not be empty or contain spaces; got “\(value)”")
+            throw EmulatorError(
+                .invalidArgument, "a group member's ID must not be empty or contain spaces; got “\(value)”")
         }
         guard !name.isEmpty else {
             throw EmulatorError(.invalidArgument, "a group member's NAME must not be empty; got “\(value)”")

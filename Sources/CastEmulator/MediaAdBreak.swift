@@ -35,7 +35,9 @@ struct AdBreak {
             guard let id = entry["id"]?.stringValue, !id.isEmpty,
                 let position = entry["position"]?.doubleValue, position.isFinite
             else { continue }
-            let clips = (entry["breakClipIds"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap { clipsByID[$0] } }
+            let clips = (entry["breakClipIds"]?.arrayValue ?? []).compactMap {
+                $0.stringValue.flatMap { clipsByID[$0] }
+            }
             guard !clips.isEmpty else { continue }
             breaks.append(
                 AdBreak(

@@ -11,7 +11,8 @@ extension MediaPlayer {
 
         func payload(requestID: JSONValue) -> JSONValue {
             switch self {
-            case .invalidRequest(let reason): EmulatedDevice.error("INVALID_REQUEST", requestID: requestID, reason: reason)
+            case .invalidRequest(let reason):
+                EmulatedDevice.error("INVALID_REQUEST", requestID: requestID, reason: reason)
             case .invalidPlayerState: ["type": "INVALID_PLAYER_STATE", "requestId": requestID]
             }
         }

@@ -121,7 +121,11 @@ struct MediaPlayer {
         currentIndex = index
         let item = items[index]
         position = max(0, start ?? item.startTime)
-        if !item.isLive { position = min(item.duration, position) }
+        if !item.isLive {
+            // An item that starts at its end would end at once, forever in a repeating queue.
+            if start == nil, position >= item.duration { position = 0 }
+            position = min(item.duration, position)
+        }
         since = now
         ad = nil
         preloadAnnounced = false
@@ -248,7 +252,8 @@ struct MediaPlayer {
         if hasNext { commands |= CastMediaCommand.queueNext }
         if hasPrevious { commands |= CastMediaCommand.queuePrevious }
         if items.count > 1 {
-            commands |= CastMediaCommand.queueShuffle | CastMediaCommand.queueRepeatAll | CastMediaCommand.queueRepeatOne
+            commands |=
+                CastMediaCommand.queueShuffle | CastMediaCommand.queueRepeatAll | CastMediaCommand.queueRepeatOne
         }
         return commands
     }

@@ -45,8 +45,10 @@ struct MediaQueueItem {
     var isVideo: Bool {
         guard let type = bareContentType else { return false }
         return type.hasPrefix("video/")
-            || ["application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml",
-                "application/vnd.ms-sstr+xml"].contains(type)
+            || [
+                "application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml",
+                "application/vnd.ms-sstr+xml",
+            ].contains(type)
     }
 
     /// Fills in what senders leave out, as the Default Media Receiver does: `contentId` from

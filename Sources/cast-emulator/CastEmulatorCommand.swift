@@ -47,7 +47,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             sender when the JSON says "broadcast": true). Add your own with --app:
 
               cast-emulator --app "ABCD1234:Chat:urn:x-cast:com.example.chat" \\
-                --app "BEEF0001:Player:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl"
+                --app "BEEF0001:TV:urn:x-cast:com.google.cast.media,urn:x-cast:tv.ctl"
 
             The media player does what the Default Media Receiver does for the sender SDK: \
             LOAD (tracks, text track style, ad breaks, credentials), queues (QUEUE_LOAD, \
@@ -88,24 +88,35 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The CastV2 (TLS) port. 0 picks a free one.", valueName: "port"))
     var port = 8009
 
-    @Option(help: ArgumentHelp("Serve /setup/eureka_info over HTTP on this port (real devices: 8008). 0 picks one.", valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve /setup/eureka_info over HTTP on this port (real devices: 8008). 0 picks one.", valueName: "port"))
     var httpPort: Int?
 
-    @Option(help: ArgumentHelp("Serve /setup/eureka_info over HTTPS on this port (real devices: 8443). 0 picks one.", valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve /setup/eureka_info over HTTPS on this port (real devices: 8443). 0 picks one.", valueName: "port"))
     var httpsPort: Int?
 
     @Option(help: ArgumentHelp("The device id: 32 hex digits. Random when not given.", valueName: "hex"))
     var id: String?
 
-    @Option(help: ArgumentHelp("The model name (TXT md, eureka_info model_name). Default: Chromecast, or Google Cast Group with --group-member.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "The model name (TXT md, eureka_info model_name). Default: Chromecast, or Google Cast Group with --group-member.",
+            valueName: "model"))
     var model: String?
 
-    @Option(help: ArgumentHelp("Capability bits (TXT ca): video out 1, video in 2, audio out 4, audio in 8. 4 makes an audio device.", valueName: "bits"))
+    @Option(
+        help: ArgumentHelp(
+            "Capability bits (TXT ca): video out 1, video in 2, audio out 4, audio in 8. 4 makes an audio device.",
+            valueName: "bits"))
     var capabilities: UInt32 = 5
 
     @Option(
         name: .customLong("log"),
-        help: ArgumentHelp("Write every CastV2 message received and sent to FILE, one JSON object per line.", valueName: "file")
+        help: ArgumentHelp(
+            "Write every CastV2 message received and sent to FILE, one JSON object per line.", valueName: "file")
     )
     var logFile: String?
 
@@ -158,7 +169,9 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Flag(help: "The device volume is fixed: SET_VOLUME with a level is refused (BAD_PARAMETER); mute still works.")
     var fixedVolume = false
 
-    @Option(help: ArgumentHelp("Standard error log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "Standard error log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
     func validate() throws {
@@ -260,7 +273,9 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             if let publisher {
                 group.addTask {
                     for await txt in emulator.txtRecordChanges() {
-                        do { try publisher.updateTXT(txt) } catch { logger.warning("cannot update the TXT record: \(error)") }
+                        do { try publisher.updateTXT(txt) } catch {
+                            logger.warning("cannot update the TXT record: \(error)")
+                        }
                     }
                 }
             }

@@ -21,12 +21,17 @@ struct AdBreakTests {
 
     static let skipAdBit = CastMediaCommand.skipAd
 
-    @Test("Pre-roll: breakStatus while it plays, content time stays at 0, clip time runs; then watched and content plays")
+    @Test(
+        "Pre-roll: breakStatus while it plays, content time stays at 0, clip time runs; then watched and content plays")
     func preRoll() throws {
-        let harness = try DeviceHarness.loaded(Self.withBreaks([["id": "pre", "position": 0, "breakClipIds": ["c2", "c3"]]]))
+        let harness = try DeviceHarness.loaded(
+            Self.withBreaks([["id": "pre", "position": 0, "breakClipIds": ["c2", "c3"]]]))
         let start = try #require(harness.status())
         #expect(start["playerState"] == "PLAYING")
-        #expect(start["breakStatus"] == ["breakId": "pre", "breakClipId": "c2", "currentBreakTime": 0, "currentBreakClipTime": 0])
+        #expect(
+            start["breakStatus"] == [
+                "breakId": "pre", "breakClipId": "c2", "currentBreakTime": 0, "currentBreakClipTime": 0,
+            ])
         #expect((start["supportedMediaCommands"]?.intValue ?? 0) & CastMediaCommand.seek == 0, "no seeking in an ad")
 
         #expect(harness.advance(by: .seconds(3)).isEmpty)
@@ -56,7 +61,8 @@ struct AdBreakTests {
 
     @Test("Mid-roll at 60 s: plays when the content gets there (a deadline), content time holds at 60, then resumes")
     func midRoll() throws {
-        let harness = try DeviceHarness.loaded(Self.withBreaks([["id": "mid", "position": 60, "breakClipIds": ["c2"]]]))
+        let harness = try DeviceHarness.loaded(
+            Self.withBreaks([["id": "mid", "position": 60, "breakClipIds": ["c2"]]]))
         #expect(harness.status()?["breakStatus"] == nil)
         #expect(harness.device.nextDeadline == .seconds(60))
         let reached = harness.advance(by: .seconds(65)).broadcastStatuses
@@ -77,9 +83,12 @@ struct AdBreakTests {
         #expect(harness.status()?["currentTime"] == 70)
     }
 
-    @Test("Skippable after whenSkippable: SKIP_AD before is INVALID_COMMAND, the moment is broadcast with SKIP_AD, then it skips")
+    @Test(
+        "Skippable after whenSkippable: SKIP_AD before is INVALID_COMMAND, the moment is broadcast with SKIP_AD, then it skips"
+    )
     func skip() throws {
-        let harness = try DeviceHarness.loaded(Self.withBreaks([["id": "pre", "position": 0, "breakClipIds": ["c1", "c2"]]]))
+        let harness = try DeviceHarness.loaded(
+            Self.withBreaks([["id": "pre", "position": 0, "breakClipIds": ["c1", "c2"]]]))
         #expect(harness.status()?["breakStatus"]?["whenSkippable"] == 5)
         #expect((harness.status()?["supportedMediaCommands"]?.intValue ?? 0) & Self.skipAdBit == 0)
         let early = harness.command("SKIP_AD", 1)
@@ -103,7 +112,8 @@ struct AdBreakTests {
 
     @Test("Skipping the last clip resumes the content and marks the break watched")
     func skipLastClip() throws {
-        let harness = try DeviceHarness.loaded(Self.withBreaks([["id": "mid", "position": 30, "breakClipIds": ["c1"]]]))
+        let harness = try DeviceHarness.loaded(
+            Self.withBreaks([["id": "mid", "position": 30, "breakClipIds": ["c1"]]]))
         _ = harness.advance(by: .seconds(36))
         let resumed = try #require(harness.command("SKIP_AD", 1).reply(to: 1)?.firstStatus)
         #expect(resumed["breakStatus"] == nil)
@@ -113,7 +123,8 @@ struct AdBreakTests {
 
     @Test("Post-roll (position -1) plays when the content ends, then the item finishes")
     func postRoll() throws {
-        let harness = try DeviceHarness.loaded(Self.withBreaks([["id": "post", "position": -1, "breakClipIds": ["c2"]]]))
+        let harness = try DeviceHarness.loaded(
+            Self.withBreaks([["id": "post", "position": -1, "breakClipIds": ["c2"]]]))
         let atEnd = harness.advance(by: .seconds(120)).broadcastStatuses
         #expect(atEnd.first?["breakStatus"]?["breakId"] == "post")
         #expect(atEnd.first?["currentTime"] == 120)
@@ -125,7 +136,10 @@ struct AdBreakTests {
     @Test("PAUSE during an ad freezes the clip; breaks without clips are ignored")
     func pauseInAd() throws {
         let harness = try DeviceHarness.loaded(
-            Self.withBreaks([["id": "empty", "position": 0, "breakClipIds": ["nope"]], ["id": "pre", "position": 0, "breakClipIds": ["c2"]]])
+            Self.withBreaks([
+                ["id": "empty", "position": 0, "breakClipIds": ["nope"]],
+                ["id": "pre", "position": 0, "breakClipIds": ["c2"]],
+            ])
         )
         #expect(harness.status()?["breakStatus"]?["breakId"] == "pre")
         _ = harness.advance(by: .seconds(2))

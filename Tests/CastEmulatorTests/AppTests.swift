@@ -10,15 +10,22 @@ struct AppTests {
     static let androidTV = EmulatorApp.androidTV.appID
     static let echo = EmulatorApp.echo.appID
 
-    @Test("Android TV app: LAUNCH_ERROR NOT_FOUND unless supportedAppTypes has ANDROID_TV; then appType ANDROID_TV with media")
+    @Test(
+        "Android TV app: LAUNCH_ERROR NOT_FOUND unless supportedAppTypes has ANDROID_TV; then appType ANDROID_TV with media"
+    )
     func androidTVApp() throws {
         let harness = DeviceHarness()
         for (requestID, types) in [(1, nil), (2, ["WEB"]), (3, [])] as [(Int, JSONValue?)] {
-            var launch: [String: JSONValue] = ["type": "LAUNCH", "appId": .string(Self.androidTV), "requestId": .number(Double(requestID))]
+            var launch: [String: JSONValue] = [
+                "type": "LAUNCH", "appId": .string(Self.androidTV), "requestId": .number(Double(requestID)),
+            ]
             if let types { launch["supportedAppTypes"] = types }
             let sent = harness.receiver(.object(launch))
             #expect(sent.count == 1)
-            #expect(sent.reply(to: requestID) == ["type": "LAUNCH_ERROR", "requestId": .number(Double(requestID)), "reason": "NOT_FOUND"])
+            #expect(
+                sent.reply(to: requestID) == [
+                    "type": "LAUNCH_ERROR", "requestId": .number(Double(requestID)), "reason": "NOT_FOUND",
+                ])
         }
         #expect(harness.device.running?.app.appID == CastAppID.backdrop)
         #expect(harness.device.history.launches.isEmpty, "refused launches are not recorded")
@@ -31,7 +38,9 @@ struct AppTests {
         #expect(harness.load(sampleMedia).reply(to: 800)?["type"] == "MEDIA_STATUS")
 
         // A Web app is refused to a sender that only supports Android TV apps.
-        let webOnly = harness.receiver(["type": "LAUNCH", "appId": "CC1AD845", "supportedAppTypes": ["ANDROID_TV"], "requestId": 5])
+        let webOnly = harness.receiver([
+            "type": "LAUNCH", "appId": "CC1AD845", "supportedAppTypes": ["ANDROID_TV"], "requestId": 5,
+        ])
         #expect(webOnly.reply(to: 5)?["type"] == "LAUNCH_ERROR")
     }
 
@@ -42,7 +51,11 @@ struct AppTests {
             Self.androidTV,
             extra: [
                 "language": "nl-BE", "supportedAppTypes": ["WEB", "ANDROID_TV"],
-                "appParams": ["launchCheckerParams": ["credentialsData": ["credentials": "launch-token", "credentialsType": "android"]]],
+                "appParams": [
+                    "launchCheckerParams": [
+                        "credentialsData": ["credentials": "launch-token", "credentialsType": "android"]
+                    ]
+                ],
             ]
         )
         harness.now = .seconds(3)
@@ -76,28 +89,40 @@ struct AppTests {
         #expect(harness.device.history.launches.count == 100)
     }
 
-    @Test("Echo app: the same payload back to the sender (JSON or not); broadcast: true also to * on every connection to it")
+    @Test(
+        "Echo app: the same payload back to the sender (JSON or not); broadcast: true also to * on every connection to it"
+    )
     func echo() throws {
         let harness = DeviceHarness()
         harness.device.connectionOpened(2)
         _ = harness.send(CastNamespace.connection, to: "receiver-0", ["type": "CONNECT"], from: "sender-2", on: 2)
         let app = try #require(try harness.launch(Self.echo).reply(to: 900)?.firstApplication)
         #expect(app["namespaces"] == [["name": .string(EmulatorApp.echoNamespace)]])
-        _ = harness.send(CastNamespace.connection, to: harness.transportID, ["type": "CONNECT"], from: "sender-2", on: 2)
+        _ = harness.send(
+            CastNamespace.connection, to: harness.transportID, ["type": "CONNECT"], from: "sender-2", on: 2)
 
         let text = #"{"hello": "wörld", "n": 1.50}"#
-        let plain = harness.send(.string(source: DeviceHarness.sender, destination: harness.transportID, namespace: EmulatorApp.echoNamespace, text: text))
+        let plain = harness.send(
+            .string(
+                source: DeviceHarness.sender, destination: harness.transportID, namespace: EmulatorApp.echoNamespace,
+                text: text))
         #expect(plain.count == 1)
         #expect(plain.first?.message.payloadUtf8 == text, "byte for byte")
         #expect(plain.first?.destination == DeviceHarness.sender)
         #expect(plain.first?.source == harness.transportID)
         #expect(plain.first?.namespace == EmulatorApp.echoNamespace)
 
-        let notJSON = harness.send(.string(source: DeviceHarness.sender, destination: harness.transportID, namespace: EmulatorApp.echoNamespace, text: "ping?"))
+        let notJSON = harness.send(
+            .string(
+                source: DeviceHarness.sender, destination: harness.transportID, namespace: EmulatorApp.echoNamespace,
+                text: "ping?"))
         #expect(notJSON.first?.message.payloadUtf8 == "ping?")
 
         let loud = #"{"broadcast":true,"say":"hi"}"#
-        let broadcast = harness.send(.string(source: "sender-2", destination: harness.transportID, namespace: EmulatorApp.echoNamespace, text: loud), on: 2)
+        let broadcast = harness.send(
+            .string(
+                source: "sender-2", destination: harness.transportID, namespace: EmulatorApp.echoNamespace, text: loud),
+            on: 2)
         #expect(broadcast.map(\.destination) == ["sender-2", "*", "*"])
         #expect(broadcast.map(\.connection) == [2, 1, 2])
         #expect(broadcast.allSatisfy { $0.message.payloadUtf8 == loud })
@@ -106,7 +131,8 @@ struct AppTests {
         #expect(harness.send("urn:x-cast:com.example.other", to: harness.transportID, ["x": 1]).isEmpty)
         #expect(harness.media(["type": "GET_STATUS", "requestId": 1]).isEmpty)
         harness.device.connectionOpened(3)
-        #expect(harness.send(EmulatorApp.echoNamespace, to: harness.transportID, ["x": 1], from: "sender-3", on: 3).isEmpty)
+        #expect(
+            harness.send(EmulatorApp.echoNamespace, to: harness.transportID, ["x": 1], from: "sender-3", on: 3).isEmpty)
     }
 
     @Test("--app values: ID:NAME:NAMESPACE[,NAMESPACE…]; clear errors for bad ones")
@@ -116,7 +142,8 @@ struct AppTests {
         #expect(chat.displayName == "Chat room")
         #expect(chat.namespaces == ["urn:x-cast:com.example.chat"])
         #expect(chat.echoes && !chat.hasMediaPlayer)
-        let player = try EmulatorApp(parsing: "MultizoneLeader:Player:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl")
+        let player = try EmulatorApp(
+            parsing: "MultizoneLeader:Player:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl")
         #expect(player.hasMediaPlayer)
         #expect(player.customNamespaces == ["urn:x-cast:com.example.ctl"])
 
@@ -140,15 +167,20 @@ struct AppTests {
         }
     }
 
-    @Test("An --app app echoes on its custom namespaces, plays media when it declares it, and replaces a built-in app with its id")
+    @Test(
+        "An --app app echoes on its custom namespaces, plays media when it declares it, and replaces a built-in app with its id"
+    )
     func customApp() throws {
-        let custom = try EmulatorApp(parsing: "CC1AD845:My receiver:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl")
+        let custom = try EmulatorApp(
+            parsing: "CC1AD845:My receiver:urn:x-cast:com.google.cast.media,urn:x-cast:com.example.ctl")
         let harness = DeviceHarness(apps: [custom] + EmulatorApp.builtIn)
         let app = try #require(try harness.launch().reply(to: 900)?.firstApplication)
         #expect(app["displayName"] == "My receiver")
         let echoed = harness.send("urn:x-cast:com.example.ctl", to: harness.transportID, ["cmd": "next"])
         #expect(echoed.first?.payload == ["cmd": "next"])
-        #expect(harness.load(sampleMedia).reply(to: 800)?["type"] == "MEDIA_STATUS", "the media namespace is the player's, not echoed")
+        #expect(
+            harness.load(sampleMedia).reply(to: 800)?["type"] == "MEDIA_STATUS",
+            "the media namespace is the player's, not echoed")
     }
 
     @Test("Fixed volume: controlType fixed; SET_VOLUME with a level is BAD_PARAMETER; mute still works")
@@ -164,10 +196,14 @@ struct AppTests {
         #expect(muted.reply(to: 3)?["status"]?["volume"]?["level"] == 1)
 
         let normal = DeviceHarness()
-        #expect(normal.receiver(["type": "GET_STATUS", "requestId": 1]).reply(to: 1)?["status"]?["volume"]?["controlType"] == "attenuation")
+        #expect(
+            normal.receiver(["type": "GET_STATUS", "requestId": 1]).reply(to: 1)?["status"]?["volume"]?["controlType"]
+                == "attenuation")
     }
 
-    @Test("Multizone group: GET_STATUS on the multizone namespace is MULTIZONE_STATUS with the members; a lone device ignores it")
+    @Test(
+        "Multizone group: GET_STATUS on the multizone namespace is MULTIZONE_STATUS with the members; a lone device ignores it"
+    )
     func multizone() throws {
         let members = [
             EmulatorGroupMember(deviceID: "0123456789abcdef0123456789abcdef", name: "Kitchen"),
@@ -190,8 +226,12 @@ struct AppTests {
                 ],
             ]
         )
-        #expect(group.send(CastNamespace.multizone, to: "receiver-0", ["type": "GET_STATUS"]).isEmpty, "no requestId, no answer")
-        #expect(group.send(CastNamespace.multizone, to: "receiver-0", ["type": "GET_CASTING_GROUPS", "requestId": 8]).reply(to: 8)?["type"] == "CASTING_GROUPS")
+        #expect(
+            group.send(CastNamespace.multizone, to: "receiver-0", ["type": "GET_STATUS"]).isEmpty,
+            "no requestId, no answer")
+        #expect(
+            group.send(CastNamespace.multizone, to: "receiver-0", ["type": "GET_CASTING_GROUPS", "requestId": 8]).reply(
+                to: 8)?["type"] == "CASTING_GROUPS")
         // A group plays media like any device.
         try group.launch()
         #expect(group.load(sampleMedia).reply(to: 800)?.firstStatus?["playerState"] == "PLAYING")
@@ -212,6 +252,7 @@ struct AppTests {
         let txt = EmulatorDeviceDescription(configuration: configuration).txtRecord(runningApp: nil)
         #expect(txt["ca"] == "36")
         #expect(txt["md"] == "Google Cast Group")
-        #expect(EmulatorDeviceDescription(configuration: EmulatorConfiguration()).txtRecord(runningApp: nil)["ca"] == "5")
+        #expect(
+            EmulatorDeviceDescription(configuration: EmulatorConfiguration()).txtRecord(runningApp: nil)["ca"] == "5")
     }
 }

@@ -60,7 +60,8 @@ struct CommandLineTests {
         // Each new flag is shown in use, and the state endpoint is explained.
         for example in [
             "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
-            "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume", "/emulator/state",
+            "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume",
+            "/emulator/state",
             "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo",
         ] {
             #expect(output.contains(example), "\(example) missing from --help")
@@ -90,9 +91,12 @@ struct CommandLineTests {
         #expect(output.contains(complaint), "\(output)")
     }
 
-    @Test("--group-member, --fixed-volume, --app and --unplayable-content-type reach the device (seen at /emulator/state)")
+    @Test(
+        "--group-member, --fixed-volume, --app and --unplayable-content-type reach the device (seen at /emulator/state)"
+    )
     func newFlagsReachTheDevice() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-emulator-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cast-emulator-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready.json")
@@ -100,8 +104,10 @@ struct CommandLineTests {
         process.executableURL = try Self.binary()
         process.arguments = [
             "--port", "0", "--http-port", "0", "--ready-file", ready.path, "--capabilities", "4",
-            "--group-member", "0123456789abcdef0123456789abcdef=Kitchen", "--group-member", "fedcba9876543210fedcba9876543210=Den",
-            "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat", "--unplayable-content-type", "video/webm",
+            "--group-member", "0123456789abcdef0123456789abcdef=Kitchen", "--group-member",
+            "fedcba9876543210fedcba9876543210=Den",
+            "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat", "--unplayable-content-type",
+            "video/webm",
         ]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -112,7 +118,9 @@ struct CommandLineTests {
                 process.waitUntilExit()
             }
         }
-        try await eventually(timeout: .seconds(60), "the ready file") { FileManager.default.fileExists(atPath: ready.path) }
+        try await eventually(timeout: .seconds(60), "the ready file") {
+            FileManager.default.fileExists(atPath: ready.path)
+        }
         let info = try JSONValue.parse(try Data(contentsOf: ready))
         #expect(info["model"] == "Google Cast Group")
         let port = Int(try #require(info["port"]?.intValue))
@@ -120,7 +128,8 @@ struct CommandLineTests {
 
         let sender = try await RawCastSender.connect(host: "127.0.0.1", port: port, sourceID: "sender-cli")
         try await sender.connect()
-        try await sender.send(to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 1])
+        try await sender.send(
+            to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 1])
         #expect(try await sender.reply(to: 1)["status"]?["devices"]?.arrayValue?.count == 2)
         try await sender.receiver(["type": "SET_VOLUME", "volume": ["level": 0.2], "requestId": 2])
         #expect(try await sender.reply(to: 2)["reason"] == "BAD_PARAMETER")
@@ -144,7 +153,8 @@ struct CommandLineTests {
 
     @Test("--ready-file appears once listening; --log records both directions; SIGTERM exits 0")
     func readyFileLogAndSignal() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-emulator-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cast-emulator-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready.json")
@@ -155,7 +165,8 @@ struct CommandLineTests {
         process.executableURL = try Self.binary()
         process.arguments = [
             "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
-            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--auth-root-file", authRoot.path,
+            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--auth-root-file",
+            authRoot.path,
         ]
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -187,8 +198,13 @@ struct CommandLineTests {
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
 
-        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
-        #expect(lines.contains { $0["direction"] == "in" && $0["payload"]?["type"] == "GET_STATUS" && $0["source"] == "sender-cli" })
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {
+            try JSONValue.parse(String($0))
+        }
+        #expect(
+            lines.contains {
+                $0["direction"] == "in" && $0["payload"]?["type"] == "GET_STATUS" && $0["source"] == "sender-cli"
+            })
         #expect(lines.contains { $0["direction"] == "out" && $0["payload"]?["type"] == "RECEIVER_STATUS" })
     }
 }

@@ -48,7 +48,9 @@ struct MediaControlTests {
     @Test("SET_PLAYBACK_RATE: absolute or relative, 0.5…2.0, and the clock follows it")
     func playbackRate() throws {
         let harness = try DeviceHarness.loaded(sampleMedia)
-        #expect(harness.command("SET_PLAYBACK_RATE", 1, ["playbackRate": 2]).reply(to: 1)?.firstStatus?["playbackRate"] == 2)
+        #expect(
+            harness.command("SET_PLAYBACK_RATE", 1, ["playbackRate": 2]).reply(to: 1)?.firstStatus?["playbackRate"] == 2
+        )
         _ = harness.advance(by: .seconds(10))
         #expect(harness.status()?["currentTime"] == 20)
         let relative = harness.command("SET_PLAYBACK_RATE", 2, ["relativePlaybackRate": 0.25])
@@ -56,7 +58,9 @@ struct MediaControlTests {
         _ = harness.advance(by: .seconds(10))
         #expect(harness.status()?["currentTime"] == 25)
         #expect(harness.device.nextDeadline == harness.now + .seconds(190), "95 s left at half speed")
-        for (requestID, extra) in [(3, ["playbackRate": 2.5]), (4, ["relativePlaybackRate": 0.5]), (5, [:])] as [(Int, [String: JSONValue])] {
+        for (requestID, extra) in [(3, ["playbackRate": 2.5]), (4, ["relativePlaybackRate": 0.5]), (5, [:])]
+            as [(Int, [String: JSONValue])]
+        {
             let refused = harness.command("SET_PLAYBACK_RATE", requestID, extra)
             #expect(refused.count == 1)
             #expect(refused.reply(to: requestID)?["reason"] == "INVALID_PARAMS")
@@ -64,7 +68,9 @@ struct MediaControlTests {
         #expect(harness.status()?["playbackRate"] == 0.5)
     }
 
-    @Test("EDIT_TRACKS_INFO: ids must be the media's tracks; textTrackStyle goes into media; language and enableTextTracks")
+    @Test(
+        "EDIT_TRACKS_INFO: ids must be the media's tracks; textTrackStyle goes into media; language and enableTextTracks"
+    )
     func editTracks() throws {
         let harness = try DeviceHarness.loaded(Self.withTracks)
         let chosen = harness.command("EDIT_TRACKS_INFO", 1, ["activeTrackIds": [2, 3]])
@@ -88,11 +94,13 @@ struct MediaControlTests {
         #expect(harness.command("EDIT_TRACKS_INFO", 6, ["language": "de"]).reply(to: 6)?["reason"] == "INVALID_PARAMS")
     }
 
-    @Test("A stale mediaSessionId is INVALID_MEDIA_SESSION_ID for every command; without a session, INVALID_PLAYER_STATE")
+    @Test(
+        "A stale mediaSessionId is INVALID_MEDIA_SESSION_ID for every command; without a session, INVALID_PLAYER_STATE")
     func staleSession() throws {
         let harness = try DeviceHarness.loaded(sampleMedia)
         let stale = Int64(try #require(harness.device.player?.mediaSessionID)) + 7
-        for (offset, type) in ["PLAY", "SEEK", "QUEUE_NEXT", "QUEUE_UPDATE", "SKIP_AD", "EDIT_TRACKS_INFO"].enumerated() {
+        for (offset, type) in ["PLAY", "SEEK", "QUEUE_NEXT", "QUEUE_UPDATE", "SKIP_AD", "EDIT_TRACKS_INFO"].enumerated()
+        {
             let sent = harness.command(type, 20 + offset, ["mediaSessionId": .number(Double(stale))])
             #expect(sent.reply(to: 20 + offset)?["reason"] == "INVALID_MEDIA_SESSION_ID", "\(type)")
         }

@@ -7,10 +7,14 @@ import Testing
 @Suite("Media LOAD and status (state machine)")
 struct MediaLoadTests {
     static let tracks: JSONValue = [
-        ["trackId": 1, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": "http://x.invalid/en.vtt",
-         "trackContentType": "text/vtt", "name": "English", "language": "en-US"],
-        ["trackId": 2, "type": "TEXT", "subtype": "CAPTIONS", "trackContentId": "http://x.invalid/fr.vtt",
-         "trackContentType": "text/vtt", "name": "Français", "language": "fr"],
+        [
+            "trackId": 1, "type": "TEXT", "subtype": "SUBTITLES", "trackContentId": "http://x.invalid/en.vtt",
+            "trackContentType": "text/vtt", "name": "English", "language": "en-US",
+        ],
+        [
+            "trackId": 2, "type": "TEXT", "subtype": "CAPTIONS", "trackContentId": "http://x.invalid/fr.vtt",
+            "trackContentType": "text/vtt", "name": "Français", "language": "fr",
+        ],
         ["trackId": 3, "type": "AUDIO", "name": "Director's commentary", "language": "en"],
         ["trackId": 4, "type": "VIDEO", "name": "Main"],
     ]
@@ -41,7 +45,9 @@ struct MediaLoadTests {
         #expect(status["playbackRate"]?.doubleValue == 1.5)
         #expect(status["activeTrackIds"] == [1, 3])
         let media = try #require(status["media"])
-        for key in ["entity", "tracks", "textTrackStyle", "customData", "breaks", "breakClips", "metadata", "contentType"] {
+        for key in [
+            "entity", "tracks", "textTrackStyle", "customData", "breaks", "breakClips", "metadata", "contentType",
+        ] {
             #expect(media[key] == Self.fullMedia[key], "media.\(key) kept as sent")
         }
         #expect(media["contentId"] == sampleMedia["contentId"])
@@ -87,7 +93,9 @@ struct MediaLoadTests {
         #expect(harness.device.player == nil)
     }
 
-    @Test("Unplayable content type: IDLE ERROR broadcast, then LOAD_FAILED 104 to the requester; the list is configurable")
+    @Test(
+        "Unplayable content type: IDLE ERROR broadcast, then LOAD_FAILED 104 to the requester; the list is configurable"
+    )
     func unplayable() throws {
         let harness = try DeviceHarness.loaded(sampleMedia)
         let previous = try #require(harness.device.player?.mediaSessionID)
@@ -114,7 +122,9 @@ struct MediaLoadTests {
         #expect(custom.load(media(["contentType": "video/webm"])).reply(to: 800)?["type"] == "LOAD_FAILED")
     }
 
-    @Test("LOAD: BUFFERING names the item in loadingItemId, then PLAYING without it; broadcasts after commands omit media")
+    @Test(
+        "LOAD: BUFFERING names the item in loadingItemId, then PLAYING without it; broadcasts after commands omit media"
+    )
     func fullAndPartialStatuses() throws {
         let harness = DeviceHarness()
         try harness.launch()
@@ -151,7 +161,8 @@ struct MediaLoadTests {
 
     @Test("LIVE: liveSeekableRange is a moving window of the last hour that follows the clock; SEEK stays inside it")
     func liveSeekableRange() throws {
-        let harness = try DeviceHarness.loaded(media(["streamType": "LIVE", "duration": nil]), extra: ["currentTime": 5000])
+        let harness = try DeviceHarness.loaded(
+            media(["streamType": "LIVE", "duration": nil]), extra: ["currentTime": 5000])
         let range = try #require(harness.status()?["liveSeekableRange"])
         #expect(range == ["start": 1400, "end": 5000, "isMovingWindow": true, "isLiveDone": false])
         _ = harness.command("PAUSE", 1)
@@ -167,13 +178,26 @@ struct MediaLoadTests {
         #expect(buffered.status()?["liveSeekableRange"] == nil)
     }
 
+    @Test("LIVE joined at 5000 s with a duration of 60 s ends 60 s later, at 5060")
+    func liveEnds() throws {
+        let harness = try DeviceHarness.loaded(media(["streamType": "LIVE", "duration": 60]), extra: ["currentTime": 5000])
+        #expect(harness.device.nextDeadline == .seconds(60))
+        _ = harness.advance(by: .seconds(59))
+        #expect(harness.status()?["currentTime"] == 5059)
+        let end = harness.advance(by: .seconds(1)).broadcastStatuses
+        #expect(end.last?["idleReason"] == "FINISHED")
+    }
+
     @Test("LOAD with queueData loads the whole queue")
     func loadWithQueueData() throws {
         let harness = DeviceHarness()
         try harness.launch()
         let sent = harness.media([
             "type": "LOAD", "requestId": 5,
-            "queueData": ["items": [["media": queueMedia("a")], ["media": queueMedia("b")]], "startIndex": 1, "repeatMode": "REPEAT_ALL"],
+            "queueData": [
+                "items": [["media": queueMedia("a")], ["media": queueMedia("b")]], "startIndex": 1,
+                "repeatMode": "REPEAT_ALL",
+            ],
         ])
         let status = try #require(sent.reply(to: 5)?.firstStatus)
         #expect(status["items"]?.arrayValue?.count == 2)

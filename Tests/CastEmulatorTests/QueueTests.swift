@@ -37,13 +37,18 @@ struct QueueTests {
         status?["media"]?["contentId"]?.stringValue?.split(separator: "/").last.map(String.init)
     }
 
-    @Test("QUEUE_LOAD: the device assigns increasing item ids; startIndex, orderId, currentItemId, repeatMode, currentTime")
+    @Test(
+        "QUEUE_LOAD: the device assigns increasing item ids; startIndex, orderId, currentItemId, repeatMode, currentTime"
+    )
     func queueLoad() throws {
         let harness = DeviceHarness()
         try harness.launch()
         let sent = harness.media([
             "type": "QUEUE_LOAD", "requestId": 1, "startIndex": 1, "repeatMode": "REPEAT_ALL", "currentTime": 7,
-            "items": [["media": queueMedia("a"), "itemId": 99], ["media": queueMedia("b"), "customData": ["n": 2]], ["media": queueMedia("c")]],
+            "items": [
+                ["media": queueMedia("a"), "itemId": 99], ["media": queueMedia("b"), "customData": ["n": 2]],
+                ["media": queueMedia("c")],
+            ],
         ])
         let status = try #require(sent.reply(to: 1)?.firstStatus)
         let ids = Self.itemIDs(status)
@@ -68,14 +73,22 @@ struct QueueTests {
         for (requestID, request) in [
             (3, ["type": "QUEUE_LOAD", "requestId": 3, "items": []]),
             (4, ["type": "QUEUE_LOAD", "requestId": 4, "items": [["media": queueMedia("a")]], "startIndex": 1]),
-            (5, ["type": "QUEUE_LOAD", "requestId": 5, "items": [["media": queueMedia("a")]], "repeatMode": "REPEAT_SOMETIMES"]),
+            (
+                5,
+                [
+                    "type": "QUEUE_LOAD", "requestId": 5, "items": [["media": queueMedia("a")]],
+                    "repeatMode": "REPEAT_SOMETIMES",
+                ]
+            ),
             (6, ["type": "QUEUE_LOAD", "requestId": 6, "items": [["autoplay": true]]]),
         ] as [(Int, JSONValue)] {
             #expect(harness.media(request).reply(to: requestID)?["reason"] == "INVALID_PARAMS", "request \(requestID)")
         }
     }
 
-    @Test("REPEAT_OFF: an item that ends moves on in the same media session (BUFFERING with loadingItemId), the last ends IDLE FINISHED")
+    @Test(
+        "REPEAT_OFF: an item that ends moves on in the same media session (BUFFERING with loadingItemId), the last ends IDLE FINISHED"
+    )
     func repeatOff() throws {
         let harness = try Self.queue(["a", "b"])
         let session = harness.device.player?.mediaSessionID
@@ -132,6 +145,16 @@ struct QueueTests {
         #expect(second.after == first.after, "same media session id, same shuffle")
     }
 
+    @Test("A repeated item whose startTime is at (or past) its end starts from 0 instead of ending over and over")
+    func startTimeAtEnd() throws {
+        let harness = try Self.queue(["a"], repeatMode: "REPEAT_SINGLE", items: [0: ["startTime": 100]])
+        #expect(harness.status()?["currentTime"] == 0)
+        let again = harness.advance(by: .seconds(100)).broadcastStatuses
+        #expect(again.count == 2, "BUFFERING and PLAYING once, not a loop")
+        #expect(again.last?["currentTime"] == 0)
+        #expect(harness.device.nextDeadline == .seconds(200))
+    }
+
     @Test("Per-item autoplay false loads PAUSED; startTime is where an item starts")
     func autoplayAndStartTime() throws {
         let harness = try Self.queue(["a", "b"], items: [1: ["autoplay": false, "startTime": 30]])
@@ -158,7 +181,9 @@ struct QueueTests {
         #expect(harness.status()?["preloadedItemId"]?.intValue == ids[1])
     }
 
-    @Test("QUEUE_INSERT: at the end, before an item, jumping with currentItemIndex; unknown insertBefore is INVALID_PARAMS")
+    @Test(
+        "QUEUE_INSERT: at the end, before an item, jumping with currentItemIndex; unknown insertBefore is INVALID_PARAMS"
+    )
     func insert() throws {
         let harness = try Self.queue(["a", "b"])
         let ids = Self.itemIDs(harness.status())
@@ -170,7 +195,10 @@ struct QueueTests {
 
         let before = harness.command(
             "QUEUE_INSERT", 2,
-            ["items": [["media": queueMedia("x")], ["media": queueMedia("y")]], "insertBefore": .number(Double(ids[1])), "currentItemIndex": 1]
+            [
+                "items": [["media": queueMedia("x")], ["media": queueMedia("y")]],
+                "insertBefore": .number(Double(ids[1])), "currentItemIndex": 1,
+            ]
         )
         let status = try #require(before.reply(to: 2)?.firstStatus)
         let order = Self.itemIDs(status)
@@ -209,7 +237,9 @@ struct QueueTests {
     func reorder() throws {
         let harness = try Self.queue(["a", "b", "c", "d"])
         let ids = Self.itemIDs(harness.status())
-        let moved = harness.command("QUEUE_REORDER", 1, ["itemIds": [.number(Double(ids[3])), .number(Double(ids[2]))], "insertBefore": .number(Double(ids[0]))])
+        let moved = harness.command(
+            "QUEUE_REORDER", 1,
+            ["itemIds": [.number(Double(ids[3])), .number(Double(ids[2]))], "insertBefore": .number(Double(ids[0]))])
         let status = try #require(moved.reply(to: 1)?.firstStatus)
         #expect(Self.itemIDs(status) == [ids[3], ids[2], ids[0], ids[1]])
         #expect(status["currentItemId"]?.intValue == ids[0])
@@ -218,7 +248,8 @@ struct QueueTests {
         let toEnd = harness.command("QUEUE_REORDER", 2, ["itemIds": [.number(Double(ids[3]))]])
         #expect(Self.itemIDs(toEnd.reply(to: 2)?.firstStatus) == [ids[2], ids[0], ids[1], ids[3]])
 
-        let selfBefore = harness.command("QUEUE_REORDER", 3, ["itemIds": [.number(Double(ids[1]))], "insertBefore": .number(Double(ids[1]))])
+        let selfBefore = harness.command(
+            "QUEUE_REORDER", 3, ["itemIds": [.number(Double(ids[1]))], "insertBefore": .number(Double(ids[1]))])
         #expect(selfBefore.reply(to: 3)?["reason"] == "INVALID_PARAMS")
         #expect(harness.command("QUEUE_REORDER", 4, ["itemIds": [4242]]).reply(to: 4)?["reason"] == "INVALID_PARAMS")
     }
@@ -229,22 +260,29 @@ struct QueueTests {
         let ids = Self.itemIDs(harness.status())
         let session = harness.device.player?.mediaSessionID
 
-        let jumped = try #require(harness.command("QUEUE_UPDATE", 1, ["jump": 2, "currentTime": 15]).reply(to: 1)?.firstStatus)
+        let jumped = try #require(
+            harness.command("QUEUE_UPDATE", 1, ["jump": 2, "currentTime": 15]).reply(to: 1)?.firstStatus)
         #expect(jumped["currentItemId"]?.intValue == ids[2])
         #expect(jumped["currentTime"] == 15)
         #expect(jumped["mediaSessionId"]?.intValue == session.map(Int64.init), "jumping keeps the media session")
 
-        let back = harness.command("QUEUE_UPDATE", 2, ["currentItemId": .number(Double(ids[0]))]).reply(to: 2)?.firstStatus
+        let back = harness.command("QUEUE_UPDATE", 2, ["currentItemId": .number(Double(ids[0]))]).reply(to: 2)?
+            .firstStatus
         #expect(back?["currentItemId"]?.intValue == ids[0])
 
         let updated = harness.command(
             "QUEUE_UPDATE", 3,
-            ["repeatMode": "REPEAT_ALL", "items": [["itemId": .number(Double(ids[1])), "autoplay": false, "customData": ["k": 1]]]]
+            [
+                "repeatMode": "REPEAT_ALL",
+                "items": [["itemId": .number(Double(ids[1])), "autoplay": false, "customData": ["k": 1]]],
+            ]
         ).reply(to: 3)?.firstStatus
         #expect(updated?["repeatMode"] == "REPEAT_ALL")
         #expect(updated?["items"]?.arrayValue?[1]["autoplay"] == false)
         #expect(updated?["items"]?.arrayValue?[1]["customData"] == ["k": 1])
-        #expect(harness.command("QUEUE_UPDATE", 4, ["jump": -1]).reply(to: 4)?.firstStatus?["currentItemId"]?.intValue == ids[2], "REPEAT_ALL wraps")
+        #expect(
+            harness.command("QUEUE_UPDATE", 4, ["jump": -1]).reply(to: 4)?.firstStatus?["currentItemId"]?.intValue
+                == ids[2], "REPEAT_ALL wraps")
 
         let seekOnly = harness.command("QUEUE_UPDATE", 5, ["currentTime": 40]).reply(to: 5)?.firstStatus
         #expect(seekOnly?["currentTime"] == 40)
@@ -266,16 +304,21 @@ struct QueueTests {
         #expect(harness.status()?["currentItemId"]?.intValue == ids[2])
     }
 
-    @Test("QUEUE_NEXT / QUEUE_PREV (older senders) jump ±1; supportedMediaCommands has QUEUE_NEXT / QUEUE_PREV only when there is one")
+    @Test(
+        "QUEUE_NEXT / QUEUE_PREV (older senders) jump ±1; supportedMediaCommands has QUEUE_NEXT / QUEUE_PREV only when there is one"
+    )
     func nextPreviousAndCommandBits() throws {
         let harness = try Self.queue(["a", "b", "c"])
         let ids = Self.itemIDs(harness.status())
         func commands() -> Int64 { harness.status()?["supportedMediaCommands"]?.intValue ?? 0 }
-        let queueBits = CastMediaCommand.queueShuffle | CastMediaCommand.queueRepeatAll | CastMediaCommand.queueRepeatOne
+        let queueBits =
+            CastMediaCommand.queueShuffle | CastMediaCommand.queueRepeatAll | CastMediaCommand.queueRepeatOne
         #expect(commands() == MediaPlayer.baseMediaCommands | CastMediaCommand.queueNext | queueBits)
 
         #expect(harness.command("QUEUE_NEXT", 1).reply(to: 1)?.firstStatus?["currentItemId"]?.intValue == ids[1])
-        #expect(commands() & (CastMediaCommand.queueNext | CastMediaCommand.queuePrevious) == CastMediaCommand.queueNext | CastMediaCommand.queuePrevious)
+        #expect(
+            commands() & (CastMediaCommand.queueNext | CastMediaCommand.queuePrevious) == CastMediaCommand.queueNext
+                | CastMediaCommand.queuePrevious)
         _ = harness.command("QUEUE_NEXT", 2)
         #expect(commands() & CastMediaCommand.queueNext == 0)
         #expect(harness.command("QUEUE_NEXT", 3).reply(to: 3)?["reason"] == "INVALID_PARAMS")

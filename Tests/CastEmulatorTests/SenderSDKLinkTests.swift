@@ -18,7 +18,10 @@ struct SenderSDKLinkTests {
                 transportID,
                 [
                     "type": "QUEUE_LOAD", "requestId": 10,
-                    "items": [["media": queueMedia("a", duration: 30)], ["media": queueMedia("b", duration: 30)], ["media": queueMedia("c")]],
+                    "items": [
+                        ["media": queueMedia("a", duration: 30)], ["media": queueMedia("b", duration: 30)],
+                        ["media": queueMedia("c")],
+                    ],
                 ]
             )
             let loaded = try #require(try await sender.reply(to: 10).firstStatus)
@@ -32,7 +35,8 @@ struct SenderSDKLinkTests {
 
             clock.advance(by: .seconds(31))
             let third = try await sender.next(timeout: .seconds(5), "the third item playing") { _, payload in
-                payload.firstStatus?["currentItemId"]?.intValue == ids[2] && payload.firstStatus?["playerState"] == "PLAYING"
+                payload.firstStatus?["currentItemId"]?.intValue == ids[2]
+                    && payload.firstStatus?["playerState"] == "PLAYING"
             }
             #expect(third.message.destinationID == "*")
             #expect(third.payload.firstStatus?["mediaSessionId"]?.intValue == session)
@@ -46,7 +50,11 @@ struct SenderSDKLinkTests {
             let sender = try await RawCastSender.connect(to: endpoints)
             let transportID = try await sender.launchMediaReceiver()
             try await sender.media(
-                transportID, ["type": "LOAD", "requestId": 20, "media": ["contentId": "http://x.invalid/a.flv", "contentType": "video/x-flv"]]
+                transportID,
+                [
+                    "type": "LOAD", "requestId": 20,
+                    "media": ["contentId": "http://x.invalid/a.flv", "contentType": "video/x-flv"],
+                ]
             )
             let idle = try await sender.nextPayload()
             #expect(idle["requestId"] == 0)
@@ -70,14 +78,18 @@ struct SenderSDKLinkTests {
             try await b.connect(to: transportID)
             try await b.roundTrip()
 
-            try await a.send(.string(source: "sender-a", destination: transportID, namespace: EmulatorApp.echoNamespace, text: "just me"))
+            try await a.send(
+                .string(
+                    source: "sender-a", destination: transportID, namespace: EmulatorApp.echoNamespace, text: "just me")
+            )
             let back = try await a.next()
             #expect(back.payloadUtf8 == "just me")
             #expect(back.destinationID == "sender-a")
             #expect(back.sourceID == transportID)
 
             let loud = #"{"broadcast": true, "text": "all of you"}"#
-            try await a.send(.string(source: "sender-a", destination: transportID, namespace: EmulatorApp.echoNamespace, text: loud))
+            try await a.send(
+                .string(source: "sender-a", destination: transportID, namespace: EmulatorApp.echoNamespace, text: loud))
             #expect(try await a.next().destinationID == "sender-a")
             #expect(try await a.next().destinationID == "*")
             let seenByB = try await b.next(timeout: .seconds(5), "the echo broadcast") { message, _ in
@@ -92,13 +104,15 @@ struct SenderSDKLinkTests {
     func groupOverTLS() async throws {
         var configuration = EmulatorConfiguration()
         configuration.capabilities = 4
-        configuration.makeGroup(of: [EmulatorGroupMember(deviceID: "0123456789abcdef0123456789abcdef", name: "Kitchen")])
+        configuration.makeGroup(of: [EmulatorGroupMember(deviceID: "0123456789abcdef0123456789abcdef", name: "Kitchen")]
+        )
         try await withEmulator(configuration) { emulator, endpoints in
             #expect(emulator.txtRecord["ca"] == "36")
             #expect(emulator.txtRecord["md"] == "Google Cast Group")
             let sender = try await RawCastSender.connect(to: endpoints)
             try await sender.connect()
-            try await sender.send(to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 3])
+            try await sender.send(
+                to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 3])
             let status = try await sender.reply(to: 3)
             #expect(status["type"] == "MULTIZONE_STATUS")
             #expect(status["status"]?["devices"]?.arrayValue?.first?["name"] == "Kitchen")
@@ -118,17 +132,25 @@ struct SenderSDKLinkTests {
             try await sender.receiver([
                 "type": "LAUNCH", "appId": .string(EmulatorApp.androidTV.appID), "requestId": 1, "language": "fr-CA",
                 "supportedAppTypes": ["WEB", "ANDROID_TV"],
-                "appParams": ["launchCheckerParams": ["credentialsData": ["credentials": "atv-cred", "credentialsType": "android"]]],
+                "appParams": [
+                    "launchCheckerParams": [
+                        "credentialsData": ["credentials": "atv-cred", "credentialsType": "android"]
+                    ]
+                ],
             ])
             let transportID = try #require(try await sender.reply(to: 1).firstApplication?["transportId"]?.stringValue)
             try await sender.connect(to: transportID)
             try await sender.media(
                 transportID,
-                ["type": "LOAD", "requestId": 2, "media": sampleMedia, "credentials": "load-cred", "credentialsType": "cloud", "autoplay": false]
+                [
+                    "type": "LOAD", "requestId": 2, "media": sampleMedia, "credentials": "load-cred",
+                    "credentialsType": "cloud", "autoplay": false,
+                ]
             )
             _ = try await sender.reply(to: 2)
 
-            let response = try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/emulator/state", tls: false)
+            let response = try await HTTPFetch.get(
+                host: endpoints.host, port: httpPort, path: "/emulator/state", tls: false)
             #expect(response.status == 200)
             #expect(response.headers["content-type"] == "application/json")
             let state = try JSONValue.parse(response.body)
@@ -160,11 +182,16 @@ struct SenderSDKLinkTests {
             #expect(await emulator.state().loads.last?.credentials == "load-cred")
 
             let index = try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/emulator", tls: false)
-            #expect(try JSONValue.parse(index.body)["routes"]?.arrayValue?.contains { $0["path"] == "/emulator/state" } == true)
-            let missing = try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/emulator/nope", tls: false)
+            #expect(
+                try JSONValue.parse(index.body)["routes"]?.arrayValue?.contains { $0["path"] == "/emulator/state" }
+                    == true)
+            let missing = try await HTTPFetch.get(
+                host: endpoints.host, port: httpPort, path: "/emulator/nope", tls: false)
             #expect(missing.status == 404)
             #expect(try JSONValue.parse(missing.body)["error"] != nil)
-            #expect(try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/setup/eureka_info", tls: false).status == 200)
+            #expect(
+                try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/setup/eureka_info", tls: false)
+                    .status == 200)
         }
     }
 

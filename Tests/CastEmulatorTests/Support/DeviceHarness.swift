@@ -48,12 +48,15 @@ final class DeviceHarness {
     /// Everything `outcome` delivered, parsed.
     static func parsed(_ outcome: DeviceOutcome) -> [Sent] {
         outcome.deliveries.map {
-            Sent(connection: $0.connection, message: $0.message, payload: (try? JSONValue.parse($0.message.payloadUtf8)) ?? .null)
+            Sent(
+                connection: $0.connection, message: $0.message,
+                payload: (try? JSONValue.parse($0.message.payloadUtf8)) ?? .null)
         }
     }
 
     func send(
-        _ namespace: String, to destination: String, _ payload: JSONValue, from sender: String = sender, on connection: Int = 1
+        _ namespace: String, to destination: String, _ payload: JSONValue, from sender: String = sender,
+        on connection: Int = 1
     ) -> [Sent] {
         send(.json(source: sender, destination: destination, namespace: namespace, payload: payload), on: connection)
     }
@@ -138,6 +141,8 @@ func media(_ fields: [String: JSONValue], base: JSONValue = sampleMedia) -> JSON
 
 /// Media `id` of `duration` seconds, for queues.
 func queueMedia(_ id: String, duration: Double = 100, contentType: String = "audio/mp3") -> JSONValue {
-    ["contentId": .string("http://media.example.invalid/\(id)"), "contentType": .string(contentType),
-     "streamType": "BUFFERED", "duration": .number(duration)]
+    [
+        "contentId": .string("http://media.example.invalid/\(id)"), "contentType": .string(contentType),
+        "streamType": "BUFFERED", "duration": .number(duration),
+    ]
 }

@@ -59,7 +59,9 @@ struct HTTPFetch {
 
     private static func parse(_ bytes: [UInt8]) throws -> Response {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
-        guard let range = bytes.firstRange(of: separator) else { throw ParseError(text: String(decoding: bytes, as: UTF8.self)) }
+        guard let range = bytes.firstRange(of: separator) else {
+            throw ParseError(text: String(decoding: bytes, as: UTF8.self))
+        }
         let head = String(decoding: bytes[..<range.lowerBound], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
@@ -67,7 +69,8 @@ struct HTTPFetch {
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return Response(status: status, headers: headers, body: Data(bytes[range.upperBound...]))
     }
