@@ -53,7 +53,9 @@ struct EndToEndTests {
     }
 
     /// Starts a published emulator and a discovering castd; waits until castd lists the device.
-    func withSetup<T>(castdArguments: [String] = [], _ body: (Setup) async throws -> T) async throws -> T {
+    func withSetup<T>(
+        castdArguments: [String] = [], emulatorArguments: [String] = [], _ body: (Setup) async throws -> T
+    ) async throws -> T {
         guard await avahiIsRunning() else {
             Issue.record("avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
             throw CancellationError()
@@ -64,7 +66,9 @@ struct EndToEndTests {
                 let ready = directory + "/emulator.json"
                 let log = directory + "/emulator.log"
                 let emulator = try launch(
-                    "cast-emulator", ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log], [:])
+                    "cast-emulator",
+                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log] + emulatorArguments,
+                    [:])
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
                 let castd = try launch("castd", ["--socket", socket] + castdArguments, [:])
@@ -153,6 +157,96 @@ struct EndToEndTests {
             #expect(noDaemon.status == 14, "\(noDaemon)")  // UNAVAILABLE
             #expect(noDaemon.stderr.contains("nobody.sock"))
             #expect(setup.castd.isRunning)
+        }
+    }
+
+    /// Custom channels with castc: launch the echo app, listen on its namespace in one process,
+    /// send from another, and see the echo arrive.
+    @Test func customChannelMessagesGoBothWays() async throws {
+        try await withSetup { setup in
+            let namespace = "urn:x-cast:com.castd.echo"
+            let launched = try await setup.castc(["launch", "E2C0EC40"])
+            #expect(launched.status == 0, "\(launched)")
+            let listener = try ChildProcess(
+                "castc", ["listen", namespace, "--count", "2"], directory: setup.directory, environment: setup.environment)
+            defer { listener.signal(SIGKILL) }
+            try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
+            let text = try await setup.castc(["send", namespace, "hello, app"])
+            #expect(text.status == 0, "\(text)")
+            let json = try await setup.castc(["send", namespace, #"{"n": 2}"#, "--json"])
+            #expect(json.status == 0, "\(json)")
+            #expect(try await listener.waitForExit(timeout: .seconds(10)) == 0, "\(listener.stderr)")
+            #expect(listener.stdout.split(separator: "\n") == ["hello, app", #"{"n":2}"#])
+
+            let undeclared = try await setup.castc(["send", "urn:x-cast:com.example.other", "hi"])
+            #expect(undeclared.status == 9 && undeclared.stderr.contains("does not declare"), "\(undeclared)")
+            let badNamespace = try await setup.castc(["send", "com.example.other", "hi"])
+            #expect(badNamespace.status != 0 && badNamespace.stderr.contains("urn:x-cast:"), "\(badNamespace)")
+            let tooBig = try await setup.castc(["send", namespace, String(repeating: "x", count: 70_000)])
+            #expect(tooBig.status == 3 && tooBig.stderr.contains("64 KiB"), "\(tooBig)")
+        }
+    }
+
+    /// A published multizone group is listed as a group with its members, and plays.
+    @Test func groupsAreListedWithTheirMembersAndCanPlay() async throws {
+        let kitchen = "0123456789abcdef0123456789abcdef"
+        try await withSetup(emulatorArguments: [
+            "--group-member", "\(kitchen)=Kitchen speaker", "--group-member", "fedcba9876543210fedcba9876543210=Den",
+        ]) { setup in
+            try await eventually("castd to learn the group's members") {
+                let listed = try await setup.castc(["devices", "--json"])
+                guard listed.status == 0 else { return false }
+                let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: Setup.lenient).devices
+                guard let group = devices.first(where: { $0.friendlyName == setup.deviceName }) else { return false }
+                return group.isGroup && Set(group.groupMembers.map(\.name)) == ["Kitchen speaker", "Den"]
+                    && group.groupMembers.contains { $0.deviceID == kitchen }
+            }
+            let text = try await setup.castc(["devices"])
+            #expect(text.stdout.contains("Kitchen speaker"), "\(text)")
+            let groups = try await setup.castc(["devices", "--capability", "group", "--json"])
+            #expect(groups.stdout.contains(setup.deviceName), "\(groups)")
+            let played = try await setup.castc(["load", "https://example.com/song.mp3", "--content-type", "audio/mpeg"])
+            #expect(played.status == 0, "\(played)")
+            #expect(try await setup.status().sessions.first?.state == .started)
+        }
+    }
+
+    /// The queue, tracks, rate and volume buttons through castc, as a user types them.
+    @Test func queueTracksRateAndVolumeWithCastc() async throws {
+        try await withSetup { setup in
+            let loaded = try await setup.castc([
+                "queue", "load", "https://example.com/1.mp4", "https://example.com/2.mp4", "https://example.com/3.mp4",
+                "--repeat", "all",
+            ])
+            #expect(loaded.status == 0, "\(loaded)")
+            let next = try await setup.castc(["queue", "next"])
+            #expect(next.status == 0, "\(next)")
+            var media = try #require(try await setup.status().media.first)
+            #expect(media.items.count == 3 && media.currentItemID == media.items[1].itemID)
+            #expect(media.repeatMode == .all)
+            let listed = try await setup.castc(["queue", "list"])
+            #expect(listed.status == 0 && listed.stdout.contains("2.mp4"), "\(listed)")
+
+            let subtitled = try await setup.castc([
+                "load", "https://example.com/film.mp4", "--subtitles", "https://example.com/film.en.vtt",
+                "--subtitles-lang", "en", "--title", "Film",
+            ])
+            #expect(subtitled.status == 0, "\(subtitled)")
+            media = try #require(try await setup.status().media.first)
+            #expect(media.media.tracks.count == 1 && media.activeTrackIds == [1])
+            #expect(try await setup.castc(["tracks", "disable", "--all"]).status == 0)
+            #expect(try await setup.status().media.first?.activeTrackIds.isEmpty == true)
+            #expect(try await setup.castc(["rate", "1.5"]).status == 0)
+            #expect(try await setup.status().media.first?.playbackRate == 1.5)
+            let badRate = try await setup.castc(["rate", "4"])
+            #expect(badRate.status != 0 && badRate.stderr.contains("0.5"), "\(badRate)")
+
+            #expect(try await setup.castc(["volume", "0.5"]).status == 0)
+            #expect(try await setup.castc(["volume", "up"]).status == 0)
+            let level = try #require(try await setup.status().devices.first?.receiver.volume.level)
+            #expect(abs(level - 0.55) < 0.001)
+            let noAd = try await setup.castc(["skip-ad"])
+            #expect(noAd.status != 0 && noAd.stderr.contains("INVALID_PLAYER_STATE"), "\(noAd)")
         }
     }
 
