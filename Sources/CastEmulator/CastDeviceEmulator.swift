@@ -22,6 +22,12 @@ import Synchronization
 /// It behaves like a real receiver where senders can tell: virtual connections (messages before
 /// CONNECT are dropped), heartbeats, statuses that answer the requester and are broadcast to
 /// every connected sender, the 64 KiB frame limit, and the untidy parts real senders rely on.
+/// Its media player is the Default Media Receiver as the sender SDK's remote media client sees
+/// it: queues, tracks, ad breaks, live windows, playback rate, LOAD_FAILED.
+///
+/// What senders asked of it (launches with their language, app types and credentials; loads
+/// with theirs) is in ``state()``, and, with ``EmulatorConfiguration/httpPort``, at
+/// `GET /emulator/state`.
 public final class CastDeviceEmulator: Sendable {
     public let configuration: EmulatorConfiguration
     let logger: Logger
