@@ -75,7 +75,10 @@ struct DescriptionTests {
             try await sender.receiver(["type": "GET_STATUS", "requestId": 1])
             _ = try await sender.reply(to: 1)
         }
-        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        // On a loaded machine the link can idle past 5 s, and heartbeats are logged too: leave them out.
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+            .map { try JSONValue.parse(String($0)) }
+            .filter { $0["namespace"] != .string(CastNamespace.heartbeat) }
         #expect(lines.count == 4)
         for line in lines {
             #expect(line["time"]?.stringValue?.hasSuffix("Z") == true)
