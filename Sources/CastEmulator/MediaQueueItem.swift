@@ -25,7 +25,16 @@ struct MediaQueueItem {
     var duration: Double { media["duration"]?.doubleValue ?? 0 }
     var contentID: String { media["contentId"]?.stringValue ?? "" }
     var contentType: String? { media["contentType"]?.stringValue }
-    var isLive: Bool { media["streamType"]?.stringValue == "LIVE" }
+    /// A live stream with a moving window: LIVE and an HLS or DASH manifest. A plain file marked
+    /// LIVE (pychromecast's default streamType) plays and seeks like any file, as on a real
+    /// receiver, whose player goes by the content, not by the sender's label.
+    var isLive: Bool {
+        guard media["streamType"]?.stringValue == "LIVE" else { return false }
+        let manifests: Set<String> = ["application/x-mpegurl", "application/vnd.apple.mpegurl", "application/dash+xml"]
+        if let type = bareContentType, manifests.contains(type) { return true }
+        let path = contentID.lowercased().split(separator: "?").first ?? ""
+        return path.hasSuffix(".m3u8") || path.hasSuffix(".mpd")
+    }
 
     /// The ids of the media's tracks.
     var trackIDs: Set<Int64> { Self.trackIDs(of: media) }
