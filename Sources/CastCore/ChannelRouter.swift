@@ -85,8 +85,6 @@ public final class ChannelRouter: Sendable {
         }
     }
 
-    public var listenerCount: Int { state.withLock { $0.listeners.count } }
-
     private static func yield(_ event: CastdChannelEvent, to id: UInt64, in state: inout State) {
         guard var listener = state.listeners[id] else { return }
         if listener.dropped > 0 {

@@ -29,7 +29,7 @@ extension DeviceController {
         do {
             let (link, session) = try await mediaSession()
             let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                Self.mediaPayload(type, requestID: $0, mediaSessionID: nil, fields)
+                MediaRequest.make(type, requestID: $0, fields)
             }
             applyMedia(reply)
             return currentMedia()
@@ -173,7 +173,7 @@ extension DeviceController {
             guard let status = hub.media(deviceID: id), status.mediaSessionID != 0, lastEntry != nil else {
                 if type == "GET_STATUS" {
                     let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                        Self.mediaPayload("GET_STATUS", requestID: $0, mediaSessionID: nil, [:])
+                        MediaRequest.make("GET_STATUS", requestID: $0)
                     }
                     applyMedia(reply)
                     return currentMedia()
@@ -183,7 +183,7 @@ extension DeviceController {
             try check(status)
             let send = { (mediaSessionID: Int64) async throws -> JSONValue in
                 let make: @Sendable (Int64) -> JSONValue = {
-                    Self.mediaPayload(type, requestID: $0, mediaSessionID: mediaSessionID, fields)
+                    MediaRequest.make(type, requestID: $0, mediaSessionID: mediaSessionID, fields)
                 }
                 if let kind {
                     return try await self.replacing(
@@ -195,7 +195,7 @@ extension DeviceController {
                 applyMedia(try await send(status.mediaSessionID))
             } catch let error as CastChannelError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
                 let refreshed = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
-                    Self.mediaPayload("GET_STATUS", requestID: $0, mediaSessionID: nil, [:])
+                    MediaRequest.make("GET_STATUS", requestID: $0)
                 }
                 applyMedia(refreshed)
                 guard let fresh = hub.media(deviceID: id), fresh.mediaSessionID != 0 else { throw error }
@@ -214,16 +214,6 @@ extension DeviceController {
             empty.playerState = .idle
             return empty
         }()
-    }
-
-    static func mediaPayload(_ type: String, requestID: Int64, mediaSessionID: Int64?, _ fields: [String: JSONValue])
-        -> JSONValue
-    {
-        var o = fields
-        o["type"] = .string(type)
-        o["requestId"] = .number(Double(requestID))
-        if let mediaSessionID { o["mediaSessionId"] = .number(Double(mediaSessionID)) }
-        return .object(o)
     }
 
     private static func ids(_ ids: [Int64]) -> JSONValue { .array(ids.map { .number(Double($0)) }) }

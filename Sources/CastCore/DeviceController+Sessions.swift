@@ -132,23 +132,14 @@ extension DeviceController {
             throw CastdError(.failedPrecondition, "\(app.displayName) on \(name) has no transport to join")
         }
         try await link.connect(to: transport)
-        var session = CastdSession()
-        session.deviceID = id
-        session.deviceName = name
-        session.sessionID = app.sessionID
-        session.appID = app.appID
-        session.displayName = app.displayName
-        session.transportID = transport
-        session.state = state
+        var session = CastdSession(deviceID: id, deviceName: name, app: app, state: state)
         session.joined = joined
-        session.namespaces = app.namespaces
-        session.appType = app.appType ?? ""
         self.session = session
         suspended = nil
         publish(session)
         if app.declares(namespace: CastNamespace.media) {
             let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
-                MediaRequest.command("GET_STATUS", mediaSessionID: nil, requestID: $0)
+                MediaRequest.make("GET_STATUS", requestID: $0)
             }
             applyMedia(reply)
         }
@@ -229,14 +220,7 @@ extension DeviceController {
             }
             let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
             applyReceiver(CastReceiverStatus(payload: reply))
-            var ended = CastdSession()
-            ended.deviceID = id
-            ended.deviceName = name
-            ended.sessionID = app.sessionID
-            ended.appID = app.appID
-            ended.displayName = app.displayName
-            ended.transportID = app.transportID ?? ""
-            ended.state = .ended
+            var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
             hub.updateSession(ended)
             return ended

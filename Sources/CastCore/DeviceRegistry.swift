@@ -4,6 +4,7 @@ import CastProtocol
 import CastdAPI
 import Foundation
 import Logging
+import Synchronization
 
 /// A device given on the command line or in the configuration, not discovered.
 public struct StaticDevice: Sendable, Hashable {
@@ -83,6 +84,8 @@ public actor DeviceRegistry {
     private var controllers: [String: DeviceController] = [:]
     private var sources: [String: Castd_V1_DeviceSource] = [:]
     public private(set) var discoveryState: DiscoveryState
+    /// Every device's custom channels, reachable without the actor so that shutdown can end them.
+    private nonisolated let channelRouters = Mutex<[ChannelRouter]>([])
 
     /// Work that must outlive the call that starts it (a device's link) runs as a child of `run()`.
     private let work: AsyncStream<@Sendable () async -> Void>
@@ -198,8 +201,17 @@ public actor DeviceRegistry {
             id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration, logger: logger,
             spawn: { job in continuation.yield(job) })
         controllers[id] = controller
+        channelRouters.withLock { $0.append(controller.channels) }
         return controller
     }
+
+    /// Ends every Listen stream (castd is shutting down).
+    public nonisolated func finishChannels() {
+        for router in channelRouters.withLock({ $0 }) { router.finishAll() }
+    }
+
+    /// The controller of the device with this exact id.
+    public func controller(id: String) -> DeviceController? { controllers[id] }
 
     // MARK: selectors
 

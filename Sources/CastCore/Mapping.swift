@@ -30,6 +30,22 @@ extension Castd_V1_Application {
     }
 }
 
+extension CastdSession {
+    /// A session on `app`, running on the device `deviceID` / `deviceName`.
+    init(deviceID: String, deviceName: String, app: CastApplication, state: Castd_V1_SessionState) {
+        self.init()
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        sessionID = app.sessionID
+        appID = app.appID
+        displayName = app.displayName
+        transportID = app.transportID ?? ""
+        self.state = state
+        namespaces = app.namespaces
+        appType = app.appType ?? ""
+    }
+}
+
 extension Castd_V1_ReceiverStatus {
     init(_ status: CastReceiverStatus) {
         self.init()

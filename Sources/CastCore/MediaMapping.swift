@@ -26,7 +26,7 @@ private func extraJSON(_ object: [String: JSONValue], known: Set<String>) -> Str
 }
 
 /// Parses a client's `*_json` field; "" is nil. Throws INVALID_ARGUMENT naming the field.
-func parseClientJSON(_ text: String, field: String) throws -> JSONValue? {
+public func parseClientJSON(_ text: String, field: String) throws -> JSONValue? {
     if text.isEmpty { return nil }
     do {
         return try JSONValue.parse(text)

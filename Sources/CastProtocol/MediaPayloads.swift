@@ -194,34 +194,21 @@ public struct CastMediaStatus: Sendable, Hashable {
 
 /// Requests on the media namespace.
 public enum MediaRequest {
-    public static func load(
-        media: CastMediaInformation, autoplay: Bool = true, currentTime: Double = 0, requestID: Int64
+    /// A request of `type` with its `requestId`, the media session it is about (none for LOAD,
+    /// QUEUE_LOAD and a first GET_STATUS) and the request's own fields.
+    public static func make(
+        _ type: String, requestID: Int64, mediaSessionID: Int64? = nil, _ fields: [String: JSONValue] = [:]
     ) -> JSONValue {
-        [
-            "type": "LOAD", "requestId": .number(Double(requestID)), "media": media.json,
-            "autoplay": .bool(autoplay), "currentTime": .number(currentTime),
-        ]
-    }
-
-    /// PLAY, PAUSE, STOP or GET_STATUS (mediaSessionId optional for GET_STATUS).
-    public static func command(_ type: String, mediaSessionID: Int64?, requestID: Int64) -> JSONValue {
-        var o: [String: JSONValue] = ["type": .string(type), "requestId": .number(Double(requestID))]
+        var o = fields
+        o["type"] = .string(type)
+        o["requestId"] = .number(Double(requestID))
         if let mediaSessionID { o["mediaSessionId"] = .number(Double(mediaSessionID)) }
         return .object(o)
     }
 
-    public static func seek(
-        mediaSessionID: Int64, currentTime: Double? = nil, relativeTime: Double? = nil,
-        resumeState: String? = nil, requestID: Int64
-    ) -> JSONValue {
-        var o: [String: JSONValue] = [
-            "type": "SEEK", "requestId": .number(Double(requestID)),
-            "mediaSessionId": .number(Double(mediaSessionID)),
-        ]
-        if let currentTime { o["currentTime"] = .number(currentTime) }
-        if let relativeTime { o["relativeTime"] = .number(relativeTime) }
-        if let resumeState { o["resumeState"] = .string(resumeState) }
-        return .object(o)
+    /// PLAY, PAUSE, STOP or GET_STATUS (mediaSessionId optional for GET_STATUS).
+    public static func command(_ type: String, mediaSessionID: Int64?, requestID: Int64) -> JSONValue {
+        make(type, requestID: requestID, mediaSessionID: mediaSessionID)
     }
 }
 

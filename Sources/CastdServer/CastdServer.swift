@@ -82,7 +82,8 @@ public final class CastdServer: Service, Sendable {
             self.logger.info("shutting down: no new connections, finishing calls")
             self.shuttingDown.store(true, ordering: .relaxed)
             server.channel.close(promise: nil)
-            self.service.hub.finishAll()  // watchers end now, with a status
+            self.service.hub.finishAll()  // watchers and listeners end now, with a status
+            self.service.registry.finishChannels()
             self.drainAll()
         }
         if case .path(let path) = configuration.target {

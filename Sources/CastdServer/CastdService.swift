@@ -194,7 +194,7 @@ public struct CastdService: Sendable {
         let able = await withTaskGroup(of: String?.self) { group in
             for device in candidates {
                 group.addTask {
-                    guard let controller = try? await registry.controller(for: device.id) else { return nil }
+                    guard let controller = await registry.controller(id: device.id) else { return nil }
                     let answer = try? await withDeadline(.seconds(5)) { try await controller.appAvailability(request.appIds) }
                     return answer?.values.allSatisfy { $0 } == true ? device.id : nil
                 }
@@ -402,7 +402,7 @@ enum Validate {
         }
         if !r.credentials.isEmpty { fields["credentials"] = .string(r.credentials) }
         if !r.credentialsType.isEmpty { fields["credentialsType"] = .string(r.credentialsType) }
-        if let customData = try parseCustomData(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
+        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
         try fits(.object(fields))
         return fields
     }
@@ -439,7 +439,7 @@ enum Validate {
             "repeatMode": .string(r.repeatMode.castValue),
         ]
         if r.startTime > 0 { fields["currentTime"] = .number(r.startTime) }
-        if let customData = try parseCustomData(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
+        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
         try fits(.object(fields))
         return fields
     }
@@ -499,15 +499,6 @@ enum Validate {
                 .invalidArgument, "a message of \(text.utf8.count) bytes does not fit in a 64 KiB Cast message (limit \(maximumPayload) bytes)")
         }
         return text
-    }
-
-    private static func parseCustomData(_ text: String, field: String) throws -> JSONValue? {
-        if text.isEmpty { return nil }
-        do {
-            return try JSONValue.parse(text)
-        } catch {
-            throw CastdError(.invalidArgument, "\(field) is not valid JSON: \(error)")
-        }
     }
 
     /// A request must fit in one 64 KiB CastV2 frame, with room for the envelope.

@@ -290,6 +290,23 @@ struct EndToEndTests {
         }
     }
 
+    /// Listen streams end at SIGTERM like watchers do, with UNAVAILABLE and the reason. (castd
+    /// ends them at once rather than at the end of the 5 s grace for calls; that difference is
+    /// one of time only, so it is not asserted here.)
+    @Test func sigtermEndsListeners() async throws {
+        try await withSetup { setup in
+            #expect(try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName]).status == 0)
+            let listener = try ChildProcess(
+                "castc", ["listen", "urn:x-cast:com.castd.echo"], directory: setup.directory, environment: setup.environment)
+            defer { listener.signal(SIGKILL) }
+            try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
+            setup.castd.signal(SIGTERM)
+            #expect(try await listener.waitForExit() == 14)  // UNAVAILABLE
+            #expect(listener.stderr.contains("shutting down"), "\(listener.stderr)")
+            #expect(try await setup.castd.waitForExit(timeout: .seconds(6)) == 0)
+        }
+    }
+
     @Test func readyIsNotifiedOnceListening() async throws {
         try await withTemporaryDirectory { directory in
             let notify = try DatagramListener(path: directory + "/notify.sock")
