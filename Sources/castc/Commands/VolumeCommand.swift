@@ -201,7 +201,7 @@ private func runMute(options: GlobalOptions, muted: Bool, stream: Bool) async th
 enum DeviceVolume {
     static func find(client: CastdClient, selector: String) async throws -> (name: String, volume: CastdVolume) {
         let device = try select(selector, in: try await client.status())
-        let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
+        let name = DeviceTable.plainName(device)
         guard device.hasReceiver, device.receiver.hasVolume else {
             throw CastdError(
                 .failedPrecondition,
@@ -218,7 +218,7 @@ enum DeviceVolume {
         if live.count == 1, let device = status.devices.first(where: { $0.id == live[0].deviceID }) { return device }
         if status.devices.count == 1 { return status.devices[0] }
         if status.devices.isEmpty { throw CastdError(.notFound, "castd knows no devices yet") }
-        let names = status.devices.map { "\"\($0.friendlyName.isEmpty ? $0.id : $0.friendlyName)\"" }
+        let names = status.devices.map { "\"\(DeviceTable.plainName($0))\"" }
         throw CastdError(
             .failedPrecondition, "several devices are known; choose one with --device: \(names.joined(separator: ", "))"
         )
