@@ -179,7 +179,7 @@ private func editTracks(
     try options.print(status) { TrackTable.render(status) }
 }
 
-struct TracksStyleCommand: CastcCommand {
+struct TracksStyleCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "style",
         abstract: "Set how subtitles look.",
@@ -293,10 +293,6 @@ struct TracksStyleCommand: CastcCommand {
         request.device = options.deviceSelector
         request.textTrackStyle = style
         return CastcCall(.editTracks, request)
-    }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
     }
 }
 
