@@ -65,13 +65,7 @@ extension CastdMediaStatus {
     /// `playbackRate` (0 counts as 1).
     public func secondsUntilSkippable(at date: Date = .now) -> Double? {
         guard hasBreakStatus, breakStatus.secondsUntilSkippable >= 0 else { return nil }
-        var remaining = breakStatus.secondsUntilSkippable
-        if playerState == .playing, updatedAtMs > 0 {
-            let elapsed = date.timeIntervalSince1970 - Double(updatedAtMs) / 1000
-            let rate = playbackRate > 0 ? playbackRate : 1
-            if elapsed > 0 { remaining -= elapsed * rate }
-        }
-        return max(0, remaining)
+        return max(0, breakStatus.secondsUntilSkippable - secondsPlayedSinceUpdate(at: date))
     }
 }
 

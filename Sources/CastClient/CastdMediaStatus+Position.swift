@@ -10,13 +10,17 @@ extension CastdMediaStatus {
     /// as 1). In any other state it stays at `current_time`. The result is clamped to 0 and,
     /// when the duration is known, to the duration.
     public func estimatedPosition(at date: Date = .now) -> Double {
-        var position = currentTime
-        if playerState == .playing, updatedAtMs > 0 {
-            let elapsed = date.timeIntervalSince1970 - Double(updatedAtMs) / 1000
-            let rate = playbackRate > 0 ? playbackRate : 1
-            if elapsed > 0 { position += elapsed * rate }
-        }
+        var position = currentTime + secondsPlayedSinceUpdate(at: date)
         if hasMedia, media.duration > 0 { position = min(position, media.duration) }
         return max(0, position)
+    }
+
+    /// How far playback moved from `updated_at_ms` to `date`: while PLAYING, the time elapsed ×
+    /// `playback_rate` (0 counts as 1); otherwise, or before the update, 0.
+    func secondsPlayedSinceUpdate(at date: Date) -> Double {
+        guard playerState == .playing, updatedAtMs > 0 else { return 0 }
+        let elapsed = date.timeIntervalSince1970 - Double(updatedAtMs) / 1000
+        let rate = playbackRate > 0 ? playbackRate : 1
+        return elapsed > 0 ? elapsed * rate : 0
     }
 }

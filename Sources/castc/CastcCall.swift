@@ -17,6 +17,19 @@ struct CastcCall<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message
     }
 }
 
+/// A command that makes one call, built from its arguments alone, whose answer is a media
+/// status, and prints that status (`printMedia`).
+protocol MediaStatusCommand: CastcCommand {
+    associatedtype Request: SwiftProtobuf.Message
+    func call() -> CastcCall<Request, CastdMediaStatus>
+}
+
+extension MediaStatusCommand {
+    func run() async throws {
+        try options.printMedia(try await options.send(call()))
+    }
+}
+
 extension GlobalOptions {
     /// Connects, makes the call, disconnects; returns the daemon's answer.
     func send<Request, Response>(_ call: CastcCall<Request, Response>) async throws -> Response {

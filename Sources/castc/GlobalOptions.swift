@@ -45,7 +45,8 @@ struct GlobalOptions: ParsableArguments {
         return ([first] + rest.map { indent + $0 }).joined(separator: "\n")
     }
 
-    /// The socket to connect to, by `CastdSocketPath`'s rules.
+    /// The socket to connect to, by `CastdSocketPath`'s rules (which `CastdClient` applies to
+    /// `socket` when it connects).
     func socketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         CastdSocketPath.resolve(explicit: socket, environment: environment)
     }
@@ -55,7 +56,8 @@ struct GlobalOptions: ParsableArguments {
 
     /// Connects, runs `body`, disconnects.
     func withClient<Result: Sendable>(_ body: (CastdClient) async throws -> Result) async throws -> Result {
-        try await CastdClient.withConnection(socketPath: socketPath(), body)
+        // The option as given: the client resolves it, reading the environment once.
+        try await CastdClient.withConnection(socketPath: socket, body)
     }
 
     /// Prints `message` as JSON if --json was given, else `human()`.

@@ -22,4 +22,15 @@ enum Interrupt {
         source.resume()
         for await _ in interrupts { return }
     }
+
+    /// Runs `body` until it returns or throws, or until Ctrl-C, whichever comes first; Ctrl-C
+    /// cancels `body` and returns normally.
+    static func orUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await body() }
+            group.addTask { await wait() }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
 }

@@ -114,14 +114,9 @@ struct ListenCommand: CastcCommand {
         let count = count
         let request = request
         try await options.withClient { client in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    let events = client.listen(device: request.device, namespace: request.namespace)
-                    try await Self.follow(events, json: json, count: count)
-                }
-                group.addTask { await Interrupt.wait() }
-                defer { group.cancelAll() }
-                try await group.next()
+            try await Interrupt.orUntilInterrupted {
+                let events = client.listen(device: request.device, namespace: request.namespace)
+                try await Self.follow(events, json: json, count: count)
             }
         }
     }

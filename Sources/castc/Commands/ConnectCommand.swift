@@ -47,7 +47,7 @@ struct ConnectCommand: CastcCommand {
 
     /// `Connected to Living Room TV: Default Media Receiver (CC1AD845), started`
     static func describe(_ session: CastdSession) -> String {
-        let device = session.deviceName.isEmpty ? session.deviceID : session.deviceName
+        let device = MediaSummary.device(session)
         return "\(session.joined ? "Joined" : "Connected to") \(device): \(MediaSummary.session(session))"
     }
 }

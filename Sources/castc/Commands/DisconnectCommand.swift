@@ -28,7 +28,7 @@ struct DisconnectCommand: CastcCommand {
     }
 
     static func describe(_ session: CastdSession, stoppedApp: Bool) -> String {
-        let device = session.deviceName.isEmpty ? session.deviceID : session.deviceName
+        let device = MediaSummary.device(session)
         let app = session.displayName.isEmpty ? session.appID : session.displayName
         let reason = session.reason.isEmpty ? "" : " (\(session.reason))"
         if stoppedApp { return "Stopped \(app) on \(device)\(reason)" }

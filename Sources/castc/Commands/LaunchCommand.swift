@@ -94,10 +94,10 @@ struct LaunchCommand: CastcCommand {
 
     /// `Launched YouTube (233637DE) on Living Room TV: started`
     static func describe(_ session: CastdSession) -> String {
-        let device = session.deviceName.isEmpty ? session.deviceID : session.deviceName
+        let device = MediaSummary.device(session)
         let verb =
             session.joined ? "Joined" : session.state == .startFailed ? "Could not launch" : "Launched"
-        let app = session.displayName.isEmpty ? session.appID : "\(session.displayName) (\(session.appID))"
+        let app = MediaSummary.app(session)
         var text = "\(verb) \(app) on \(device): \(MediaSummary.state(session.state))"
         if !session.reason.isEmpty { text += ": \(session.reason)" }
         return text

@@ -2,7 +2,7 @@ import ArgumentParser
 import CastClient
 import Foundation
 
-struct LoadCommand: CastcCommand {
+struct LoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Play media from a URL on a device.",
@@ -159,10 +159,6 @@ struct LoadCommand: CastcCommand {
         request.credentialsType = credentialsType ?? ""
         request.customDataJson = customData ?? ""
         return CastcCall(.load, request)
-    }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
     }
 }
 

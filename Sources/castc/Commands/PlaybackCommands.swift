@@ -1,7 +1,69 @@
 import ArgumentParser
 import CastClient
 
-struct RateCommand: CastcCommand {
+/// A command that sends a `MediaRequest` for the device to one method: play, pause, stop, skip-ad.
+protocol MediaRequestCommand: MediaStatusCommand where Request == Castd_V1_MediaRequest {
+    static var method: CastdMethod { get }
+}
+
+extension MediaRequestCommand {
+    func call() -> CastcCall<Castd_V1_MediaRequest, CastdMediaStatus> {
+        CastcCall(Self.method, options.mediaRequest)
+    }
+}
+
+struct PlayCommand: MediaRequestCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Resume playback.",
+        discussion: """
+            Prints the player's state afterwards.
+
+            Examples:
+              castc play
+              castc play --device kitchen
+            """
+    )
+    static let method = CastdMethod.play
+
+    @OptionGroup var options: GlobalOptions
+}
+
+struct PauseCommand: MediaRequestCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pause",
+        abstract: "Pause playback.",
+        discussion: """
+            Prints the player's state afterwards.
+
+            Examples:
+              castc pause
+              castc pause --device kitchen
+            """
+    )
+    static let method = CastdMethod.pause
+
+    @OptionGroup var options: GlobalOptions
+}
+
+struct StopCommand: MediaRequestCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop",
+        abstract: "Stop playback (the media session ends; the app keeps running).",
+        discussion: """
+            Prints the player's state afterwards.
+
+            Examples:
+              castc stop
+              castc stop --device kitchen
+            """
+    )
+    static let method = CastdMethod.stop
+
+    @OptionGroup var options: GlobalOptions
+}
+
+struct RateCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "rate",
         abstract: "Set the playback rate (speed).",
@@ -31,13 +93,9 @@ struct RateCommand: CastcCommand {
         request.rate = rate
         return CastcCall(.setPlaybackRate, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct SkipAdCommand: CastcCommand {
+struct SkipAdCommand: MediaRequestCommand {
     static let configuration = CommandConfiguration(
         commandName: "skip-ad",
         abstract: "Skip the ad that plays, once it can be skipped.",
@@ -49,14 +107,7 @@ struct SkipAdCommand: CastcCommand {
               castc skip-ad --device kitchen
             """
     )
+    static let method = CastdMethod.skipAd
 
     @OptionGroup var options: GlobalOptions
-
-    func call() -> CastcCall<Castd_V1_MediaRequest, CastdMediaStatus> {
-        CastcCall(.skipAd, options.mediaRequest)
-    }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }

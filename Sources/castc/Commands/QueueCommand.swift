@@ -66,7 +66,7 @@ struct QueueListCommand: CastcCommand {
     }
 }
 
-struct QueueLoadCommand: CastcCommand {
+struct QueueLoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
         abstract: "Replace what plays with a queue of URLs.",
@@ -122,13 +122,9 @@ struct QueueLoadCommand: CastcCommand {
         request.startTime = start ?? 0
         return CastcCall(.queueLoad, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueAddCommand: CastcCommand {
+struct QueueAddCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add URLs to the queue.",
@@ -173,13 +169,9 @@ struct QueueAddCommand: CastcCommand {
         request.playNow = playNow
         return CastcCall(.queueInsert, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueRemoveCommand: CastcCommand {
+struct QueueRemoveCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove items from the queue.",
@@ -208,13 +200,9 @@ struct QueueRemoveCommand: CastcCommand {
         request.itemIds = itemIDs
         return CastcCall(.queueRemove, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueMoveCommand: CastcCommand {
+struct QueueMoveCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "move",
         abstract: "Move items within the queue.",
@@ -260,13 +248,9 @@ struct QueueMoveCommand: CastcCommand {
         request.insertBeforeItemID = before ?? 0
         return CastcCall(.queueReorder, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueJumpCommand: CastcCommand {
+struct QueueJumpCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "jump",
         abstract: "Play a queue item.",
@@ -298,13 +282,9 @@ struct QueueJumpCommand: CastcCommand {
         request.currentTime = start ?? 0
         return CastcCall(.queueUpdate, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueNextCommand: CastcCommand {
+struct QueueNextCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "next",
         abstract: "Play the next item in the queue.",
@@ -324,13 +304,9 @@ struct QueueNextCommand: CastcCommand {
         request.jump = 1
         return CastcCall(.queueUpdate, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueuePrevCommand: CastcCommand {
+struct QueuePrevCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "prev",
         abstract: "Play the previous item in the queue.",
@@ -351,13 +327,9 @@ struct QueuePrevCommand: CastcCommand {
         request.jump = -1
         return CastcCall(.queueUpdate, request)
     }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
-    }
 }
 
-struct QueueRepeatCommand: CastcCommand {
+struct QueueRepeatCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "repeat",
         abstract: "Set what happens at the end of an item and of the queue.",
@@ -382,9 +354,5 @@ struct QueueRepeatCommand: CastcCommand {
         request.device = options.deviceSelector
         request.repeatMode = mode.castd
         return CastcCall(.queueUpdate, request)
-    }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
     }
 }

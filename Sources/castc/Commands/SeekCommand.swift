@@ -50,6 +50,6 @@ struct SeekCommand: CastcCommand {
         let status = try await options.withClient { client in
             try await client.seek(to: target.seconds, relative: target.relative, device: options.deviceSelector)
         }
-        try options.print(status) { MediaSummary.line(status, at: .now) }
+        try options.printMedia(status)
     }
 }

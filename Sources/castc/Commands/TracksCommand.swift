@@ -96,20 +96,11 @@ struct TracksEnableCommand: CastcCommand {
             return !replaced.contains(kind)
         }
         for id in trackIDs where !active.contains(id) { active.append(id) }
-        var request = Castd_V1_EditTracksRequest()
-        request.device = options.deviceSelector
-        var tracks = Castd_V1_ActiveTracks()
-        tracks.trackIds = active
-        request.activeTracks = tracks
-        return CastcCall(.editTracks, request)
+        return activeTracksCall(active, options: options)
     }
 
     func run() async throws {
-        let status = try await options.withClient { client in
-            let current = try await client.requestMediaStatus(device: options.deviceSelector)
-            return try await call(current: current).send(client)
-        }
-        try options.print(status) { TrackTable.render(status) }
+        try await editTracks(options: options, call: call(current:))
     }
 }
 
@@ -154,24 +145,41 @@ struct TracksDisableCommand: CastcCommand {
         } else {
             active = status.activeTrackIds.filter { !trackIDs.contains($0) }
         }
-        var request = Castd_V1_EditTracksRequest()
-        request.device = options.deviceSelector
-        var tracks = Castd_V1_ActiveTracks()
-        tracks.trackIds = active
-        request.activeTracks = tracks
-        return CastcCall(.editTracks, request)
+        return activeTracksCall(active, options: options)
     }
 
     func run() async throws {
-        let status = try await options.withClient { client in
-            let current = try await client.requestMediaStatus(device: options.deviceSelector)
-            return try await call(current: current).send(client)
-        }
-        try options.print(status) { TrackTable.render(status) }
+        try await editTracks(options: options, call: call(current:))
     }
 }
 
-struct TracksStyleCommand: CastcCommand {
+/// The EditTracks call that makes `active` the active tracks (`[]`: none).
+private func activeTracksCall(
+    _ active: [Int64],
+    options: GlobalOptions
+) -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
+    var request = Castd_V1_EditTracksRequest()
+    request.device = options.deviceSelector
+    var tracks = Castd_V1_ActiveTracks()
+    tracks.trackIds = active
+    request.activeTracks = tracks
+    return CastcCall(.editTracks, request)
+}
+
+/// `tracks enable` and `tracks disable`: asks for the media status, makes the call `call` builds
+/// from it on the same connection, and prints the tracks as they are then.
+private func editTracks(
+    options: GlobalOptions,
+    call: (CastdMediaStatus) throws -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus>
+) async throws {
+    let status = try await options.withClient { client in
+        let current = try await client.requestMediaStatus(device: options.deviceSelector)
+        return try await call(current).send(client)
+    }
+    try options.print(status) { TrackTable.render(status) }
+}
+
+struct TracksStyleCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "style",
         abstract: "Set how subtitles look.",
@@ -285,10 +293,6 @@ struct TracksStyleCommand: CastcCommand {
         request.device = options.deviceSelector
         request.textTrackStyle = style
         return CastcCall(.editTracks, request)
-    }
-
-    func run() async throws {
-        try options.printMedia(try await options.send(call()))
     }
 }
 

@@ -100,7 +100,12 @@ struct VolumeCommand: CastcCommand {
     }
 
     func run() async throws {
-        switch try action() {
+        try await Self.perform(action(), options: options)
+    }
+
+    /// Carries out `action` and prints the volume it shows or leaves.
+    static func perform(_ action: Action, options: GlobalOptions) async throws {
+        switch action {
         case .show(stream: false):
             let (name, volume) = try await options.withClient { client in
                 try await DeviceVolume.find(client: client, selector: options.deviceSelector)
@@ -186,14 +191,8 @@ private func muteCall(options: GlobalOptions, muted: Bool) -> CastcCall<Castd_V1
 }
 
 private func runMute(options: GlobalOptions, muted: Bool, stream: Bool) async throws {
-    let call = muteCall(options: options, muted: muted)
-    if stream {
-        let status = try await options.send(CastcCall(.setStreamVolume, call.request, returning: CastdMediaStatus.self))
-        try options.print(status) { "stream volume " + MediaSummary.volume(status.volume) }
-    } else {
-        let volume = try await options.send(call)
-        try options.print(volume) { "volume " + MediaSummary.deviceVolume(volume) }
-    }
+    let request = muteCall(options: options, muted: muted).request
+    try await VolumeCommand.perform(stream ? .setStream(request) : .setDevice(request), options: options)
 }
 
 /// A device's volume, for `castc volume` without a level. castd has no call that returns one
@@ -202,7 +201,7 @@ private func runMute(options: GlobalOptions, muted: Bool, stream: Bool) async th
 enum DeviceVolume {
     static func find(client: CastdClient, selector: String) async throws -> (name: String, volume: CastdVolume) {
         let device = try select(selector, in: try await client.status())
-        let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
+        let name = DeviceTable.plainName(device)
         guard device.hasReceiver, device.receiver.hasVolume else {
             throw CastdError(
                 .failedPrecondition,
@@ -219,7 +218,7 @@ enum DeviceVolume {
         if live.count == 1, let device = status.devices.first(where: { $0.id == live[0].deviceID }) { return device }
         if status.devices.count == 1 { return status.devices[0] }
         if status.devices.isEmpty { throw CastdError(.notFound, "castd knows no devices yet") }
-        let names = status.devices.map { "\"\($0.friendlyName.isEmpty ? $0.id : $0.friendlyName)\"" }
+        let names = status.devices.map { "\"\(DeviceTable.plainName($0))\"" }
         throw CastdError(
             .failedPrecondition, "several devices are known; choose one with --device: \(names.joined(separator: ", "))"
         )

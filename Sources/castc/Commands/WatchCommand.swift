@@ -32,14 +32,9 @@ struct WatchCommand: CastcCommand {
         let selector = options.device
         let verbose = verbose
         try await options.withClient { client in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await Self.follow(client.watch(), json: json, selector: selector, verbose: verbose)
-                }
-                group.addTask { await Interrupt.wait() }
-                // Whichever ends first: the stream (an error, or castd ending it), or Ctrl-C.
-                defer { group.cancelAll() }
-                try await group.next()
+            // Until the stream ends (an error, or castd ending it), or Ctrl-C.
+            try await Interrupt.orUntilInterrupted {
+                try await Self.follow(client.watch(), json: json, selector: selector, verbose: verbose)
             }
         }
     }

@@ -14,9 +14,9 @@ enum ChannelEventFormatter {
         case .message(let message):
             return .message(oneLine(message.payload, isJSON: message.isJson))
         case .attached(let session):
-            return .notice("castc: attached to \(device(session)): \(MediaSummary.session(session))")
+            return .notice("castc: attached to \(MediaSummary.device(session)): \(MediaSummary.session(session))")
         case .detached(let session):
-            return .notice("castc: detached from \(device(session)): \(MediaSummary.session(session))")
+            return .notice("castc: detached from \(MediaSummary.device(session)): \(MediaSummary.session(session))")
         case .lagged(let lagged):
             let dropped = lagged.dropped
             return .notice("castc: fell behind; \(dropped) message\(dropped == 1 ? "" : "s") dropped")
@@ -45,9 +45,5 @@ enum ChannelEventFormatter {
             }
         }
         return text
-    }
-
-    private static func device(_ session: CastdSession) -> String {
-        session.deviceName.isEmpty ? session.deviceID : session.deviceName
     }
 }

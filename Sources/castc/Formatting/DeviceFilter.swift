@@ -30,7 +30,7 @@ struct DeviceFilter {
     }
 
     static func notFound(_ selector: String, among devices: [CastdDevice]) -> CastdError {
-        let names = devices.map { $0.friendlyName.isEmpty ? $0.id : $0.friendlyName }
+        let names = devices.map(DeviceTable.plainName)
         let choices = names.isEmpty ? "castd knows no devices" : "devices: " + names.joined(separator: ", ")
         return CastdError(.notFound, "no device matches '\(selector)' (\(choices))")
     }

@@ -34,8 +34,12 @@ enum DeviceTable {
 
     /// The friendly name (else the id), with `(group)` for a speaker group.
     static func name(_ device: CastdDevice) -> String {
-        let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
-        return device.isGroup ? "\(name) (group)" : name
+        device.isGroup ? "\(plainName(device)) (group)" : plainName(device)
+    }
+
+    /// The friendly name, else the id.
+    static func plainName(_ device: CastdDevice) -> String {
+        device.friendlyName.isEmpty ? device.id : device.friendlyName
     }
 
     /// A group's members: `Kitchen, Living Room speaker`.

@@ -192,11 +192,20 @@ enum MediaSummary {
 
     /// `Default Media Receiver (CC1AD845), started`, with how it came about or ended.
     static func session(_ session: CastdSession) -> String {
-        let app = session.displayName.isEmpty ? session.appID : "\(session.displayName) (\(session.appID))"
-        var text = "\(app), \(state(session.state))"
+        var text = "\(app(session)), \(state(session.state))"
         if session.joined { text += ", joined" }
         if !session.reason.isEmpty { text += ": \(session.reason)" }
         return text
+    }
+
+    /// The session's app: `Default Media Receiver (CC1AD845)`, or its id alone without a name.
+    static func app(_ session: CastdSession) -> String {
+        session.displayName.isEmpty ? session.appID : "\(session.displayName) (\(session.appID))"
+    }
+
+    /// The name of the session's device, else its id.
+    static func device(_ session: CastdSession) -> String {
+        session.deviceName.isEmpty ? session.deviceID : session.deviceName
     }
 
     static func state(_ state: CastdSessionState) -> String {

@@ -52,7 +52,7 @@ enum StatusReport {
         var title: String
         var rows: [[String]] = []
         if let device {
-            let name = device.friendlyName.isEmpty ? device.id : device.friendlyName
+            let name = DeviceTable.plainName(device)
             let details = [device.isGroup ? "group" : "", device.model, DeviceTable.address(device)]
                 .filter { !$0.isEmpty && $0 != "-" }
             title = details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
