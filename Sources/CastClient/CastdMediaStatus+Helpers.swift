@@ -7,7 +7,7 @@ extension CastdMediaStatus {
     /// this library knows decoded by ``CastdMediaCommand``.
     public var supportedCommandNames: [String] {
         if !supportedCommands.isEmpty { return supportedCommands }
-        return CastdMediaCommand.known.filter { supportedMediaCommands & $0.flag != 0 }.map(\.name)
+        return CastdMediaCommand.names(in: supportedMediaCommands)
     }
 
     /// Whether the player supports `command` now.

@@ -55,7 +55,7 @@ extension DeviceController {
         return try await withLoadedMedia(type: "SEEK", replacing: "seek", fields) { [name] status in
             let duration = status.media.duration
             guard duration > 0, status.media.streamType != .live else { return }
-            let target = relative ? Self.estimatedPosition(status) + position : position
+            let target = relative ? status.estimatedPosition() + position : position
             if target > duration + 0.001 {
                 throw CastdError(
                     .invalidArgument,
@@ -217,13 +217,6 @@ extension DeviceController {
     }
 
     private static func ids(_ ids: [Int64]) -> JSONValue { .array(ids.map { .number(Double($0)) }) }
-
-    /// Where playback is now, extrapolated from the last status.
-    static func estimatedPosition(_ status: CastdMediaStatus) -> Double {
-        guard status.playerState == .playing else { return status.currentTime }
-        let elapsed = max(0, Date().timeIntervalSince1970 - Double(status.updatedAtMs) / 1000)
-        return status.currentTime + elapsed * status.playbackRate
-    }
 
     static func seconds(_ value: Double) -> String {
         value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)

@@ -124,21 +124,6 @@ extension Castd_V1_TextTrackSubtype {
     }
 }
 
-/// The names of `supportedMediaCommands` bits, in bit order.
-enum SupportedCommands {
-    static let names: [(bit: UInt64, name: String)] = [
-        (1, "pause"), (2, "seek"), (4, "stream_volume"), (8, "stream_mute"), (16, "skip_forward"),
-        (32, "skip_backward"), (64, "queue_next"), (128, "queue_prev"), (256, "queue_shuffle"),
-        (512, "skip_ad"), (1024, "queue_repeat_all"), (2048, "queue_repeat_one"), (4096, "edit_tracks"),
-        (8192, "playback_rate"), (16384, "like"), (32768, "dislike"), (65536, "follow"),
-        (131072, "unfollow"), (262144, "stream_transfer"), (524288, "lyrics"),
-    ]
-
-    static func decode(_ bits: UInt64) -> [String] {
-        names.filter { bits & $0.bit != 0 }.map(\.name)
-    }
-}
-
 // MARK: metadata
 
 extension CastdMediaMetadata {
@@ -449,7 +434,7 @@ extension CastdMediaStatus {
         if let media { self.media = CastdMediaInformation(cast: media) }
         if let volume = CastVolume(json: json["volume"]) { self.volume = CastdVolume(volume) }
         supportedMediaCommands = UInt64(clamping: max(0, json["supportedMediaCommands"]?.int64 ?? 0))
-        supportedCommands = SupportedCommands.decode(supportedMediaCommands)
+        supportedCommands = CastdMediaCommand.names(in: supportedMediaCommands)
         updatedAtMs = Int64(receivedAt.timeIntervalSince1970 * 1000)
         activeTrackIds = json["activeTrackIds"]?.ids ?? []
         items = (json["items"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map { item in

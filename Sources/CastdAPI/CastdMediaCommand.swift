@@ -1,5 +1,3 @@
-import CastdAPI
-
 /// A media command a player may support (the bits of `CastdMediaStatus.supportedMediaCommands`),
 /// by the name castd gives it in `CastdMediaStatus.supportedCommands`.
 ///
@@ -33,10 +31,23 @@ public struct CastdMediaCommand: Hashable, Sendable, CustomStringConvertible {
     public static let queueRepeatOne = CastdMediaCommand(name: "queue_repeat_one", flag: 2048)
     public static let editTracks = CastdMediaCommand(name: "edit_tracks", flag: 4096)
     public static let playbackRate = CastdMediaCommand(name: "playback_rate", flag: 8192)
+    public static let like = CastdMediaCommand(name: "like", flag: 16384)
+    public static let dislike = CastdMediaCommand(name: "dislike", flag: 32768)
+    public static let follow = CastdMediaCommand(name: "follow", flag: 65536)
+    public static let unfollow = CastdMediaCommand(name: "unfollow", flag: 131072)
+    public static let streamTransfer = CastdMediaCommand(name: "stream_transfer", flag: 262144)
+    public static let lyrics = CastdMediaCommand(name: "lyrics", flag: 524288)
 
-    /// The commands this library knows, in flag order.
+    /// The commands castd knows, in flag order: castd names them in `supported_commands` from
+    /// these, and clients decode bits with them.
     public static let known: [CastdMediaCommand] = [
         .pause, .seek, .streamVolume, .streamMute, .skipForward, .skipBackward, .queueNext, .queuePrevious,
-        .queueShuffle, .skipAd, .queueRepeatAll, .queueRepeatOne, .editTracks, .playbackRate,
+        .queueShuffle, .skipAd, .queueRepeatAll, .queueRepeatOne, .editTracks, .playbackRate, .like, .dislike,
+        .follow, .unfollow, .streamTransfer, .lyrics,
     ]
+
+    /// The names of the commands whose bits are set.
+    public static func names(in bits: UInt64) -> [String] {
+        known.filter { bits & $0.flag != 0 }.map(\.name)
+    }
 }

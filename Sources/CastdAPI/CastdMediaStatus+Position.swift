@@ -1,4 +1,3 @@
-import CastdAPI
 import Foundation
 
 extension CastdMediaStatus {
@@ -17,7 +16,7 @@ extension CastdMediaStatus {
 
     /// How far playback moved from `updated_at_ms` to `date`: while PLAYING, the time elapsed ×
     /// `playback_rate` (0 counts as 1); otherwise, or before the update, 0.
-    func secondsPlayedSinceUpdate(at date: Date) -> Double {
+    public func secondsPlayedSinceUpdate(at date: Date) -> Double {
         guard playerState == .playing, updatedAtMs > 0 else { return 0 }
         let elapsed = date.timeIntervalSince1970 - Double(updatedAtMs) / 1000
         let rate = playbackRate > 0 ? playbackRate : 1
