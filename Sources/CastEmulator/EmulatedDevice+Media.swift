@@ -116,7 +116,7 @@ extension EmulatedDevice {
 
     /// Runs a player-only change on the current session; a refusal leaves it unchanged.
     private mutating func modifyPlayer(
-        includeMedia: Bool = false, _ change: (inout MediaPlayer) throws(MediaPlayer.Refusal) -> Void
+        _ change: (inout MediaPlayer) throws(MediaPlayer.Refusal) -> Void
     ) -> MediaCommandResult {
         guard var session = player else { return .refused(.invalidPlayerState) }
         do {
@@ -125,7 +125,7 @@ extension EmulatedDevice {
             return .refused(error)
         }
         player = session
-        return .changed(includeMedia: includeMedia)
+        return .changed(includeMedia: false)
     }
 
     private mutating func editTracks(_ command: MediaCommand) -> MediaCommandResult {
