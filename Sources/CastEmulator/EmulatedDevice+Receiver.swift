@@ -146,10 +146,7 @@ extension EmulatedDevice {
         guard let previous = running else { return }
         closeVirtualConnections(to: previous.transportID, &outcome)
         running = nil
-        if player != nil {
-            player = nil
-            outcome.playbackChanged = true
-        }
+        player = nil
         outcome.note(.info, "app \(previous.app.displayName) stopped")
     }
 
