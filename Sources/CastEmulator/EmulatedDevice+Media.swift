@@ -11,6 +11,12 @@ struct MediaCommand {
     /// The running app's transport id: the source of replies and broadcasts.
     var transportID: String
     var now: Duration
+
+    /// Where a LOAD or QUEUE_LOAD starts playback: `currentTime` (at least 0) when it is a finite
+    /// number, else nil.
+    var startTime: Double? {
+        EmulatedDevice.time(payload["currentTime"]).map { max(0, $0) }
+    }
 }
 
 /// What a command did, and so what the requester is told.
@@ -173,7 +179,7 @@ extension EmulatedDevice {
             refuseLoad(command, reason: "INVALID_PARAMS", record: record, &outcome)
             return
         }
-        let startTime = payload["currentTime"]?.doubleValue.flatMap { $0.isFinite ? max(0, $0) : nil }
+        let startTime = command.startTime
         var extra: [String: JSONValue] = [:]
         if let customData = payload["customData"], !customData.isNull { extra["customData"] = customData }
         let item = MediaQueueItem(
