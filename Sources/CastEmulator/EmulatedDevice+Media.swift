@@ -11,6 +11,12 @@ struct MediaCommand {
     /// The running app's transport id: the source of replies and broadcasts.
     var transportID: String
     var now: Duration
+
+    /// Where a LOAD or QUEUE_LOAD starts playback: `currentTime` (at least 0) when it is a finite
+    /// number, else nil.
+    var startTime: Double? {
+        EmulatedDevice.time(payload["currentTime"]).map { max(0, $0) }
+    }
 }
 
 /// What a command did, and so what the requester is told.
@@ -116,7 +122,7 @@ extension EmulatedDevice {
 
     /// Runs a player-only change on the current session; a refusal leaves it unchanged.
     private mutating func modifyPlayer(
-        includeMedia: Bool = false, _ change: (inout MediaPlayer) throws(MediaPlayer.Refusal) -> Void
+        _ change: (inout MediaPlayer) throws(MediaPlayer.Refusal) -> Void
     ) -> MediaCommandResult {
         guard var session = player else { return .refused(.invalidPlayerState) }
         do {
@@ -125,7 +131,7 @@ extension EmulatedDevice {
             return .refused(error)
         }
         player = session
-        return .changed(includeMedia: includeMedia)
+        return .changed(includeMedia: false)
     }
 
     private mutating func editTracks(_ command: MediaCommand) -> MediaCommandResult {
@@ -173,7 +179,7 @@ extension EmulatedDevice {
             refuseLoad(command, reason: "INVALID_PARAMS", record: record, &outcome)
             return
         }
-        let startTime = payload["currentTime"]?.doubleValue.flatMap { $0.isFinite ? max(0, $0) : nil }
+        let startTime = command.startTime
         var extra: [String: JSONValue] = [:]
         if let customData = payload["customData"], !customData.isNull { extra["customData"] = customData }
         let item = MediaQueueItem(

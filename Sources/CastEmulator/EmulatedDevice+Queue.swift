@@ -23,16 +23,9 @@ extension EmulatedDevice {
         _ command: MediaCommand, items entries: [JSONValue], startIndex: JSONValue?, repeatMode: JSONValue?,
         into outcome: inout DeviceOutcome
     ) {
-        var items: [MediaQueueItem] = []
-        for (offset, entry) in entries.enumerated() {
-            guard
-                let item = MediaQueueItem(
-                    json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
-            else {
-                refuseLoad(command, reason: "INVALID_PARAMS", record: nil, &outcome)
-                return
-            }
-            items.append(item)
+        guard let items = queueItems(entries) else {
+            refuseLoad(command, reason: "INVALID_PARAMS", record: nil, &outcome)
+            return
         }
         let index = startIndex.flatMap { $0.isNull ? nil : $0 }.map { $0.intValue.map(Int.init) ?? -1 } ?? 0
         let record = loadRecord(command, media: items[items.indices.contains(index) ? index : 0].media)
@@ -49,11 +42,24 @@ extension EmulatedDevice {
             return
         }
         nextItemID += items.count
-        let startTime = command.payload["currentTime"]?.doubleValue.flatMap { $0.isFinite ? max(0, $0) : nil }
         startSession(
-            command, items: items, startIndex: index, startTime: startTime, repeatMode: mode ?? .off, rate: rate,
-            record: record, into: &outcome
+            command, items: items, startIndex: index, startTime: command.startTime, repeatMode: mode ?? .off,
+            rate: rate, record: record, into: &outcome
         )
+    }
+
+    /// Queue items from QUEUE_LOAD / QUEUE_INSERT entries, numbered from ``nextItemID`` (which
+    /// the caller moves on once it keeps them); nil when one of them is not valid.
+    func queueItems(_ entries: [JSONValue]) -> [MediaQueueItem]? {
+        var items: [MediaQueueItem] = []
+        for (offset, entry) in entries.enumerated() {
+            guard
+                let item = MediaQueueItem(
+                    json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
+            else { return nil }
+            items.append(item)
+        }
+        return items
     }
 
     /// A repeat mode as sent; nil when absent; INVALID_PARAMS when it is not one.
@@ -126,16 +132,10 @@ extension EmulatedDevice {
     /// items) or currentItemId (an existing item) to jump to, currentTime}.
     private mutating func queueInsert(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult
     {
-        guard var session = player, let entries = command.payload["items"]?.arrayValue, !entries.isEmpty else {
+        guard var session = player, let entries = command.payload["items"]?.arrayValue, !entries.isEmpty,
+            let items = queueItems(entries)
+        else {
             return Self.invalidParams
-        }
-        var items: [MediaQueueItem] = []
-        for (offset, entry) in entries.enumerated() {
-            guard
-                let item = MediaQueueItem(
-                    json: entry, itemID: nextItemID + offset, defaultDuration: defaultMediaDuration)
-            else { return Self.invalidParams }
-            items.append(item)
         }
         var before: Int?
         if let insertBefore = command.payload["insertBefore"], !insertBefore.isNull {

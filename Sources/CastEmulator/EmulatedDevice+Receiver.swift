@@ -73,20 +73,16 @@ extension EmulatedDevice {
             replyAndBroadcastStatus(&outcome)
 
         case "SET_VOLUME":
-            let volume = request["volume"]
-            let level = volume?["level"]?.doubleValue
-            let muted = volume?["muted"]?.boolValue
-            guard level != nil || muted != nil, level.map({ (0.0...1.0).contains($0) }) ?? true else {
+            guard let change = VolumeChange(request["volume"]) else {
                 reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
                 return
             }
-            if level != nil, settings.fixedVolume {
+            if change.level != nil, settings.fixedVolume {
                 outcome.note(.info, "SET_VOLUME refused: the volume is fixed")
                 reply(Self.error("INVALID_REQUEST", requestID: requestID, reason: "BAD_PARAMETER"), &outcome)
                 return
             }
-            if let level { volumeLevel = Double(Float(level)) }
-            if let muted { self.muted = muted }
+            change.apply(level: &volumeLevel, muted: &muted)
             outcome.note(.info, "device volume \(volumeLevel)\(self.muted ? " (muted)" : "")")
             replyAndBroadcastStatus(&outcome)
 
@@ -146,10 +142,7 @@ extension EmulatedDevice {
         guard let previous = running else { return }
         closeVirtualConnections(to: previous.transportID, &outcome)
         running = nil
-        if player != nil {
-            player = nil
-            outcome.playbackChanged = true
-        }
+        player = nil
         outcome.note(.info, "app \(previous.app.displayName) stopped")
     }
 

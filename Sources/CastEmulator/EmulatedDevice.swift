@@ -47,15 +47,15 @@ struct EmulatedDevice {
     /// What the device is configured to be, beyond its apps.
     struct Settings {
         /// The duration given to media that does not say how long it is.
-        var defaultMediaDuration = 596.5
+        var defaultMediaDuration: Double
         /// Content types (lower case, no parameters) whose LOAD fails.
-        var unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes
+        var unplayableContentTypes: Set<String>
         /// The device volume is fixed (`controlType` "fixed").
-        var fixedVolume = false
+        var fixedVolume: Bool
         /// Not empty: the device is a multizone group of these members.
-        var groupMembers: [EmulatorGroupMember] = []
+        var groupMembers: [EmulatorGroupMember]
         /// Video content reports `videoInfo` only on a device with a screen.
-        var hasDisplay = true
+        var hasDisplay: Bool
 
         init(
             defaultMediaDuration: Double = 596.5,
@@ -314,7 +314,7 @@ struct EmulatedDevice {
 
     // MARK: state
 
-    /// The sender ids with a virtual connection to `endpoint`, per connection.
+    /// Every sender id with at least one virtual connection, sorted.
     var senders: [String] {
         Array(Set(connections.values.flatMap { $0.map(\.sender) })).sorted()
     }

@@ -26,20 +26,15 @@ struct EmulatorDeviceDescription: Sendable {
         model = configuration.model
         capabilities = configuration.announcedCapabilities
         host = configuration.host
-        func derived(_ label: String, count: Int) -> String {
+        /// `count` bytes derived from the device id, as upper-case hex pairs.
+        func derived(_ label: String, count: Int) -> [String] {
             let digest = SHA256.hash(data: Data((label + configuration.deviceID).utf8))
-            return digest.prefix(count).map(hex2).joined().uppercased()
+            return digest.prefix(count).map { hex2($0).uppercased() }
         }
-        cloudDeviceID = derived("cd", count: 16)
-        receiverMetricsID = derived("rm", count: 8)
-        bssid = "FA8FCA" + derived("bs", count: 3)
-        let mac = derived("mac", count: 3)
-        macAddress =
-            (["FA", "8F", "CA"]
-            + stride(from: 0, to: 6, by: 2).map { offset -> String in
-                let start = mac.index(mac.startIndex, offsetBy: offset)
-                return String(mac[start..<mac.index(start, offsetBy: 2)])
-            }).joined(separator: ":")
+        cloudDeviceID = derived("cd", count: 16).joined()
+        receiverMetricsID = derived("rm", count: 8).joined()
+        bssid = "FA8FCA" + derived("bs", count: 3).joined()
+        macAddress = (["FA", "8F", "CA"] + derived("mac", count: 3)).joined(separator: ":")
     }
 
     /// The id in UUID form (`ssdp_udn`, and the mDNS host name of real devices).

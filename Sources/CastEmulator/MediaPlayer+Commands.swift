@@ -46,13 +46,8 @@ extension MediaPlayer {
 
     /// SET_VOLUME on the media stream: {volume: {level?, muted?}}.
     mutating func setStreamVolume(_ request: JSONValue) throws(Refusal) {
-        let level = request["volume"]?["level"]?.doubleValue
-        let muted = request["volume"]?["muted"]?.boolValue
-        guard level != nil || muted != nil, level.map({ (0.0...1.0).contains($0) }) ?? true else {
-            throw .invalidRequest("INVALID_PARAMS")
-        }
-        if let level { volumeLevel = Double(Float(level)) }
-        if let muted { self.muted = muted }
+        guard let change = VolumeChange(request["volume"]) else { throw .invalidRequest("INVALID_PARAMS") }
+        change.apply(level: &volumeLevel, muted: &muted)
     }
 
     /// SET_PLAYBACK_RATE {playbackRate | relativePlaybackRate}: 0.5…2.0.

@@ -37,8 +37,6 @@ struct MediaQueueItem {
     }
 
     /// The ids of the media's tracks.
-    var trackIDs: Set<Int64> { Self.trackIDs(of: media) }
-
     static func trackIDs(of media: [String: JSONValue]) -> Set<Int64> {
         Set((media["tracks"]?.arrayValue ?? []).compactMap { $0["trackId"]?.intValue })
     }
@@ -166,7 +164,7 @@ struct MediaQueueItem {
 }
 
 /// `repeatMode` of a queue.
-enum RepeatMode: String, CaseIterable {
+enum RepeatMode: String {
     case off = "REPEAT_OFF"
     case all = "REPEAT_ALL"
     case single = "REPEAT_SINGLE"
