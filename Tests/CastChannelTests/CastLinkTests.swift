@@ -108,17 +108,18 @@ struct CastLinkTests {
     }
 
     @Test func connectionRefusedFailsFast() async throws {
-        let port = try unusedTCPPort()
-        // A refusal must end the attempt at once, not at the deadline: with a deadline this long,
-        // waiting for it would fail with "timed out" (and hold the test for a minute).
-        var configuration = CastLinkConfiguration()
-        configuration.connectTimeout = .seconds(60)
-        let error = await #expect(throws: CastChannelError.self) {
-            try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
+        try await withRefusingTCPPort { port in
+            // A refusal must end the attempt at once, not at the deadline: with a deadline this long,
+            // waiting for it would fail with "timed out" (and hold the test for a minute).
+            var configuration = CastLinkConfiguration()
+            configuration.connectTimeout = .seconds(60)
+            let error = await #expect(throws: CastChannelError.self) {
+                try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
+            }
+            #expect(error?.code == .connectFailed)
+            #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+            #expect(error?.message.contains("timed out") == false, "\(String(describing: error))")
         }
-        #expect(error?.code == .connectFailed)
-        #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-        #expect(error?.message.contains("timed out") == false, "\(String(describing: error))")
     }
 
     @Test func silentTLSPeerHitsTheConnectDeadline() async throws {

@@ -26,11 +26,24 @@ public func silentTCPListener() throws -> (fd: Int32, port: Int) {
     return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on (connections are refused).
-public func unusedTCPPort() throws -> Int {
-    let (fd, port) = try silentTCPListener()
-    close(fd)
-    return port
+/// A TCP port on 127.0.0.1 whose connections are refused: a socket is bound to it without
+/// listening, and held until `body` returns, so no other test can take the port and a connect
+/// cannot pick it as its own source port (a TCP self-connect).
+public func withRefusingTCPPort<T>(_ body: (Int) async throws -> T) async throws -> T {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return try await body(Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// A Unix socket of `type` connected (`SOCK_STREAM`) or bound (`SOCK_DGRAM`) at `path`.

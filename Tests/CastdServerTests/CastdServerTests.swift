@@ -171,16 +171,17 @@ struct CastdServerTests {
     }
 
     @Test func unreachableDeviceIsUnavailableWithinTheConnectTimeout() async throws {
-        let port = try unusedTCPPort()
-        try await withDaemon(devices: [StaticDevice(name: "Gone", endpoint: DeviceEndpoint(host: "127.0.0.1", port: port))]) { socket, hub in
-            try await CastdClient.withConnection(socketPath: socket) { client in
-                let clock = ContinuousClock()
-                let started = clock.now
-                let error = await #expect(throws: CastdError.self) { try await client.startSession() }
-                #expect(error?.code == .unavailable)
-                #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-                #expect(clock.now - started < .seconds(10))
-                #expect(hub.devices().first?.linkState == .failed)
+        try await withRefusingTCPPort { port in
+            try await withDaemon(devices: [StaticDevice(name: "Gone", endpoint: DeviceEndpoint(host: "127.0.0.1", port: port))]) { socket, hub in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    let clock = ContinuousClock()
+                    let started = clock.now
+                    let error = await #expect(throws: CastdError.self) { try await client.startSession() }
+                    #expect(error?.code == .unavailable)
+                    #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+                    #expect(clock.now - started < .seconds(10))
+                    #expect(hub.devices().first?.linkState == .failed)
+                }
             }
         }
     }

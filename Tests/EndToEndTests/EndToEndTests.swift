@@ -251,14 +251,15 @@ struct EndToEndTests {
     }
 
     @Test func unreachableStaticDeviceIsUnavailableWithinTenSeconds() async throws {
-        let port = try unusedTCPPort()
-        try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
-            let clock = ContinuousClock()
-            let started = clock.now
-            let result = try await setup.castc(["connect", "Gone TV"])
-            #expect(result.status == 14, "\(result)")
-            #expect(result.stderr.contains("127.0.0.1:\(port)"))
-            #expect(clock.now - started < .seconds(10))
+        try await withRefusingTCPPort { port in
+            try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
+                let clock = ContinuousClock()
+                let started = clock.now
+                let result = try await setup.castc(["connect", "Gone TV"])
+                #expect(result.status == 14, "\(result)")
+                #expect(result.stderr.contains("127.0.0.1:\(port)"))
+                #expect(clock.now - started < .seconds(10))
+            }
         }
     }
 
