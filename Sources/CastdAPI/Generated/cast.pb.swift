@@ -78,6 +78,10 @@ public nonisolated enum Castd_V1_LinkState: SwiftProtobuf.Enum, Swift.CaseIterab
 
   /// the last attempt failed; see Device.link_error
   case failed // = 3
+
+  /// The link was lost (or an attempt failed) and castd is retrying on its own: see
+  /// Device.next_retry_at_ms and Device.reconnect_attempts.
+  case reconnecting // = 4
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -90,6 +94,7 @@ public nonisolated enum Castd_V1_LinkState: SwiftProtobuf.Enum, Swift.CaseIterab
     case 1: self = .connecting
     case 2: self = .connected
     case 3: self = .failed
+    case 4: self = .reconnecting
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -100,6 +105,7 @@ public nonisolated enum Castd_V1_LinkState: SwiftProtobuf.Enum, Swift.CaseIterab
     case .connecting: return 1
     case .connected: return 2
     case .failed: return 3
+    case .reconnecting: return 4
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -110,6 +116,58 @@ public nonisolated enum Castd_V1_LinkState: SwiftProtobuf.Enum, Swift.CaseIterab
     .connecting,
     .connected,
     .failed,
+    .reconnecting,
+  ]
+
+}
+
+/// The outcome of CastV2 device authentication on the last connection.
+public nonisolated enum Castd_V1_AuthState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// not connected yet
+  case unknown // = 0
+
+  /// the device proved it is a Cast device
+  case verified // = 1
+
+  /// it could not; castd refused the connection (see detail)
+  case refused // = 2
+
+  /// It could not, and the configuration lets castd use it anyway (a warning, see detail).
+  case unverified // = 3
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unknown
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unknown
+    case 1: self = .verified
+    case 2: self = .refused
+    case 3: self = .unverified
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unknown: return 0
+    case .verified: return 1
+    case .refused: return 2
+    case .unverified: return 3
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_AuthState] = [
+    .unknown,
+    .verified,
+    .refused,
+    .unverified,
   ]
 
 }
@@ -591,6 +649,32 @@ public nonisolated enum Castd_V1_ResumeState: SwiftProtobuf.Enum, Swift.CaseIter
 
 }
 
+public nonisolated struct Castd_V1_DeviceAuthentication: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var state: Castd_V1_AuthState = .unknown
+
+  /// why it failed, or what was flagged ("signed with SHA-1")
+  public var detail: String = String()
+
+  /// SHA-1 was used by the signature or a certificate: flagged
+  public var sha1: Bool = false
+
+  /// the device certificate's subject
+  public var deviceCertificate: String = String()
+
+  /// the trusted root it chains to
+  public var root: String = String()
+
+  public var checkedAtMs: Int64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -674,6 +758,26 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   public var groupMembers: [Castd_V1_GroupMember] {
     get {_storage._groupMembers}
     set {_uniqueStorage()._groupMembers = newValue}
+  }
+
+  public var authentication: Castd_V1_DeviceAuthentication {
+    get {_storage._authentication ?? Castd_V1_DeviceAuthentication()}
+    set {_uniqueStorage()._authentication = newValue}
+  }
+  /// Returns true if `authentication` has been explicitly set.
+  public var hasAuthentication: Bool {_storage._authentication != nil}
+  /// Clears the value of `authentication`. Subsequent reads from it will return its default value.
+  public mutating func clearAuthentication() {_uniqueStorage()._authentication = nil}
+
+  /// While reconnecting: when the next attempt starts, and how many have failed in a row.
+  public var nextRetryAtMs: Int64 {
+    get {_storage._nextRetryAtMs}
+    set {_uniqueStorage()._nextRetryAtMs = newValue}
+  }
+
+  public var reconnectAttempts: UInt32 {
+    get {_storage._reconnectAttempts}
+    set {_uniqueStorage()._reconnectAttempts = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -861,6 +965,9 @@ public nonisolated struct Castd_V1_Session: Sendable {
 
   /// "WEB" or "ANDROID_TV"
   public var appType: String = String()
+
+  /// Set when castd followed this session here from another device (stream transfer).
+  public var transferredFromDeviceID: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1404,7 +1511,8 @@ public nonisolated struct Castd_V1_BreakStatus: Sendable {
   /// seconds into the clip
   public var currentBreakClipTime: Double = 0
 
-  /// Seconds from now until the clip can be skipped: 0 it can be skipped now, -1 never.
+  /// Seconds until the clip can be skipped, as of the status's updated_at_ms: 0 it can be
+  /// skipped, -1 never.
   public var secondsUntilSkippable: Double = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2123,75 +2231,93 @@ public nonisolated struct Castd_V1_Snapshot: Sendable {
   public init() {}
 }
 
-public nonisolated struct Castd_V1_Event: Sendable {
+public nonisolated struct Castd_V1_Event: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// Increases by one for every change the daemon publishes; every watcher sees the same
   /// sequence numbers for the same changes. A snapshot carries the sequence it is current at.
-  public var sequence: UInt64 = 0
+  public var sequence: UInt64 {
+    get {_storage._sequence}
+    set {_uniqueStorage()._sequence = newValue}
+  }
 
-  public var timeMs: Int64 = 0
+  public var timeMs: Int64 {
+    get {_storage._timeMs}
+    set {_uniqueStorage()._timeMs = newValue}
+  }
 
-  public var kind: Castd_V1_Event.OneOf_Kind? = nil
+  public var kind: OneOf_Kind? {
+    get {return _storage._kind}
+    set {_uniqueStorage()._kind = newValue}
+  }
 
   public var snapshot: Castd_V1_Snapshot {
     get {
-      if case .snapshot(let v)? = kind {return v}
+      if case .snapshot(let v)? = _storage._kind {return v}
       return Castd_V1_Snapshot()
     }
-    set {kind = .snapshot(newValue)}
+    set {_uniqueStorage()._kind = .snapshot(newValue)}
   }
 
   public var deviceAdded: Castd_V1_Device {
     get {
-      if case .deviceAdded(let v)? = kind {return v}
+      if case .deviceAdded(let v)? = _storage._kind {return v}
       return Castd_V1_Device()
     }
-    set {kind = .deviceAdded(newValue)}
+    set {_uniqueStorage()._kind = .deviceAdded(newValue)}
   }
 
   public var deviceUpdated: Castd_V1_Device {
     get {
-      if case .deviceUpdated(let v)? = kind {return v}
+      if case .deviceUpdated(let v)? = _storage._kind {return v}
       return Castd_V1_Device()
     }
-    set {kind = .deviceUpdated(newValue)}
+    set {_uniqueStorage()._kind = .deviceUpdated(newValue)}
   }
 
   public var deviceRemoved: Castd_V1_Device {
     get {
-      if case .deviceRemoved(let v)? = kind {return v}
+      if case .deviceRemoved(let v)? = _storage._kind {return v}
       return Castd_V1_Device()
     }
-    set {kind = .deviceRemoved(newValue)}
+    set {_uniqueStorage()._kind = .deviceRemoved(newValue)}
   }
 
   /// any session state change
   public var session: Castd_V1_Session {
     get {
-      if case .session(let v)? = kind {return v}
+      if case .session(let v)? = _storage._kind {return v}
       return Castd_V1_Session()
     }
-    set {kind = .session(newValue)}
+    set {_uniqueStorage()._kind = .session(newValue)}
   }
 
   public var media: Castd_V1_MediaStatus {
     get {
-      if case .media(let v)? = kind {return v}
+      if case .media(let v)? = _storage._kind {return v}
       return Castd_V1_MediaStatus()
     }
-    set {kind = .media(newValue)}
+    set {_uniqueStorage()._kind = .media(newValue)}
   }
 
   /// this watcher fell behind; a fresh snapshot follows
   public var lagged: Castd_V1_Lagged {
     get {
-      if case .lagged(let v)? = kind {return v}
+      if case .lagged(let v)? = _storage._kind {return v}
       return Castd_V1_Lagged()
     }
-    set {kind = .lagged(newValue)}
+    set {_uniqueStorage()._kind = .lagged(newValue)}
+  }
+
+  /// castd's session moved to another device
+  public var transferred: Castd_V1_SessionTransfer {
+    get {
+      if case .transferred(let v)? = _storage._kind {return v}
+      return Castd_V1_SessionTransfer()
+    }
+    set {_uniqueStorage()._kind = .transferred(newValue)}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2206,10 +2332,46 @@ public nonisolated struct Castd_V1_Event: Sendable {
     case media(Castd_V1_MediaStatus)
     /// this watcher fell behind; a fresh snapshot follows
     case lagged(Castd_V1_Lagged)
+    /// castd's session moved to another device
+    case transferred(Castd_V1_SessionTransfer)
 
   }
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A session castd held moved to another device (stream transfer: a voice command or another
+/// controller moved it). The session on `from` has ended; `session` is the one castd now holds on
+/// `to`, playing the same media. Requests for `from` go to `to` until `from` starts a new session.
+public nonisolated struct Castd_V1_SessionTransfer: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var fromDeviceID: String = String()
+
+  public var fromDeviceName: String = String()
+
+  public var toDeviceID: String = String()
+
+  public var toDeviceName: String = String()
+
+  public var session: Castd_V1_Session {
+    get {_session ?? Castd_V1_Session()}
+    set {_session = newValue}
+  }
+  /// Returns true if `session` has been explicitly set.
+  public var hasSession: Bool {self._session != nil}
+  /// Clears the value of `session`. Subsequent reads from it will return its default value.
+  public mutating func clearSession() {self._session = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _session: Castd_V1_Session? = nil
 }
 
 public nonisolated struct Castd_V1_Lagged: Sendable {
@@ -2233,7 +2395,11 @@ nonisolated extension Castd_V1_DeviceSource: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension Castd_V1_LinkState: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LINK_STATE_DISCONNECTED\0\u{1}LINK_STATE_CONNECTING\0\u{1}LINK_STATE_CONNECTED\0\u{1}LINK_STATE_FAILED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LINK_STATE_DISCONNECTED\0\u{1}LINK_STATE_CONNECTING\0\u{1}LINK_STATE_CONNECTED\0\u{1}LINK_STATE_FAILED\0\u{1}LINK_STATE_RECONNECTING\0")
+}
+
+nonisolated extension Castd_V1_AuthState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0AUTH_STATE_UNKNOWN\0\u{1}AUTH_STATE_VERIFIED\0\u{1}AUTH_STATE_REFUSED\0\u{1}AUTH_STATE_UNVERIFIED\0")
 }
 
 nonisolated extension Castd_V1_Capability: SwiftProtobuf._ProtoNameProviding {
@@ -2276,9 +2442,64 @@ nonisolated extension Castd_V1_ResumeState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RESUME_STATE_UNCHANGED\0\u{1}RESUME_STATE_PLAY\0\u{1}RESUME_STATE_PAUSE\0")
 }
 
+nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".DeviceAuthentication"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}state\0\u{1}detail\0\u{1}sha1\0\u{3}device_certificate\0\u{1}root\0\u{3}checked_at_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.detail) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.sha1) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.deviceCertificate) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.root) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.checkedAtMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.state != .unknown {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 1)
+    }
+    if !self.detail.isEmpty {
+      try visitor.visitSingularStringField(value: self.detail, fieldNumber: 2)
+    }
+    if self.sha1 != false {
+      try visitor.visitSingularBoolField(value: self.sha1, fieldNumber: 3)
+    }
+    if !self.deviceCertificate.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceCertificate, fieldNumber: 4)
+    }
+    if !self.root.isEmpty {
+      try visitor.visitSingularStringField(value: self.root, fieldNumber: 5)
+    }
+    if self.checkedAtMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.checkedAtMs, fieldNumber: 6)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_DeviceAuthentication, rhs: Castd_V1_DeviceAuthentication) -> Bool {
+    if lhs.state != rhs.state {return false}
+    if lhs.detail != rhs.detail {return false}
+    if lhs.sha1 != rhs.sha1 {return false}
+    if lhs.deviceCertificate != rhs.deviceCertificate {return false}
+    if lhs.root != rhs.root {return false}
+    if lhs.checkedAtMs != rhs.checkedAtMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Device"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0")
 
   fileprivate class _StorageClass {
     var _id: String = String()
@@ -2295,6 +2516,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
     var _linkError: String = String()
     var _receiver: Castd_V1_ReceiverStatus? = nil
     var _groupMembers: [Castd_V1_GroupMember] = []
+    var _authentication: Castd_V1_DeviceAuthentication? = nil
+    var _nextRetryAtMs: Int64 = 0
+    var _reconnectAttempts: UInt32 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2319,6 +2543,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       _linkError = source._linkError
       _receiver = source._receiver
       _groupMembers = source._groupMembers
+      _authentication = source._authentication
+      _nextRetryAtMs = source._nextRetryAtMs
+      _reconnectAttempts = source._reconnectAttempts
     }
   }
 
@@ -2351,6 +2578,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         case 12: try { try decoder.decodeSingularStringField(value: &_storage._linkError) }()
         case 13: try { try decoder.decodeSingularMessageField(value: &_storage._receiver) }()
         case 14: try { try decoder.decodeRepeatedMessageField(value: &_storage._groupMembers) }()
+        case 15: try { try decoder.decodeSingularMessageField(value: &_storage._authentication) }()
+        case 16: try { try decoder.decodeSingularInt64Field(value: &_storage._nextRetryAtMs) }()
+        case 17: try { try decoder.decodeSingularUInt32Field(value: &_storage._reconnectAttempts) }()
         default: break
         }
       }
@@ -2405,6 +2635,15 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       if !_storage._groupMembers.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._groupMembers, fieldNumber: 14)
       }
+      try { if let v = _storage._authentication {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
+      } }()
+      if _storage._nextRetryAtMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._nextRetryAtMs, fieldNumber: 16)
+      }
+      if _storage._reconnectAttempts != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._reconnectAttempts, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -2428,6 +2667,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         if _storage._linkError != rhs_storage._linkError {return false}
         if _storage._receiver != rhs_storage._receiver {return false}
         if _storage._groupMembers != rhs_storage._groupMembers {return false}
+        if _storage._authentication != rhs_storage._authentication {return false}
+        if _storage._nextRetryAtMs != rhs_storage._nextRetryAtMs {return false}
+        if _storage._reconnectAttempts != rhs_storage._reconnectAttempts {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -2768,7 +3010,7 @@ nonisolated extension Castd_V1_AppAvailabilityResponse: SwiftProtobuf.Message, S
 
 nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Session"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}device_name\0\u{3}session_id\0\u{3}app_id\0\u{3}display_name\0\u{3}transport_id\0\u{1}state\0\u{1}reason\0\u{1}joined\0\u{1}namespaces\0\u{3}app_type\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}device_name\0\u{3}session_id\0\u{3}app_id\0\u{3}display_name\0\u{3}transport_id\0\u{1}state\0\u{1}reason\0\u{1}joined\0\u{1}namespaces\0\u{3}app_type\0\u{3}transferred_from_device_id\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2787,6 +3029,7 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 9: try { try decoder.decodeSingularBoolField(value: &self.joined) }()
       case 10: try { try decoder.decodeRepeatedStringField(value: &self.namespaces) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.appType) }()
+      case 12: try { try decoder.decodeSingularStringField(value: &self.transferredFromDeviceID) }()
       default: break
       }
     }
@@ -2826,6 +3069,9 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
     if !self.appType.isEmpty {
       try visitor.visitSingularStringField(value: self.appType, fieldNumber: 11)
     }
+    if !self.transferredFromDeviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.transferredFromDeviceID, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2841,6 +3087,7 @@ nonisolated extension Castd_V1_Session: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.joined != rhs.joined {return false}
     if lhs.namespaces != rhs.namespaces {return false}
     if lhs.appType != rhs.appType {return false}
+    if lhs.transferredFromDeviceID != rhs.transferredFromDeviceID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -5139,7 +5386,226 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Event"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0\u{1}transferred\0")
+
+  fileprivate class _StorageClass {
+    var _sequence: UInt64 = 0
+    var _timeMs: Int64 = 0
+    var _kind: Castd_V1_Event.OneOf_Kind?
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _sequence = source._sequence
+      _timeMs = source._timeMs
+      _kind = source._kind
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularUInt64Field(value: &_storage._sequence) }()
+        case 2: try { try decoder.decodeSingularInt64Field(value: &_storage._timeMs) }()
+        case 3: try {
+          var v: Castd_V1_Snapshot?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .snapshot(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .snapshot(v)
+          }
+        }()
+        case 4: try {
+          var v: Castd_V1_Device?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .deviceAdded(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .deviceAdded(v)
+          }
+        }()
+        case 5: try {
+          var v: Castd_V1_Device?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .deviceUpdated(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .deviceUpdated(v)
+          }
+        }()
+        case 6: try {
+          var v: Castd_V1_Device?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .deviceRemoved(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .deviceRemoved(v)
+          }
+        }()
+        case 7: try {
+          var v: Castd_V1_Session?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .session(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .session(v)
+          }
+        }()
+        case 8: try {
+          var v: Castd_V1_MediaStatus?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .media(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .media(v)
+          }
+        }()
+        case 9: try {
+          var v: Castd_V1_Lagged?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .lagged(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .lagged(v)
+          }
+        }()
+        case 10: try {
+          var v: Castd_V1_SessionTransfer?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .transferred(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .transferred(v)
+          }
+        }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if _storage._sequence != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._sequence, fieldNumber: 1)
+      }
+      if _storage._timeMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._timeMs, fieldNumber: 2)
+      }
+      switch _storage._kind {
+      case .snapshot?: try {
+        guard case .snapshot(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
+      }()
+      case .deviceAdded?: try {
+        guard case .deviceAdded(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
+      }()
+      case .deviceUpdated?: try {
+        guard case .deviceUpdated(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      }()
+      case .deviceRemoved?: try {
+        guard case .deviceRemoved(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
+      }()
+      case .session?: try {
+        guard case .session(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
+      }()
+      case .media?: try {
+        guard case .media(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
+      }()
+      case .lagged?: try {
+        guard case .lagged(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+      }()
+      case .transferred?: try {
+        guard case .transferred(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+      }()
+      case nil: break
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_Event, rhs: Castd_V1_Event) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._sequence != rhs_storage._sequence {return false}
+        if _storage._timeMs != rhs_storage._timeMs {return false}
+        if _storage._kind != rhs_storage._kind {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SessionTransfer: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SessionTransfer"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}from_device_id\0\u{3}from_device_name\0\u{3}to_device_id\0\u{3}to_device_name\0\u{1}session\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5147,99 +5613,11 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
-      case 2: try { try decoder.decodeSingularInt64Field(value: &self.timeMs) }()
-      case 3: try {
-        var v: Castd_V1_Snapshot?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .snapshot(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .snapshot(v)
-        }
-      }()
-      case 4: try {
-        var v: Castd_V1_Device?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .deviceAdded(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .deviceAdded(v)
-        }
-      }()
-      case 5: try {
-        var v: Castd_V1_Device?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .deviceUpdated(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .deviceUpdated(v)
-        }
-      }()
-      case 6: try {
-        var v: Castd_V1_Device?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .deviceRemoved(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .deviceRemoved(v)
-        }
-      }()
-      case 7: try {
-        var v: Castd_V1_Session?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .session(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .session(v)
-        }
-      }()
-      case 8: try {
-        var v: Castd_V1_MediaStatus?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .media(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .media(v)
-        }
-      }()
-      case 9: try {
-        var v: Castd_V1_Lagged?
-        var hadOneofValue = false
-        if let current = self.kind {
-          hadOneofValue = true
-          if case .lagged(let m) = current {v = m}
-        }
-        try decoder.decodeSingularMessageField(value: &v)
-        if let v = v {
-          if hadOneofValue {try decoder.handleConflictingOneOf()}
-          self.kind = .lagged(v)
-        }
-      }()
+      case 1: try { try decoder.decodeSingularStringField(value: &self.fromDeviceID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.fromDeviceName) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.toDeviceID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.toDeviceName) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._session) }()
       default: break
       }
     }
@@ -5250,50 +5628,30 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
     // allocates stack space for every if/case branch local when no optimizations
     // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
     // https://github.com/apple/swift-protobuf/issues/1182
-    if self.sequence != 0 {
-      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 1)
+    if !self.fromDeviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.fromDeviceID, fieldNumber: 1)
     }
-    if self.timeMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.timeMs, fieldNumber: 2)
+    if !self.fromDeviceName.isEmpty {
+      try visitor.visitSingularStringField(value: self.fromDeviceName, fieldNumber: 2)
     }
-    switch self.kind {
-    case .snapshot?: try {
-      guard case .snapshot(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 3)
-    }()
-    case .deviceAdded?: try {
-      guard case .deviceAdded(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
-    }()
-    case .deviceUpdated?: try {
-      guard case .deviceUpdated(let v)? = self.kind else { preconditionFailure() }
+    if !self.toDeviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.toDeviceID, fieldNumber: 3)
+    }
+    if !self.toDeviceName.isEmpty {
+      try visitor.visitSingularStringField(value: self.toDeviceName, fieldNumber: 4)
+    }
+    try { if let v = self._session {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    }()
-    case .deviceRemoved?: try {
-      guard case .deviceRemoved(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 6)
-    }()
-    case .session?: try {
-      guard case .session(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 7)
-    }()
-    case .media?: try {
-      guard case .media(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 8)
-    }()
-    case .lagged?: try {
-      guard case .lagged(let v)? = self.kind else { preconditionFailure() }
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
-    }()
-    case nil: break
-    }
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Castd_V1_Event, rhs: Castd_V1_Event) -> Bool {
-    if lhs.sequence != rhs.sequence {return false}
-    if lhs.timeMs != rhs.timeMs {return false}
-    if lhs.kind != rhs.kind {return false}
+  public static func ==(lhs: Castd_V1_SessionTransfer, rhs: Castd_V1_SessionTransfer) -> Bool {
+    if lhs.fromDeviceID != rhs.fromDeviceID {return false}
+    if lhs.fromDeviceName != rhs.fromDeviceName {return false}
+    if lhs.toDeviceID != rhs.toDeviceID {return false}
+    if lhs.toDeviceName != rhs.toDeviceName {return false}
+    if lhs._session != rhs._session {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -58,6 +58,12 @@ struct DeviceFilter {
             return deviceIDs.contains(session.deviceID) ? event : nil
         case .media(let media):
             return deviceIDs.contains(media.deviceID) ? event : nil
+        case .transferred(let transfer):
+            // The session follows its media: a watcher of either device sees the move, and a
+            // watcher of the old device goes on seeing the new one.
+            guard deviceIDs.contains(transfer.fromDeviceID) || deviceIDs.contains(transfer.toDeviceID) else { return nil }
+            deviceIDs.insert(transfer.toDeviceID)
+            return event
         case .lagged, nil:
             return event
         }

@@ -58,13 +58,14 @@ enum DeviceTable {
         return device.port == 0 ? host : "\(host):\(device.port)"
     }
 
-    /// The connection state: disconnected, connecting, connected, failed.
+    /// The connection state: disconnected, connecting, connected, failed, reconnecting.
     static func state(_ device: CastdDevice) -> String {
         switch device.linkState {
         case .disconnected: return "disconnected"
         case .connecting: return "connecting"
         case .connected: return "connected"
         case .failed: return "failed"
+        case .reconnecting: return "reconnecting"
         case .UNRECOGNIZED(let value): return "state \(value)"
         }
     }

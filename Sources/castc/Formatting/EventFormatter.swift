@@ -62,6 +62,10 @@ struct EventFormatter {
             return ("session", "\(name(session.deviceID)): \(MediaSummary.session(session))")
         case .media(let media):
             return ("media", "\(name(media.deviceID)): \(MediaSummary.line(media, at: nil))")
+        case .transferred(let transfer):
+            if !transfer.toDeviceName.isEmpty { names[transfer.toDeviceID] = transfer.toDeviceName }
+            let from = name(transfer.fromDeviceID, fallback: transfer.fromDeviceName)
+            return ("transferred", "\(from) → \(name(transfer.toDeviceID)): \(MediaSummary.session(transfer.session))")
         case .lagged(let lagged):
             return ("lagged", "fell behind, \(count(Int(lagged.dropped), "event")) dropped; a fresh snapshot follows")
         case nil:
