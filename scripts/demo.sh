@@ -73,7 +73,7 @@ for _ in $(seq 100); do [ -s "$demo/emulator.json" ] && break; sleep 0.1; done
 # 5. castd, on the socket castc finds by default.
 socket=$("$bin/castd" --print-socket-path)
 stop_pidfile "$demo/castd.pid"
-"$bin/castd" >"$demo/castd.log" 2>&1 &
+"$bin/castd" --state-directory "$demo/state" >"$demo/castd.log" 2>&1 &
 echo $! >"$demo/castd.pid"
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || { cat "$demo/castd.log"; exit 1; }

@@ -98,6 +98,15 @@ public final class CastdEventHub: Sendable {
         }
     }
 
+    /// Publishes that castd's session moved from one device to another (stream transfer).
+    public func publishTransfer(_ transfer: Castd_V1_SessionTransfer) {
+        state.withLock { state in
+            var event = CastdEvent()
+            event.kind = .transferred(transfer)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
     /// Publishes a media status (changed or not: a repeated status is news, e.g. a seek that
     /// landed where it was).
     public func updateMedia(_ media: CastdMediaStatus) {

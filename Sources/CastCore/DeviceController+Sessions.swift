@@ -253,3 +253,56 @@ extension DeviceController {
         return result
     }
 }
+
+// MARK: stream transfer
+
+extension DeviceController {
+    /// Whether this device now runs `appID` playing `media` (what castd's session on another
+    /// device was playing when it vanished there); if so castd joins it, without disturbing
+    /// it, as the session that moved here. Nil when this device has nothing of the kind, or
+    /// castd already holds a session here.
+    func adoptTransferred(appID: String, media: JSONValue, from source: String) async -> CastdSession? {
+        guard session == nil, suspended == nil else { return nil }
+        await beginSessionChange()
+        defer { endSessionChange() }
+        guard session == nil, suspended == nil else { return nil }
+        do {
+            let link = try await link()
+            let status = try await refreshReceiver(link)
+            guard let app = status.application(id: appID), let transport = app.transportID,
+                app.declares(namespace: CastNamespace.media)
+            else { return nil }
+            try await link.connect(to: transport)
+            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+                MediaRequest.make("GET_STATUS", requestID: $0)
+            }
+            let entries = reply["status"]?.arrayValue ?? []
+            guard let here = entries.first?["media"], Self.sameMedia(here, media) else {
+                await link.disconnect(from: transport)
+                return nil
+            }
+            var session = CastdSession(deviceID: id, deviceName: name, app: app, state: .started)
+            session.joined = true
+            session.transferredFromDeviceID = source
+            self.session = session
+            publish(session)
+            applyMedia(reply)
+            logger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
+            return session
+        } catch {
+            logger.debug("not the transfer target", metadata: ["error": "\(Self.describe(error))"])
+            return nil
+        }
+    }
+
+    /// Two media informations name the same content: the same contentId, else entity, else
+    /// contentUrl (senders fill different ones).
+    static func sameMedia(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        for key in ["contentId", "entity", "contentUrl"] {
+            if let x = a[key]?.stringValue, !x.isEmpty, let y = b[key]?.stringValue, !y.isEmpty {
+                return x == y
+            }
+        }
+        return false
+    }
+}

@@ -35,6 +35,11 @@ public actor DeviceController {
     public nonisolated let channels = ChannelRouter()
     private let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     private let linkConfiguration: CastLinkConfiguration
+    private let backoff: ReconnectBackoff
+    let sessionStore: SessionStore?
+    /// Told when castd's session vanished from the device while its media was playing: the
+    /// registry looks for it on the other devices (stream transfer).
+    let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
     let logger: Logger
 
     private enum Phase {
@@ -43,11 +48,26 @@ public actor DeviceController {
         case connected(CastLink)
     }
     private var phase: Phase = .idle
+    /// castd keeps this device's link: once a link has been up, castd reconnects on its own
+    /// whenever it drops, until the device leaves mDNS with no session to rejoin.
+    private var wantsLink = false
+    /// Attempts that failed since the link was lost (the backoff's exponent).
+    private var failedRetries = 0
+    private var lastAttemptStart: ContinuousClock.Instant?
+    private var lostAt: ContinuousClock.Instant?
+    /// Whether a link to this device has been up in this castd's life.
+    private var everUp = false
+    /// How long a suspended session waits for its device before castd gives it up.
+    static let resumeWindow: Duration = .seconds(300)
+    /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
+    /// generation does nothing when it wakes.
+    private var retryGeneration: UInt64 = 0
     private var linkWaiters: [CheckedContinuation<CastLink, any Error>] = []
     var receiver: CastReceiverStatus?
     var session: CastdSession?
     /// A session whose link dropped: rejoined when the link is back if its app still runs.
     var suspended: CastdSession?
+    var suspendedAt: ContinuousClock.Instant?
     var endingReason: String?
     /// What castd last knew of the loaded media, per media session, and of queue items.
     var mediaJSON: [Int64: JSONValue] = [:]
@@ -66,12 +86,17 @@ public actor DeviceController {
 
     init(
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
+        backoff: ReconnectBackoff = .init(), sessionStore: SessionStore? = nil,
+        sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {
         self.id = id
         self.info = Mutex((name, endpoint))
         self.hub = hub
         self.linkConfiguration = linkConfiguration
+        self.backoff = backoff
+        self.sessionStore = sessionStore
+        self.sessionVanished = sessionVanished
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
         self.logger = logger
@@ -93,13 +118,7 @@ public actor DeviceController {
         case .connecting:
             break
         case .idle:
-            phase = .connecting
-            hub.updateDevice(id: id) {
-                $0.linkState = .connecting
-                $0.linkError = ""
-            }
-            let endpoint = self.endpoint
-            spawn { [self] in await self.runLink(endpoint) }
+            attemptSoon()
         }
         return try await withCheckedThrowingContinuation { linkWaiters.append($0) }
     }
@@ -109,14 +128,100 @@ public actor DeviceController {
         spawn { [self] in _ = try? await self.link() }
     }
 
+    /// Starts an attempt now, or as soon as the last one is a ``ReconnectBackoff/minimumGap``
+    /// old: never more than one attempt per second per device, however many reasons to try.
+    private func attemptSoon() {
+        guard case .idle = phase else { return }
+        let gap = lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
+        if gap > .zero {
+            scheduleAttempt(after: gap)
+        } else {
+            startAttempt()
+        }
+    }
+
+    private func startAttempt() {
+        retryGeneration += 1  // a retry still sleeping is now moot
+        phase = .connecting
+        lastAttemptStart = .now
+        let retrying = failedRetries > 0 || wantsLink
+        hub.updateDevice(id: id) {
+            $0.linkState = .connecting
+            $0.nextRetryAtMs = 0
+            if !retrying { $0.linkError = "" }
+        }
+        let endpoint = self.endpoint
+        spawn { [self] in await self.runLink(endpoint) }
+    }
+
+    /// Tries again after `delay`, unless something starts an attempt first.
+    private func scheduleAttempt(after delay: Duration) {
+        retryGeneration += 1
+        let generation = retryGeneration
+        let at = Date().addingTimeInterval(Double(ReconnectBackoff.milliseconds(delay)) / 1000)
+        let attempts = failedRetries
+        hub.updateDevice(id: id) {
+            $0.linkState = .reconnecting
+            $0.nextRetryAtMs = Int64((at.timeIntervalSince1970 * 1000).rounded())
+            $0.reconnectAttempts = UInt32(clamping: attempts)
+        }
+        spawn { [self] in
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return  // castd is stopping
+            }
+            await self.retryFired(generation)
+        }
+    }
+
+    private func retryFired(_ generation: UInt64) {
+        guard generation == retryGeneration, case .idle = phase else { return }
+        startAttempt()
+    }
+
+    /// mDNS announced the device (again, or at a new address): if castd is waiting to retry,
+    /// retry now rather than at the end of the backoff.
+    func announced() {
+        guard case .idle = phase, wantsLink || suspended != nil else { return }
+        logger.debug("announced while disconnected; retrying now")
+        attemptSoon()
+    }
+
+    /// The device left mDNS. castd keeps trying only while it has a session there to rejoin.
+    func vanished() {
+        guard suspended == nil, session == nil else { return }
+        wantsLink = false
+        guard case .idle = phase else { return }
+        retryGeneration += 1
+        failedRetries = 0
+        hub.updateDevice(id: id) {
+            if $0.linkState == .reconnecting { $0.linkState = .disconnected }
+            $0.nextRetryAtMs = 0
+        }
+    }
+
+    /// A session saved by a castd that stopped (or was killed): hold it as suspended and connect,
+    /// so that `linkUp` rejoins it if the device still runs it, or drops it if not.
+    func restore(_ saved: SavedSession) {
+        guard session == nil, suspended == nil else { return }
+        suspended = saved.suspendedSession
+        suspendedAt = .now
+        hub.updateSession(saved.suspendedSession)
+        wantsLink = true
+        attemptSoon()
+    }
+
     /// Holds the link until it closes. Runs as a child of the registry's task group.
     private nonisolated func runLink(_ endpoint: DeviceEndpoint) async {
         let reason: String
+        var wasUp = false
         do {
             reason = try await CastLink.withConnection(
                 host: endpoint.host, port: endpoint.port, configuration: linkConfiguration, logger: logger
             ) { link in
                 try await self.linkUp(link)
+                wasUp = true
                 for await message in link.messages {
                     await self.handle(message, on: link)
                 }
@@ -125,7 +230,7 @@ public actor DeviceController {
         } catch {
             reason = Self.describe(error)
         }
-        await linkDown(reason: reason)
+        await linkDown(reason: reason, wasUp: wasUp)
     }
 
     private func linkUp(_ link: CastLink) async throws {
@@ -134,10 +239,19 @@ public actor DeviceController {
             ReceiverRequest.getStatus(requestID: $0)
         }
         phase = .connected(link)
-        logger.info("connected", metadata: ["device.address": "\(endpoint)"])
+        let downtime = lostAt.map { ContinuousClock.now - $0 }
+        logger.info(
+            "connected",
+            metadata: ["device.address": "\(endpoint)", "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")"])
+        wantsLink = true
+        everUp = true
+        failedRetries = 0
+        lostAt = nil
         hub.updateDevice(id: id) {
             $0.linkState = .connected
             $0.linkError = ""
+            $0.nextRetryAtMs = 0
+            $0.reconnectAttempts = 0
         }
         let status = CastReceiverStatus(payload: reply)
         applyReceiver(status)
@@ -152,15 +266,17 @@ public actor DeviceController {
         for waiter in waiters { waiter.resume(returning: link) }
     }
 
-    private func linkDown(reason: String) {
+    private func linkDown(reason: String, wasUp: Bool) {
         let wasConnected: Bool
         if case .connected = phase { wasConnected = true } else { wasConnected = false }
         phase = .idle
-        logger.info("link down", metadata: ["reason": "\(reason)"])
-        hub.updateDevice(id: id) {
-            $0.linkState = wasConnected ? .disconnected : .failed
-            $0.linkError = reason
+        if wasConnected || wasUp {
+            lostAt = .now
+            failedRetries = 0
+        } else if wantsLink || suspended != nil {
+            failedRetries += 1
         }
+        logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(failedRetries)"])
         let waiters = linkWaiters
         linkWaiters.removeAll()
         let error = CastdError(.unavailable, "cannot reach \(name) at \(endpoint): \(reason)")
@@ -170,10 +286,34 @@ public actor DeviceController {
             session.reason = "connection to the device lost: \(reason)"
             self.session = nil
             suspended = session
+            suspendedAt = .now
             publish(session)
         }
         receiver = nil
         availability.removeAll()
+        if let suspended, let since = suspendedAt, ContinuousClock.now - since > Self.resumeWindow {
+            // Long enough: stop holding the session (the app, if it still runs, is untouched).
+            self.suspended = nil
+            suspendedAt = nil
+            var ended = suspended
+            ended.state = .ended
+            ended.reason = "\(name) could not be reached for \(Self.resumeWindow.components.seconds / 60) minutes; castd gave the session up"
+            publish(ended)
+            clearMedia()
+            if !everUp { wantsLink = false }
+        }
+        if wantsLink || suspended != nil {
+            // Retry on our own: within a second of a loss, then backing off.
+            let delay = backoff.delay(afterFailures: failedRetries)
+            let gap = lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
+            hub.updateDevice(id: id) { $0.linkError = reason }
+            scheduleAttempt(after: max(delay, gap))
+        } else {
+            hub.updateDevice(id: id) {
+                $0.linkState = wasConnected ? .disconnected : .failed
+                $0.linkError = reason
+            }
+        }
     }
 
     // MARK: what the device says
@@ -245,17 +385,36 @@ public actor DeviceController {
             } else {
                 session.reason = "the app was stopped on the device"
             }
+            let followable = endingReason == nil ? activeMedia() : nil
             self.session = nil
             self.endingReason = nil
             publish(session)
             clearMedia()
+            if let followable { sessionVanished(self, session, followable) }
         }
+    }
+
+    /// The media information of what was playing, paused or buffering, if anything.
+    func activeMedia() -> JSONValue? {
+        guard let entry = lastEntry, let state = entry["playerState"]?.stringValue,
+            ["PLAYING", "PAUSED", "BUFFERING"].contains(state),
+            let mediaSessionID = entry["mediaSessionId"]?.intValue
+        else { return nil }
+        return mediaJSON[mediaSessionID]
     }
 
     /// Publishes a session change to watchers and to custom-channel listeners.
     func publish(_ session: CastdSession) {
         hub.updateSession(session)
         channels.sessionChanged(self.session)
+        saveSession()
+    }
+
+    /// Keeps the state file in step: the session castd holds here, or the one it waits to rejoin.
+    func saveSession() {
+        guard let sessionStore else { return }
+        let held = (self.session ?? suspended).flatMap { $0.sessionID.isEmpty ? nil : $0 }
+        sessionStore.record(deviceID: id, held.map { SavedSession($0, endpoint: endpoint) })
     }
 
     // MARK: media status

@@ -78,8 +78,15 @@ public enum DiscoveryState: Sendable, Equatable {
 public actor DeviceRegistry {
     private let hub: CastdEventHub
     private let linkConfiguration: CastLinkConfiguration
+    private let backoff: ReconnectBackoff
+    private let sessionStore: SessionStore?
     private let logger: Logger
     private let staticDevices: [StaticDevice]
+    /// Where castd's session went when it moved to another device: requests for the device it
+    /// left go to the one it moved to, until the old device gets a session of its own.
+    private var transfers: [String: String] = [:]
+    /// How long castd looks for a vanished session on the other devices.
+    public static let transferWindow: Duration = .seconds(15)
     private let discoveryEnabled: Bool
     private var controllers: [String: DeviceController] = [:]
     private var sources: [String: Castd_V1_DeviceSource] = [:]
@@ -96,12 +103,16 @@ public actor DeviceRegistry {
         staticDevices: [StaticDevice] = [],
         discovery: Bool = true,
         linkConfiguration: CastLinkConfiguration = .init(),
+        backoff: ReconnectBackoff = .init(),
+        sessionStore: SessionStore? = nil,
         logger: Logger
     ) {
         self.hub = hub
         self.staticDevices = staticDevices
         self.discoveryEnabled = discovery
         self.linkConfiguration = linkConfiguration
+        self.backoff = backoff
+        self.sessionStore = sessionStore
         self.logger = logger
         self.discoveryState = discovery ? .starting : .off
         (work, workContinuation) = AsyncStream.makeStream()
@@ -112,6 +123,7 @@ public actor DeviceRegistry {
         for device in staticDevices {
             addStatic(device)
         }
+        restoreSessions()
         let work = self.work
         let discoveryEnabled = self.discoveryEnabled
         // Both children end when run() is cancelled: iterating an AsyncStream returns nil on
@@ -147,6 +159,9 @@ public actor DeviceRegistry {
             guard sources[id] == .mdns else { return }
             // A device that vanished from mDNS stays listed while castd holds a session on it.
             if hub.session(deviceID: id) == nil { hub.removeDevice(id: id) }
+            if let controller = controllers[id] {
+                Task { await controller.vanished() }
+            }
         case .unavailable(let reason):
             logger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
             discoveryState = .unavailable(reason)
@@ -175,6 +190,10 @@ public actor DeviceRegistry {
         // A group's members are only known once castd asks the group: ask as soon as it appears,
         // so that listing devices shows them.
         if isNew && device.isGroup { controller.connectSoon() }
+        // Announced again, or at a new address: a device castd lost is worth trying at once.
+        if !isNew {
+            Task { await controller.announced() }
+        }
     }
 
     private func addStatic(_ device: StaticDevice) {
@@ -198,11 +217,94 @@ public actor DeviceRegistry {
         }
         let continuation = workContinuation
         let controller = DeviceController(
-            id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration, logger: logger,
-            spawn: { job in continuation.yield(job) })
+            id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
+            backoff: backoff, sessionStore: sessionStore,
+            sessionVanished: { [weak self] source, session, media in
+                guard let self else { return }
+                continuation.yield { await self.followTransfer(from: source, session: session, media: media) }
+            },
+            logger: logger, spawn: { job in continuation.yield(job) })
         controllers[id] = controller
         channelRouters.withLock { $0.append(controller.channels) }
         return controller
+    }
+
+    // MARK: session resume across restarts
+
+    /// Sessions a previous castd saved: each device is held with its session suspended and
+    /// connected to, to rejoin the session if the device still runs it (never to relaunch it).
+    private func restoreSessions() {
+        guard let sessionStore else { return }
+        for saved in sessionStore.load() {
+            let known = hub.device(id: saved.deviceID)
+            let controller = controller(
+                id: saved.deviceID, name: known?.friendlyName ?? saved.deviceName,
+                endpoint: known.map { DeviceEndpoint(host: $0.host, port: Int($0.port)) } ?? saved.endpoint)
+            if known == nil {
+                if sources[saved.deviceID] == nil { sources[saved.deviceID] = .mdns }
+                hub.updateDevice(id: saved.deviceID) {
+                    $0.friendlyName = saved.deviceName
+                    $0.host = saved.host
+                    $0.port = UInt32(clamping: saved.port)
+                    $0.source = sources[saved.deviceID] ?? .mdns
+                }
+            }
+            logger.info(
+                "rejoining a saved session",
+                metadata: ["device.id": "\(saved.deviceID)", "session": "\(saved.sessionID)", "app": "\(saved.appID)"])
+            Task { await controller.restore(saved) }
+        }
+    }
+
+    // MARK: stream transfer
+
+    /// castd's session vanished from `source` while playing: if it shows up on another device
+    /// within ``transferWindow`` (the same app, playing the same media), follow it there.
+    ///
+    /// A real transfer (a voice command, the Google Home app, another sender's output switcher)
+    /// is orchestrated between the two receivers (the source's app answers `STORE_SESSION` with
+    /// `SESSION_STATE`, the destination's app gets `RESUME_SESSION`); a sender sees only the
+    /// results: the app stops on the source and starts on the destination with the same media.
+    /// That is what castd watches for.
+    func followTransfer(from source: DeviceController, session: CastdSession, media: JSONValue) async {
+        let deadline = ContinuousClock.now + Self.transferWindow
+        logger.info("session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            let candidates = controllers.values.filter { candidate in
+                guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
+                return device.linkState != .failed && device.linkState != .reconnecting
+            }
+            let found = await withTaskGroup(of: (DeviceController, CastdSession)?.self) { group in
+                for candidate in candidates {
+                    group.addTask {
+                        await candidate.adoptTransferred(appID: session.appID, media: media, from: source.id)
+                            .map { (candidate, $0) }
+                    }
+                }
+                var first: (DeviceController, CastdSession)?
+                for await result in group where first == nil { first = result }
+                return first
+            }
+            if let (target, adopted) = found {
+                transfers[source.id] = target.id
+                var transfer = Castd_V1_SessionTransfer()
+                transfer.fromDeviceID = source.id
+                transfer.fromDeviceName = session.deviceName
+                transfer.toDeviceID = target.id
+                transfer.toDeviceName = adopted.deviceName
+                transfer.session = adopted
+                hub.publishTransfer(transfer)
+                logger.info(
+                    "session transferred", metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
+                return
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(500))
+            } catch {
+                return
+            }
+        }
+        logger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
     }
 
     /// Ends every Listen stream (castd is shutting down).
@@ -243,6 +345,20 @@ public actor DeviceRegistry {
             throw CastdError(.notFound, "no device matches '\(selector)'; \(known)")
         }
         return controller
+    }
+
+    /// The device whose session a client means: as ``controller(for:)``, but when that device's
+    /// session moved to another device (stream transfer) and it has none of its own, the device
+    /// the session moved to. Media and session requests use this; device requests do not.
+    public func sessionController(for selector: String) throws -> DeviceController {
+        let controller = try controller(for: selector)
+        guard let target = transfers[controller.id] else { return controller }
+        if hub.session(deviceID: controller.id) != nil {
+            transfers[controller.id] = nil  // it has a session of its own again
+            return controller
+        }
+        guard hub.session(deviceID: target) != nil, let moved = controllers[target] else { return controller }
+        return moved
     }
 
     private static func names(_ devices: [CastdDevice]) -> String {

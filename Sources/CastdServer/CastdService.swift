@@ -63,18 +63,18 @@ public struct CastdService: Sendable {
             try await send(try await device.startSession(SessionRequest(appID: r.appID, mode: r.mode, launch: r.launch)))
         case .endSession:
             let r = try decode(Castd_V1_EndSessionRequest.self, request)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             var response = Castd_V1_EndSessionResponse()
             response.session = try await device.endSession(stopApp: r.stopApp)
             try await send(response)
         case .load:
             let r = try decode(Castd_V1_LoadRequest.self, request)
             let fields = try Validate.load(r)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.load(fields))
         case .play, .pause, .stop, .skipAd, .requestMediaStatus:
             let r = try decode(Castd_V1_MediaRequest.self, request)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             let type: String
             switch method {
             case .play: type = "PLAY"
@@ -90,12 +90,12 @@ public struct CastdService: Sendable {
                 throw CastdError(.invalidArgument, "seek position must be a number of seconds ≥ 0, not \(r.position)")
             }
             if case .UNRECOGNIZED(let n) = r.resumeState { throw CastdError(.invalidArgument, "unknown resume state \(n)") }
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.seek(to: r.position, relative: r.relative, resumeState: r.resumeState))
         case .setPlaybackRate:
             let r = try decode(Castd_V1_SetPlaybackRateRequest.self, request)
             try Validate.rate(r.rate)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.setPlaybackRate(r.rate))
         case .editTracks:
             let r = try decode(Castd_V1_EditTracksRequest.self, request)
@@ -104,30 +104,30 @@ public struct CastdService: Sendable {
             }
             if r.hasActiveTracks { try Validate.ids(r.activeTracks.trackIds, what: "track") }
             let style = r.hasTextTrackStyle ? try Validate.style(r.textTrackStyle) : nil
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(
                 try await device.editTracks(activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil, style: style))
         case .setStreamVolume:
             let r = try decode(Castd_V1_SetVolumeRequest.self, request)
             try Validate.volume(r, allowSteps: false)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(
                 try await device.setStreamVolume(level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil))
         case .queueLoad:
             let r = try decode(Castd_V1_QueueLoadRequest.self, request)
             let fields = try Validate.queueLoad(r)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.queueLoad(fields))
         case .queueInsert:
             let r = try decode(Castd_V1_QueueInsertRequest.self, request)
             let items = try Validate.newItems(r.items)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.queueInsert(items: items, before: r.insertBeforeItemID, playNow: r.playNow))
         case .queueRemove:
             let r = try decode(Castd_V1_QueueRemoveRequest.self, request)
             guard !r.itemIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one item id to remove") }
             try Validate.ids(r.itemIds, what: "item")
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.queueRemove(itemIDs: r.itemIds))
         case .queueReorder:
             let r = try decode(Castd_V1_QueueReorderRequest.self, request)
@@ -136,12 +136,12 @@ public struct CastdService: Sendable {
             if r.itemIds.contains(r.insertBeforeItemID) {
                 throw CastdError(.invalidArgument, "cannot move item \(r.insertBeforeItemID) before itself")
             }
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(try await device.queueReorder(itemIDs: r.itemIds, before: r.insertBeforeItemID))
         case .queueUpdate:
             let r = try decode(Castd_V1_QueueUpdateRequest.self, request)
             let (items, itemIDs) = try Validate.queueUpdate(r)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             try await send(
                 try await device.queueUpdate(
                     currentItemID: r.currentItemID, jump: r.jump, repeatMode: r.hasRepeatMode ? r.repeatMode : nil,
@@ -157,7 +157,7 @@ public struct CastdService: Sendable {
             let r = try decode(Castd_V1_SendMessageRequest.self, request)
             try Validate.namespace(r.namespace)
             let text = try Validate.messagePayload(r)
-            let device = try await registry.controller(for: r.device)
+            let device = try await registry.sessionController(for: r.device)
             let session = try await device.sendMessage(namespace: r.namespace, text: text)
             var response = Castd_V1_SendMessageResponse()
             response.deviceID = session.deviceID

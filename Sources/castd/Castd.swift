@@ -51,6 +51,13 @@ struct Castd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    @Option(
+        name: .customLong("state-directory"),
+        help: ArgumentHelp(
+            "Where castd keeps the sessions it rejoins after a restart (sessions.json). Default: $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/castd, else ~/.local/state/castd, else /var/lib/castd for root. An empty value keeps nothing.",
+            valueName: "path"))
+    var stateDirectory: String?
+
     @Flag(name: .customLong("print-socket-path"), help: "Print the socket path castd would serve, and exit.")
     var printSocketPath = false
 
@@ -88,10 +95,15 @@ struct Castd: AsyncParsableCommand {
         }
 
         let hub = CastdEventHub()
+        let stateDirectory = Self.stateDirectory(explicit: self.stateDirectory)
+        if let stateDirectory { logger.info("state", metadata: ["directory": "\(stateDirectory)"]) }
         let registry = DeviceRegistry(
             hub: hub,
             staticDevices: try devices.map(StaticDevice.init(parsing:)),
             discovery: !noDiscovery,
+            sessionStore: SessionStore(
+                directory: stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
+                logger: Logger(label: "castd.state")),
             logger: Logger(label: "castd.devices"))
         let service = CastdService(
             registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))
@@ -122,6 +134,21 @@ struct Castd: AsyncParsableCommand {
 }
 
 extension Castd {
+    /// The state directory: the flag, else systemd's `$STATE_DIRECTORY` (StateDirectory=), else
+    /// `$XDG_STATE_HOME/castd`, else `~/.local/state/castd` for a user, `/var/lib/castd` for
+    /// root. An empty flag value: no state is kept.
+    static func stateDirectory(explicit: String?) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let explicit { return explicit.isEmpty ? nil : explicit }
+        if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty {
+            // systemd may list several, separated by colons; castd's is the first.
+            return String(systemd.split(separator: ":").first ?? Substring(systemd))
+        }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/castd" }
+        if getuid() != 0, let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/castd" }
+        return "/var/lib/castd"
+    }
+
     /// The path an activated Unix socket is bound to.
     static func boundPath(of fd: Int32) -> String? {
         var address = sockaddr_un()

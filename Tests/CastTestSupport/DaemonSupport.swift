@@ -22,6 +22,7 @@ public func withDaemon<T>(
     maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
     watcherQueueLimit: Int = 256,
     linkConfiguration: CastLinkConfiguration = .init(),
+    stateDirectory: String? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
@@ -29,7 +30,11 @@ public func withDaemon<T>(
         let logger = Logger.emulatorForTests(label: "castd")
         let hub = CastdEventHub(watcherQueueLimit: watcherQueueLimit)
         let registry = DeviceRegistry(
-            hub: hub, staticDevices: devices, discovery: false, linkConfiguration: linkConfiguration, logger: logger)
+            hub: hub, staticDevices: devices, discovery: false, linkConfiguration: linkConfiguration,
+            sessionStore: stateDirectory.map {
+                SessionStore(directory: URL(fileURLWithPath: $0, isDirectory: true), logger: logger)
+            },
+            logger: logger)
         var configuration = CastdServerConfiguration(target: .path(socketPath))
         configuration.maximumFrameLength = maximumFrameLength
         let listening = AsyncStream<Void>.makeStream()

@@ -35,8 +35,7 @@ public func withEmulator<T>(
     _ body: (CastDeviceEmulator, EmulatorEndpoints) async throws -> T
 ) async throws -> T {
     var configuration = configuration
-    configuration.host = "127.0.0.1"
-    configuration.port = 0
+    configuration.host = "127.0.0.1"  // the port: 0 (any) unless a test asks for one
     let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
     let endpoints = try await emulator.start()
     return try await withThrowingTaskGroup(of: Void.self) { group in

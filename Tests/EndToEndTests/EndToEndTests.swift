@@ -21,6 +21,7 @@ struct EndToEndTests {
         var castd: ChildProcess
         var emulator: ChildProcess
         var environment: [String: String] { ["CASTD_SOCKET": socket] }
+        var stateDirectory: String { directory + "/state" }
 
         func castc(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> CommandResult {
             try await run("castc", arguments, environment: environment, timeout: timeout)
@@ -71,7 +72,8 @@ struct EndToEndTests {
                     [:])
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
-                let castd = try launch("castd", ["--socket", socket] + castdArguments, [:])
+                let castd = try launch(
+                    "castd", ["--socket", socket, "--state-directory", directory + "/state"] + castdArguments, [:])
                 let setup = Setup(
                     directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
                 try await eventually("castd to discover \(name)") {
@@ -266,6 +268,7 @@ struct EndToEndTests {
     @Test func sigtermEndsWatchersAndLeavesTheAppPlaying() async throws {
         try await withSetup { setup in
             #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            let original = try #require(try await setup.status().sessions.first)
             let watcher = try ChildProcess("castc", ["watch"], directory: setup.directory, environment: setup.environment)
             defer { watcher.signal(SIGKILL) }
             try await eventually("the watcher's snapshot") { watcher.stdout.contains("snapshot") }
@@ -274,19 +277,61 @@ struct EndToEndTests {
             #expect(try await watcher.waitForExit() == 14)  // UNAVAILABLE
             #expect(watcher.stderr.contains("shutting down"))
 
-            // A new castd joins the session that kept playing: no relaunch, no STOP.
-            let again = try ChildProcess("castd", ["--socket", setup.socket], directory: setup.directory)
+            // A new castd rejoins the session that kept playing: no relaunch, no STOP.
+            let again = try ChildProcess(
+                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory], directory: setup.directory)
             defer { again.signal(SIGKILL) }
-            try await eventually("castd to discover the device again") {
-                try await setup.castc(["devices"]).stdout.contains(setup.deviceName)
+            try await eventually("castd to rejoin the saved session") {
+                try await setup.status().sessions.first?.state == .resumed
             }
             let join = try await setup.castc(["connect", setup.deviceName, "--json"])
             #expect(join.status == 0, "\(join)")
             let session = try CastdSession(jsonString: join.stdout, options: Setup.lenient)
-            #expect(session.joined)
+            #expect(session.sessionID == original.sessionID)
+            #expect(try setup.received().filter { $0.type == "LAUNCH" }.count == 1)
             let media = try #require(try await setup.status().media.first)
             #expect(media.playerState == .playing)
             #expect(try !setup.received().contains { $0.type == "STOP" })
+            await again.stop()
+        }
+    }
+
+    /// castd killed with SIGKILL mid-playback, and started again: it rejoins the running
+    /// session from its state file, with no LAUNCH and no STOP, and playback never paused.
+    @Test func castdKilledMidPlaybackRejoinsTheSessionWhenStartedAgain() async throws {
+        try await withSetup { setup in
+            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            let original = try #require(try await setup.status().sessions.first)
+            let before = try #require(try await setup.status().media.first)
+            setup.castd.signal(SIGKILL)
+            _ = try await setup.castd.waitForExit()
+
+            let clock = ContinuousClock()
+            let started = clock.now
+            let again = try ChildProcess(
+                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory], directory: setup.directory)
+            defer { again.signal(SIGKILL) }
+            try await eventually("castd to rejoin the saved session") {
+                guard let status = try? await run("castc", ["status", "--json"], environment: setup.environment),
+                    status.status == 0,
+                    let parsed = try? CastdStatusResponse(jsonString: status.stdout, options: Setup.lenient)
+                else { return false }
+                return parsed.sessions.first?.state == .resumed
+            }
+            print("castd restart to resumed session: \(clock.now - started)")
+            let status = try await setup.status()
+            let session = try #require(status.sessions.first)
+            #expect(session.sessionID == original.sessionID && session.transportID == original.transportID)
+            let media = try #require(status.media.first)
+            #expect(media.playerState == .playing)
+            #expect(media.mediaSessionID == before.mediaSessionID)
+            #expect(media.currentTime >= before.currentTime)
+            let sent = try setup.received()
+            #expect(sent.filter { $0.type == "LAUNCH" }.count == 1, "relaunched: \(sent.map(\.type))")
+            #expect(!sent.contains { $0.type == "STOP" })
+            #expect(sent.filter { $0.type == "LOAD" }.count == 1)
+            // And it is controlled as before.
+            #expect(try await setup.castc(["pause"]).status == 0)
             await again.stop()
         }
     }

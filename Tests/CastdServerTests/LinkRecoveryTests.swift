@@ -1,0 +1,148 @@
+import CastClient
+import CastCore
+import CastEmulator
+import CastTestSupport
+import CastdAPI
+import Foundation
+import Logging
+import Testing
+
+/// Devices that go away and come back, and a castd that restarts: castd recovers on its own,
+/// keeps every client informed, and never relaunches an app or stops playback.
+struct LinkRecoveryTests {
+    static func media(_ url: String) -> CastdMediaInformation {
+        var media = CastdMediaInformation()
+        media.contentURL = url
+        media.contentType = "video/mp4"
+        media.duration = 600
+        return media
+    }
+
+    static func saved(in directory: String) -> [SavedSession] {
+        SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test")).load()
+    }
+
+    /// The device restarts without the app (a reboot): castd reconnects within the backoff's
+    /// first step, finds the app gone and ends the session, saying why; it never relaunches.
+    @Test func aDeviceBackWithoutTheAppEndsTheSessionWithTheReason() async throws {
+        var first = EmulatorConfiguration()
+        first.name = "Rebooting TV"
+        let port = try await withEmulator(first) { emulator, endpoints in
+            let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            return try await withDaemon(devices: [device]) { socket, hub in
+                let recorder = EventRecorder(hub)
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    _ = try await client.load(Self.media("https://example.com/film.mp4"))
+                    let started = try #require(recorder.sessions().last { $0.state == .started })
+                    await emulator.shutdown()
+                    try await recorder.session(.suspended)
+                    // Back on the same port, freshly booted: no app runs.
+                    var rebooted = EmulatorConfiguration()
+                    rebooted.name = "Rebooting TV"
+                    rebooted.deviceID = first.deviceID
+                    rebooted.port = endpoints.port
+                    try await withEmulator(rebooted) { fresh, _ in
+                        let (ended, _) = try await recorder.session(.ended)
+                        #expect(ended.sessionID == started.sessionID)
+                        #expect(ended.reason.contains("app stopped while castd was disconnected"), "\(ended.reason)")
+                        #expect(await fresh.state().launches.isEmpty, "castd must never relaunch a lost session's app")
+                        let states = recorder.sessions().map(\.state)
+                        #expect(Array(states.suffix(3)) == [.suspended, .resuming, .ended], "\(states)")
+                        try await eventually("the link to be back") { hub.device(id: "TV")?.linkState == .connected || hub.devices().first?.linkState == .connected }
+                    }
+                }
+                return endpoints.port
+            }
+        }
+        #expect(port > 0)
+    }
+
+    /// While the device is away castd says it is reconnecting, when it tries next and how many
+    /// tries failed; the attempts follow the backoff (never two within a second).
+    @Test func whileTheDeviceIsAwayCastdSaysItIsReconnecting() async throws {
+        try await withEmulator { emulator, endpoints in
+            let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            try await withDaemon(devices: [device]) { socket, hub in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    _ = try await client.startSession()
+                    let id = try #require(hub.devices().first?.id)
+                    await emulator.shutdown()
+                    try await eventually(timeout: .seconds(20), "two failed retries") {
+                        (hub.device(id: id)?.reconnectAttempts ?? 0) >= 2
+                    }
+                    let away = try #require(hub.device(id: id))
+                    #expect(away.linkState == .reconnecting || away.linkState == .connecting)
+                    #expect(!away.linkError.isEmpty)
+                    // A request meanwhile fails at once with the reason, rather than hanging.
+                    let error = await #expect(throws: CastdError.self) { try await client.pause() }
+                    #expect(error?.code == .unavailable || error?.code == .failedPrecondition, "\(String(describing: error))")
+                    let status = try await client.status()
+                    #expect(status.sessions.first?.state == .suspended)
+                }
+            }
+        }
+    }
+
+    /// castd stops (here: its registry is torn down without ending anything, as a SIGKILL
+    /// would leave it) while media plays; the next castd rejoins the same session from its
+    /// state file, without a LAUNCH and without touching playback.
+    @Test func aNewCastdRejoinsTheSavedSession() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withEmulator { emulator, endpoints in
+                let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+                let before = try await withDaemon(devices: [device], stateDirectory: directory) { socket, hub in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        _ = try await client.load(Self.media("https://example.com/film.mp4"))
+                        return try #require(try await client.status().sessions.first)
+                    }
+                }
+                #expect(FileManager.default.fileExists(atPath: directory + "/sessions.json"))
+                try await withDaemon(devices: [device], stateDirectory: directory) { socket, hub in
+                    let recorder = EventRecorder(hub)
+                    let (resumed, _) = try await recorder.session(.resumed)
+                    #expect(resumed.sessionID == before.sessionID)
+                    #expect(resumed.transportID == before.transportID)
+                    let state = await emulator.state()
+                    #expect(state.launches.count == 1, "only the first castd's launch")
+                    #expect(state.mediaStatus?.playerState == "PLAYING")
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        // And it is controllable as before.
+                        let paused = try await client.pause()
+                        #expect(paused.playerState == .paused)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A saved session the device no longer runs is dropped, and nothing is launched.
+    @Test func aSavedSessionTheDeviceNoLongerRunsIsDropped() async throws {
+        try await withTemporaryDirectory { directory in
+            try await withEmulator { emulator, endpoints in
+                let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+                var gone = CastdSession()
+                gone.deviceID = device.id
+                gone.deviceName = "TV"
+                gone.sessionID = "6A2B1C3D-0000-4000-8000-00000000DEAD"
+                gone.appID = "CC1AD845"
+                gone.transportID = "web-gone"
+                gone.state = .started
+                SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
+                    .record(deviceID: device.id, SavedSession(gone, endpoint: device.endpoint))
+                let goneID = gone.sessionID
+                try await withDaemon(devices: [device], stateDirectory: directory) { _, hub in
+                    try await Self.expectDropped(goneID, hub: hub, emulator: emulator, directory: directory)
+                }
+            }
+        }
+    }
+
+    static func expectDropped(_ sessionID: String, hub: CastdEventHub, emulator: CastDeviceEmulator, directory: String) async throws {
+        let recorder = EventRecorder(hub)
+        let (ended, _) = try await recorder.session(.ended)
+        #expect(ended.sessionID == sessionID)
+        let launches = await emulator.state().launches
+        #expect(launches.isEmpty)
+        try await eventually("the state file to forget it") { saved(in: directory).isEmpty }
+    }
+}
