@@ -74,3 +74,25 @@ public func unixSocket(_ type: Int32, path: String, bindInstead: Bool = false) t
     }
     return fd
 }
+
+/// A free TCP port on 127.0.0.1 below the kernel's ephemeral range (32768 and up), for a test
+/// that must listen on the same port twice (a device that restarts): a port the kernel hands
+/// out for other tests' listeners and outgoing connections could be taken in between.
+public func rebindableTCPPort() throws -> Int {
+    for _ in 0..<100 {
+        let port = Int.random(in: 20_000..<32_000)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        close(fd)
+        if bound == 0 { return port }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
