@@ -18,8 +18,9 @@ extension CastDeviceEmulator {
             /// ``CastDeviceEmulator/start()`` has not bound it yet.
             case notBound
             case listening(CastServer)
-            /// Closed for a while (a restart): connections are refused.
-            case down
+            /// Closed for a while (a restart): connections are refused. The port is held
+            /// meanwhile by a bound socket, if it could be.
+            case down(BoundSocket?)
             case shutDown
         }
 
@@ -59,7 +60,10 @@ extension CastDeviceEmulator {
         var port: Int
     }
 
-    func bindCastV2(port: Int, context: CastV2Context) async throws -> CastV2Binding {
+    /// Binds a CastV2 listener on `port`, or listens on `socket`, bound already (taking it over).
+    func bindCastV2(
+        port: Int, socket: BoundSocket? = nil, context: CastV2Context
+    ) async throws -> CastV2Binding {
         let heartbeat = configuration.heartbeat
         let codecLogger = logger
         let generation = core.withLock { core in
@@ -69,46 +73,47 @@ extension CastDeviceEmulator {
         let heartbeatMode: @Sendable () -> EmulatorFaults.Heartbeat = { [weak self] in
             self?.core.withLock { $0.faults.heartbeat } ?? .normal
         }
-        let server: CastServer
-        do {
-            server = try await ServerBootstrap(group: .singletonMultiThreadedEventLoopGroup)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .bind(host: configuration.host, port: port) { channel in
-                    let (number, admission) = self.admit(channel, generation: generation)
-                    let remote = channel.remoteAddress.map { "\($0)" } ?? "?"
-                    return channel.eventLoop.makeCompletedFuture {
-                        let pipeline = channel.pipeline.syncOperations
-                        // First, below TLS: what cuts the link without a TLS goodbye.
-                        try pipeline.addHandler(LinkCutter(closeAtOnce: admission != .accepted))
-                        if admission == .accepted {
-                            try pipeline.addHandler(NIOSSLServerHandler(context: context.tls))
-                            try pipeline.addHandler(
-                                ByteToMessageHandler(
-                                    LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)
-                                )
-                            )
-                            try pipeline.addHandler(LengthPrefixedFrameEncoder())
-                            try pipeline.addHandler(CastMessageCodec(logger: codecLogger))
-                            if let log = context.messageLog {
-                                try pipeline.addHandler(CastMessageLogHandler(connection: number, log: log))
-                            }
-                            try pipeline.addHandler(CastHeartbeatHandler(heartbeat, mode: heartbeatMode))
-                        }
-                        return AcceptedConnection(
-                            number: number,
-                            remote: remote,
-                            admission: admission,
-                            channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+        let bootstrap = ServerBootstrap(group: .singletonMultiThreadedEventLoopGroup)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+            let (number, admission) = self.admit(channel, generation: generation)
+            let remote = channel.remoteAddress.map { "\($0)" } ?? "?"
+            return channel.eventLoop.makeCompletedFuture {
+                let pipeline = channel.pipeline.syncOperations
+                // First, below TLS: what cuts the link without a TLS goodbye.
+                try pipeline.addHandler(LinkCutter(closeAtOnce: admission != .accepted))
+                if admission == .accepted {
+                    try pipeline.addHandler(NIOSSLServerHandler(context: context.tls))
+                    try pipeline.addHandler(
+                        ByteToMessageHandler(
+                            LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)
                         )
+                    )
+                    try pipeline.addHandler(LengthPrefixedFrameEncoder())
+                    try pipeline.addHandler(CastMessageCodec(logger: codecLogger))
+                    if let log = context.messageLog {
+                        try pipeline.addHandler(CastMessageLogHandler(connection: number, log: log))
                     }
+                    try pipeline.addHandler(CastHeartbeatHandler(heartbeat, mode: heartbeatMode))
                 }
+                return AcceptedConnection(
+                    number: number,
+                    remote: remote,
+                    admission: admission,
+                    channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                )
+            }
+        }
+        let server: CastServer
+        let bound: BoundSocket
+        do {
+            bound = try socket ?? BoundSocket.make(host: configuration.host, port: port)
+            server = try await bootstrap.bind(bound.descriptor, childChannelInitializer: initializer)
         } catch {
             throw EmulatorError(.bind, "cannot listen on \(configuration.host):\(port)", cause: error)
         }
-        return CastV2Binding(
-            server: server, generation: generation, port: server.channel.localAddress?.port ?? port
-        )
+        return CastV2Binding(server: server, generation: generation, port: bound.port)
     }
 
     /// Whether a new TCP connection may go on to TLS; if so it is a link from now on.
@@ -149,6 +154,7 @@ extension CastDeviceEmulator {
     func closeCastV2Listener() async {
         let server = core.withLock { core -> CastServer? in
             defer { core.listener.phase = .shutDown }
+            if case .down(let holder) = core.listener.phase { holder?.release() }
             return core.listener.server
         }
         castV2Servers.continuation.finish()
@@ -300,6 +306,10 @@ extension CastDeviceEmulator {
 /// The first handler of every accepted connection, below TLS. Closing through it closes the
 /// socket without a TLS close_notify, like a device that lost its network or rebooted;
 /// `closeAtOnce` closes a connection as soon as it is accepted (TLS refused, listener closed).
+///
+/// It shuts the socket down for writing before closing it: the FIN goes out even when a process
+/// spawned meanwhile inherited the socket (NIO's sockets are not close-on-exec), which a close
+/// alone would not do.
 final class LinkCutter: ChannelInboundHandler {
     typealias InboundIn = NIOAny
 
@@ -310,15 +320,20 @@ final class LinkCutter: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if closeAtOnce, context.channel.isActive { context.close(promise: nil) }
+        if closeAtOnce, context.channel.isActive { Self.close(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
         if closeAtOnce {
-            context.close(promise: nil)
+            Self.close(context)
             return
         }
         context.fireChannelActive()
+    }
+
+    private static func close(_ context: ChannelHandlerContext) {
+        context.close(mode: .output, promise: nil)
+        context.close(promise: nil)
     }
 
     /// Closes `channel`'s socket from below TLS; returns once it is closed.
@@ -328,7 +343,7 @@ final class LinkCutter: ChannelInboundHandler {
                 channel.close(promise: nil)
                 return
             }
-            context.close(promise: nil)
+            close(context)
         }
         try? await channel.closeFuture.get()
     }

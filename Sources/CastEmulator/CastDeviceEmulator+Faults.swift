@@ -129,17 +129,28 @@ extension CastDeviceEmulator {
     /// now on) and cuts every link. The device keeps running: its app, its media session, whose
     /// clock goes on. ``resumeListening()`` ends it. Throws `invalidState` unless listening.
     public func stopListening() async throws {
-        let (server, links) = try core.withLock { core in
-            guard let server = core.listener.server else {
+        let (server, port, links) = try core.withLock { core in
+            guard let server = core.listener.server, let port = core.listener.endpoints?.port else {
                 throw EmulatorError(.invalidState, "the CastV2 listener is not listening (\(core.listener.phaseName))")
             }
-            core.listener.phase = .down
+            core.listener.phase = .down(nil)
             core.listener.oldestAccepted = core.listener.nextGeneration
-            return (server, core.takeLinks { _ in true })
+            return (server, port, core.takeLinks { _ in true })
         }
         listenerChanged.signal()
-        logger.info("CastV2 listener closed (fault injection): connections are refused until it is back")
         try? await server.channel.close()
+        do {
+            let holder = try BoundSocket.make(host: configuration.host, port: port)
+            let kept = core.withLock { core in
+                guard case .down(nil) = core.listener.phase else { return false }
+                core.listener.phase = .down(holder)
+                return true
+            }
+            if !kept { holder.release() }
+        } catch {
+            logger.warning("the CastV2 port is not held while down: \(error)")
+        }
+        logger.info("CastV2 listener closed (fault injection): connections are refused until it is back")
         await cut(links)
     }
 
@@ -149,17 +160,18 @@ extension CastDeviceEmulator {
     /// taken meanwhile (the listener then stays down).
     @discardableResult
     public func resumeListening() async throws -> EmulatorEndpoints {
-        let (context, port) = try core.withLock { core in
-            guard case .down = core.listener.phase, let context = core.listener.context,
+        let (context, port, holder) = try core.withLock { core in
+            guard case .down(let holder) = core.listener.phase, let context = core.listener.context,
                 let endpoints = core.listener.endpoints
             else {
                 throw EmulatorError(.invalidState, "the CastV2 listener is not down (\(core.listener.phaseName))")
             }
-            return (context, endpoints.port)
+            core.listener.phase = .down(nil)  // the listener takes the held socket over
+            return (context, endpoints.port, holder)
         }
-        let binding = try await bindCastV2(port: port, context: context)
+        let binding = try await bindCastV2(port: port, socket: holder, context: context)
         let endpoints = core.withLock { core -> EmulatorEndpoints? in
-            guard case .down = core.listener.phase else { return nil }
+            guard case .down(nil) = core.listener.phase else { return nil }
             core.listener.phase = .listening(binding.server)
             return core.listener.endpoints
         }
