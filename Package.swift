@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "CastEmulatorTests",
             dependencies: [
-                "CastEmulator", "CastProtocol", "LengthPrefixFraming", "CastTestSupport",
+                "CastEmulator", "CastProtocol", "CastDiscovery", "LengthPrefixFraming", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// If the connection to Avahi is lost later, the service is published again when Avahi is back.
 /// After a name collision the service is renamed the way Avahi does ("Name #2"); see `name`.
+/// The TXT record (`updateTXT`) and the port (`updatePort`) can change while it is published.
 public final class AvahiPublisher: Sendable {
     public let serviceType: String
-    public let port: Int
     private let loop: AvahiClientLoop
     private let core: PublisherCore
 
@@ -25,7 +25,6 @@ public final class AvahiPublisher: Sendable {
     ) throws {
         try Self.validate(name: name, port: port, txt: txt)
         self.serviceType = serviceType
-        self.port = port
         var logger = logger
         logger[metadataKey: "mdns.type"] = "\(serviceType)"
         self.loop = try AvahiClientLoop(retryInterval: retryInterval, logger: logger)
@@ -48,6 +47,11 @@ public final class AvahiPublisher: Sendable {
         core.name
     }
 
+    /// The port the service is published on (its SRV record).
+    public var port: Int {
+        Int(core.port)
+    }
+
     /// Waits until Avahi has probed the name and announced the service (AVAHI_ENTRY_GROUP_ESTABLISHED).
     public func waitUntilEstablished(timeout: Duration) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -67,6 +71,20 @@ public final class AvahiPublisher: Sendable {
     public func updateTXT(_ txt: [String: String]) throws {
         try Self.validate(txt: txt)
         let updated: Void? = try loop.withPollLocked { try core.update(txt: txt) }
+        guard updated != nil else {
+            throw DiscoveryError(code: .stopped, message: "\(name) (\(serviceType)) is no longer published")
+        }
+    }
+
+    /// Publishes the service on another port. Avahi cannot change a published SRV record in
+    /// place, so the service is withdrawn and published again under the same name: browsers
+    /// see it go and come back with the new port (or just the new port), and
+    /// `waitUntilEstablished` waits for the new announcement.
+    public func updatePort(_ port: Int) throws {
+        guard (1...65535).contains(port) else {
+            throw DiscoveryError(code: .invalidArgument, message: "Port \(port) is not in 1...65535")
+        }
+        let updated: Void? = loop.withPollLocked { core.update(port: UInt16(port)) }
         guard updated != nil else {
             throw DiscoveryError(code: .stopped, message: "\(name) (\(serviceType)) is no longer published")
         }
@@ -114,6 +132,7 @@ private final class PublisherCore: AvahiClientLoopOwner {
     private struct State {
         var group: AvahiHandle?
         var name: String
+        var port: UInt16
         var txt: [String: String]
         var phase = Phase.waiting
         var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
@@ -121,19 +140,21 @@ private final class PublisherCore: AvahiClientLoopOwner {
     }
 
     private let serviceType: String
-    private let port: UInt16
     private let logger: Logger
     private let state: Mutex<State>
 
     init(name: String, serviceType: String, port: UInt16, txt: [String: String], logger: Logger) {
         self.serviceType = serviceType
-        self.port = port
         self.logger = logger
-        self.state = Mutex(State(name: name, txt: txt))
+        self.state = Mutex(State(name: name, port: port, txt: txt))
     }
 
     var name: String {
         state.withLock { $0.name }
+    }
+
+    var port: UInt16 {
+        state.withLock { $0.port }
     }
 
     func checkNotFailed() throws(DiscoveryError) {
@@ -189,6 +210,19 @@ private final class PublisherCore: AvahiClientLoopOwner {
                 message: "Avahi refused the new TXT record of \(name) (\(Avahi.errorString(result)))")
         }
         logger.debug("Updated TXT record", metadata: ["mdns.service": "\(name)"])
+    }
+
+    /// With the poll lock held. A published service is withdrawn and published again on `port`;
+    /// one not published yet (or while Avahi is away) is published on it when its turn comes.
+    func update(port: UInt16) {
+        let (group, changed) = state.withLock { state in
+            defer { state.port = port }
+            return (state.group, state.port != port)
+        }
+        guard changed, let group, avahi_entry_group_is_empty(group.pointer) == 0 else { return }
+        avahi_entry_group_reset(group.pointer)
+        publish(in: group)
+        logger.info("Publishing on a new port", metadata: ["mdns.service": "\(name)", "mdns.port": "\(port)"])
     }
 
     func stopped() {
@@ -287,16 +321,16 @@ private final class PublisherCore: AvahiClientLoopOwner {
     // MARK: poll thread
 
     private func publish(in group: AvahiHandle) {
-        let (requestedName, txt) = state.withLock { ($0.name, $0.txt) }
+        let (requestedName, port, txt) = state.withLock { ($0.name, $0.port, $0.txt) }
         var name = requestedName
         let list = Avahi.makeStringList(txt)
         defer { avahi_string_list_free(list) }
-        var result = add(name, list, to: group)
+        var result = add(name, port, list, to: group)
         var attempts = 0
         while Int(result) == AVAHI_ERR_COLLISION, attempts < 20 {
             name = alternativeName(name)
             attempts += 1
-            result = add(name, list, to: group)
+            result = add(name, port, list, to: group)
         }
         guard result >= 0 else {
             fail("Avahi refused \(name) (\(serviceType) port \(port)): \(Avahi.errorString(result))")
@@ -311,7 +345,9 @@ private final class PublisherCore: AvahiClientLoopOwner {
         setPhase(.registering)
     }
 
-    private func add(_ name: String, _ list: UnsafeMutablePointer<AvahiStringList>?, to group: AvahiHandle) -> Int32 {
+    private func add(
+        _ name: String, _ port: UInt16, _ list: UnsafeMutablePointer<AvahiStringList>?, to group: AvahiHandle
+    ) -> Int32 {
         avahi_entry_group_add_service_strlst(
             group.pointer, Avahi.unspecifiedInterface, Avahi.unspecifiedProtocol, AvahiPublishFlags(rawValue: 0),
             name, serviceType, nil, nil, port, list)

@@ -67,7 +67,7 @@ extension CastDeviceEmulator {
                             tooLarge
                             ? HTTPResponse(
                                 .payloadTooLarge, text: "request body over \(Self.maximumRequestBody) bytes\n")
-                            : respond(to: head, body: body)
+                            : await respond(to: head, body: body)
                         logger.debug("\(scheme) \(head.method) \(head.uri) → \(response.status.code)")
                         let keepAlive = head.isKeepAlive && !tooLarge
                         var headers = HTTPHeaders()
@@ -115,9 +115,9 @@ extension CastDeviceEmulator {
         }
     }
 
-    func respond(to head: HTTPRequestHead, body: [UInt8] = []) -> HTTPResponse {
+    func respond(to head: HTTPRequestHead, body: [UInt8] = []) async -> HTTPResponse {
         let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-        if let response = respondToControl(method: head.method, path: path, body: body) {
+        if let response = await respondToControl(method: head.method, path: path, body: body) {
             return response
         }
         guard head.method == .GET || head.method == .HEAD else {

@@ -36,14 +36,45 @@ public final class CastDeviceEmulator: Sendable {
 
     struct Core {
         var device: EmulatedDevice
-        var outbound: [Int: AsyncStream<CastMessage>.Continuation] = [:]
+        var outbound: [Int: AsyncStream<Outgoing>.Continuation] = [:]
         var nextConnection = 1
         var txtWatchers: [Int: AsyncStream<[String: String]>.Continuation] = [:]
         var nextTXTWatcher = 1
+        /// The faults being played (see `CastDeviceEmulator+Faults.swift`).
+        var faults: EmulatorFaults
+        /// The CastV2 listener: where it listens, or that it is down.
+        var listener = CastV2Listener()
+        /// Every TLS connection accepted and not yet closed.
+        var links: [Int: Link] = [:]
+        /// Links the emulator cut on purpose (fault injection), so that their end is told as such.
+        var cutLinks: Set<Int> = []
+
+        /// Queues `message` for `connection`: dropped while the device is silent, due later when
+        /// replies are delayed (all but `tp.*`).
+        func enqueue(_ message: CastMessage, on connection: Int) {
+            guard let continuation = outbound[connection], faults.heartbeat != .silent else { return }
+            var due: ContinuousClock.Instant?
+            if faults.replyDelay > .zero, !CastNamespace.isTransport(message.namespace) {
+                due = .now + faults.replyDelay
+            }
+            continuation.yield(Outgoing(message: message, due: due))
+        }
 
         func deliver(_ deliveries: [DeviceOutcome.Delivery]) {
-            for delivery in deliveries { outbound[delivery.connection]?.yield(delivery.message) }
+            for delivery in deliveries { enqueue(delivery.message, on: delivery.connection) }
         }
+    }
+
+    /// A message on its way to one connection, and when it may leave (nil: at once).
+    struct Outgoing: Sendable {
+        var message: CastMessage
+        var due: ContinuousClock.Instant?
+    }
+
+    /// An accepted TLS connection, and which bind of the CastV2 listener accepted it.
+    struct Link {
+        var channel: any Channel
+        var generation: Int
     }
 
     typealias CastServer = NIOAsyncChannel<AcceptedConnection, Never>
@@ -51,8 +82,18 @@ public final class CastDeviceEmulator: Sendable {
     typealias HTTPServer = NIOAsyncChannel<HTTPConnection, Never>
 
     struct AcceptedConnection: Sendable {
+        /// Whether the connection goes on to TLS.
+        enum Admission: Sendable {
+            case accepted
+            /// The device refuses TLS (fault injection).
+            case refused
+            /// Accepted by a listener that has been closed or replaced meanwhile.
+            case listenerClosed
+        }
+
         var number: Int
         var remote: String
+        var admission: Admission
         var channel: NIOAsyncChannel<CastMessage, CastMessage>
     }
 
@@ -63,19 +104,25 @@ public final class CastDeviceEmulator: Sendable {
         var tlsCertificateDER: [UInt8]
     }
 
-    struct Servers: Sendable {
-        var cast: CastServer
+    /// What binding the CastV2 listener again (after a restart, on a new port) needs.
+    struct CastV2Context: Sendable {
+        var tls: NIOSSLContext
+        var messageLog: EmulatorMessageLog?
         var authentication: Authentication
+    }
+
+    /// The servers bound by ``start()``. The CastV2 listener itself lives in `Core.listener`,
+    /// because faults close and re-bind it while the emulator runs.
+    struct Servers: Sendable {
+        var castV2: CastV2Context
         var http: HTTPServer?
         var https: HTTPServer?
         var endpoints: EmulatorEndpoints
-        var messageLog: EmulatorMessageLog?
 
         func close() async {
-            try? await cast.channel.close()
             try? await http?.channel.close()
             try? await https?.channel.close()
-            messageLog?.close()
+            castV2.messageLog?.close()
         }
     }
 
@@ -94,6 +141,13 @@ public final class CastDeviceEmulator: Sendable {
     let playbackChanged = ChangeSignal()
     let shutdownRequested = ChangeSignal()
     let runFinished = ChangeSignal()
+    /// Bumped when the CastV2 listener goes down, comes back or moves.
+    let listenerChanged = ChangeSignal()
+    /// Bumped when a link closes or ends.
+    let linksChanged = ChangeSignal()
+    /// Every CastV2 listener bound, for ``run()`` to serve: the first from ``start()``, then one
+    /// per restart or move.
+    let castV2Servers = AsyncStream.makeStream(of: CastServer.self)
 
     public init(configuration: EmulatorConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -104,7 +158,8 @@ public final class CastDeviceEmulator: Sendable {
         self.clock = configuration.clock
         self.core = Mutex(
             Core(
-                device: EmulatedDevice(apps: configuration.apps, settings: EmulatedDevice.Settings(configuration))
+                device: EmulatedDevice(apps: configuration.apps, settings: EmulatedDevice.Settings(configuration)),
+                faults: EmulatorFaults(replyDelay: configuration.replyDelay)
             )
         )
     }
@@ -120,8 +175,9 @@ public final class CastDeviceEmulator: Sendable {
             state = .starting
         }
         let servers: Servers
+        let castV2: CastV2Binding
         do {
-            servers = try await bindServers()
+            (servers, castV2) = try await bindServers()
         } catch {
             lifecycle.withLock { state in
                 if case .starting = state { state = .idle }
@@ -133,8 +189,9 @@ public final class CastDeviceEmulator: Sendable {
             state = .started(servers)
             return true
         }
-        guard stillWanted else {
+        guard stillWanted, installFirstListener(castV2, servers: servers) else {
             await servers.close()
+            try? await castV2.server.channel.close()
             throw EmulatorError(.invalidState, "shut down while starting")
         }
         logger.info(
@@ -167,7 +224,7 @@ public final class CastDeviceEmulator: Sendable {
         struct ShutdownRequested: Error {}
         do {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { try await self.serveCastV2(servers.cast, authentication: servers.authentication) }
+                group.addTask { try await self.serveCastV2Listeners(authentication: servers.castV2.authentication) }
                 if let http = servers.http {
                     group.addTask { try await self.serveHTTP(http, scheme: "http") }
                 }
@@ -186,10 +243,12 @@ public final class CastDeviceEmulator: Sendable {
             // So is cancelling the task that runs the emulator.
         } catch {
             await servers.close()
+            await closeCastV2Listener()
             logger.error("emulator stopped: \(error)")
             throw error
         }
         await servers.close()
+        await closeCastV2Listener()
         logger.info("emulator stopped")
     }
 
@@ -210,16 +269,21 @@ public final class CastDeviceEmulator: Sendable {
             }
         }
         shutdownRequested.signal()
-        let watchers = core.withLock { core in
-            defer { core.txtWatchers = [:] }
-            return Array(core.txtWatchers.values)
+        let (watchers, endpointWatchers) = core.withLock { core in
+            defer {
+                core.txtWatchers = [:]
+                core.listener.endpointWatchers = [:]
+            }
+            return (Array(core.txtWatchers.values), Array(core.listener.endpointWatchers.values))
         }
         for watcher in watchers { watcher.finish() }
+        for watcher in endpointWatchers { watcher.finish() }
         switch action {
         case .none:
-            break
+            await closeCastV2Listener()
         case .close(let servers):
             await servers.close()
+            await closeCastV2Listener()
         case .waitForRun:
             await runFinished.wait(beyond: 0)
         }
@@ -270,10 +334,17 @@ public final class CastDeviceEmulator: Sendable {
 
     func currentState() -> EmulatorState {
         let now = clock.now()
-        let (snapshot, app) = core.withLock { ($0.device.snapshot(at: now), $0.device.running?.app) }
+        let (snapshot, app, faults, listener) = core.withLock {
+            ($0.device.snapshot(at: now), $0.device.running?.app, $0.faults, $0.listener)
+        }
         var state = snapshot
+        state.faults = faults
+        state.isListening = listener.isListening
+        state.endpoints = listener.endpoints
         if case .object(var fields) = state.json {
             fields["device"] = deviceJSON(runningApp: app)
+            fields["faults"] = Self.faultsJSON(faults, isListening: listener.isListening)
+            fields["endpoints"] = listener.endpoints?.json ?? .null
             state.json = .object(fields)
         }
         return state
@@ -296,7 +367,7 @@ public final class CastDeviceEmulator: Sendable {
 
     // MARK: internals
 
-    private func bindServers() async throws -> Servers {
+    private func bindServers() async throws -> (Servers, CastV2Binding) {
         let identity = try EmulatorTLSIdentity.generate(
             commonName: configuration.deviceID, lifetime: configuration.certificateLifetime
         )
@@ -311,10 +382,11 @@ public final class CastDeviceEmulator: Sendable {
             tlsCertificateDER: identity.certificateDER
         )
         let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
+        let castV2 = CastV2Context(tls: tls, messageLog: messageLog, authentication: authentication)
         var bound: [any Channel] = []
         do {
-            let cast = try await bindCastV2(tls: tls, log: messageLog)
-            bound.append(cast.channel)
+            let cast = try await bindCastV2(port: configuration.port, context: castV2)
+            bound.append(cast.server.channel)
             var http: HTTPServer?
             if let port = configuration.httpPort {
                 let server = try await bindHTTP(port: port, tls: nil)
@@ -329,14 +401,11 @@ public final class CastDeviceEmulator: Sendable {
             }
             let endpoints = EmulatorEndpoints(
                 host: configuration.host,
-                port: cast.channel.localAddress?.port ?? configuration.port,
+                port: cast.port,
                 httpPort: http.map { $0.channel.localAddress?.port ?? 0 },
                 httpsPort: https.map { $0.channel.localAddress?.port ?? 0 }
             )
-            return Servers(
-                cast: cast, authentication: authentication, http: http, https: https, endpoints: endpoints,
-                messageLog: messageLog
-            )
+            return (Servers(castV2: castV2, http: http, https: https, endpoints: endpoints), cast)
         } catch {
             for channel in bound { try? await channel.close() }
             messageLog?.close()

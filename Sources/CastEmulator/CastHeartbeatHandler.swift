@@ -5,6 +5,10 @@ import NIOCore
 /// been quiet for `pingAfter`, and closes the connection when it has been quiet for `closeAfter`.
 /// Any message received resets both timers.
 ///
+/// Fault injection can stop the heartbeat (no PONG, no PING) or make the device silent (no PONG,
+/// no PING, and quiet links are not closed either: a device that vanished): `mode` is asked at
+/// each PING received and each timer.
+///
 /// Heartbeat messages stop here; everything else goes on up the pipeline.
 final class CastHeartbeatHandler: ChannelDuplexHandler {
     typealias InboundIn = CastMessage
@@ -18,10 +22,12 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
     private var closeTimer: Scheduled<Void>?
     /// Whom to PING: the last sender heard on this connection.
     private var peer = "sender-0"
+    private let mode: @Sendable () -> EmulatorFaults.Heartbeat
 
-    init(_ heartbeat: EmulatorHeartbeat) {
+    init(_ heartbeat: EmulatorHeartbeat, mode: @escaping @Sendable () -> EmulatorFaults.Heartbeat = { .normal }) {
         pingAfter = TimeAmount(heartbeat.pingAfter)
         closeAfter = TimeAmount(heartbeat.closeAfter)
+        self.mode = mode
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -42,6 +48,18 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
+    /// Sent down every link when the device stops being silent: it has been away, so the link's
+    /// quiet time starts again from now.
+    struct SilenceEnded: Sendable {}
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is SilenceEnded else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if context.channel.isActive { arm(context: context) }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = unwrapInboundIn(data)
         if message.sourceID != CastWire.broadcastID { peer = message.sourceID }
@@ -51,7 +69,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
             return
         }
         if message.payloadType == .string, let payload = try? JSONValue.parse(message.payloadUtf8),
-            CastEnvelope(payload).type == "PING"
+            CastEnvelope(payload).type == "PING", mode() == .normal
         {
             let pong = CastMessage.json(
                 source: message.destinationID, destination: message.sourceID, namespace: CastNamespace.heartbeat,
@@ -65,14 +83,23 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
         disarm()
         let loop = context.eventLoop.assumeIsolated()
         pingTimer = loop.scheduleTask(in: pingAfter) { [self] in
+            guard mode() == .normal else { return }
             let ping = CastMessage.json(
                 source: CastWire.platformReceiverID, destination: peer, namespace: CastNamespace.heartbeat,
                 payload: ConnectionMessage.ping
             )
             context.writeAndFlush(wrapOutboundOut(ping), promise: nil)
         }
+        armCloseTimer(context: context)
+    }
+
+    private func armCloseTimer(context: ChannelHandlerContext) {
         let closeAfter = closeAfter
-        closeTimer = loop.scheduleTask(in: closeAfter) {
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: closeAfter) { [self] in
+            guard mode() != .silent else {
+                armCloseTimer(context: context)  // a vanished device closes nothing
+                return
+            }
             context.fireErrorCaught(
                 EmulatorError(.heartbeatTimeout, "nothing received for \(Duration(closeAfter)), closing")
             )

@@ -61,6 +61,10 @@ extension EmulatedDevice {
             load(command, into: &outcome)
         case "QUEUE_LOAD":
             queueLoad(command, into: &outcome)
+        case "STORE_SESSION":
+            storeSession(command, into: &outcome)
+        case "RESUME_SESSION":
+            resumeSession(command, into: &outcome)
         case _ where Self.playerCommands.contains(command.type):
             handlePlayerCommand(command, into: &outcome)
         case "":
@@ -155,7 +159,7 @@ extension EmulatedDevice {
 
     // MARK: LOAD
 
-    private mutating func load(_ command: MediaCommand, into outcome: inout DeviceOutcome) {
+    mutating func load(_ command: MediaCommand, into outcome: inout DeviceOutcome) {
         let payload = command.payload
         // LOAD with queueData (the sender SDK's MediaLoadRequestData) loads a whole queue.
         if let queueItems = payload["queueData"]?["items"]?.arrayValue, !queueItems.isEmpty {
@@ -237,7 +241,14 @@ extension EmulatedDevice {
         }
         record.mediaSessionID = session.mediaSessionID
         player = session
-        guard enterItem(at: startIndex, position: startTime, command.transportID, now: command.now, &outcome) else {
+        // LoadRequestData's `autoplay` covers a whole queue loaded by LOAD (or RESUME_SESSION);
+        // QUEUE_LOAD's items say it each.
+        let autoplay = command.type == "QUEUE_LOAD" ? nil : command.payload["autoplay"]?.boolValue
+        guard
+            enterItem(
+                at: startIndex, position: startTime, autoplay: autoplay, command.transportID, now: command.now,
+                &outcome)
+        else {
             record.result = .loadFailed
             history.record(record)
             reply(loadFailed(command.requestID, itemID: items[startIndex].itemID), to: command, &outcome)

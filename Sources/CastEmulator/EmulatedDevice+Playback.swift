@@ -108,13 +108,15 @@ extension EmulatedDevice {
     }
 
     /// Makes the item at `index` current: a BUFFERING broadcast naming it in `loadingItemId`,
-    /// then it plays (or waits, paused, if it does not autoplay). Content the device cannot play
-    /// ends the session instead (IDLE ERROR, broadcast) and returns false.
+    /// then it plays (or waits, paused, if it does not autoplay; `autoplay` overrides the
+    /// item's). Content the device cannot play ends the session instead (IDLE ERROR, broadcast)
+    /// and returns false.
     mutating func enterItem(
-        at index: Int, position: Double?, _ transportID: String, now: Duration, _ outcome: inout DeviceOutcome
+        at index: Int, position: Double?, autoplay: Bool? = nil, _ transportID: String, now: Duration,
+        _ outcome: inout DeviceOutcome
     ) -> Bool {
         guard var session = player else { return false }
-        session.start(itemAt: index, at: now, position: position)
+        session.start(itemAt: index, at: now, position: position, autoplay: autoplay)
         if isUnplayable(session.current) {
             player = nil
             outcome.note(

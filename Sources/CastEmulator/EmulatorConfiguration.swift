@@ -37,7 +37,8 @@ public struct EmulatorConfiguration: Sendable {
     /// refused with INVALID_REQUEST BAD_PARAMETER; muting still works.
     public var fixedVolume = false
     /// Fault injection: every message the device sends (but tp.*) is written this much later,
-    /// like a slow device. Zero: prompt.
+    /// like a slow device. Zero: prompt. The delay at start; it can be changed while the device
+    /// runs (``EmulatorFaults/replyDelay``).
     public var replyDelay: Duration = .zero
     /// When not empty, the device is a multizone group of these members: TXT `ca` gains bit 32
     /// and it answers MULTIZONE_STATUS on `urn:x-cast:com.google.cast.multizone`. Set ``model``

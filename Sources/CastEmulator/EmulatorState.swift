@@ -28,6 +28,12 @@ public struct EmulatorState: Sendable {
     public var loads: [EmulatorLoadRecord]
     /// The whole snapshot as `GET /emulator/state` serves it (see ``CastDeviceEmulator``).
     public var json: JSONValue
+    /// The faults being played (`faults` in the JSON, with `listening`).
+    public var faults = EmulatorFaults()
+    /// Whether the CastV2 listener accepts connections (false during a restart's downtime).
+    public var isListening = false
+    /// Where the device listens now (`endpoints` in the JSON); nil before `start()`.
+    public var endpoints: EmulatorEndpoints? = nil
 
     /// The receiver status, parsed as a sender would.
     public var receiverStatus: CastReceiverStatus { CastReceiverStatus(payload: receiverStatusJSON) }

@@ -116,8 +116,9 @@ struct MediaPlayer {
     // MARK: items
 
     /// Makes the item at `index` current, at `position` (the item's start time when nil),
-    /// playing if the item autoplays; an unwatched pre-roll starts first.
-    mutating func start(itemAt index: Int, at now: Duration, position start: Double? = nil) {
+    /// playing if `autoplay` (the item's own `autoplay` when nil); an unwatched pre-roll starts
+    /// first.
+    mutating func start(itemAt index: Int, at now: Duration, position start: Double? = nil, autoplay: Bool? = nil) {
         currentIndex = index
         let item = items[index]
         position = max(0, start ?? item.startTime)
@@ -130,7 +131,7 @@ struct MediaPlayer {
         ad = nil
         preloadAnnounced = false
         live = item.isLive ? LiveEdge(edge: position, at: now, joinedAt: position) : nil
-        playerState = item.autoplay ? Self.playing : Self.paused
+        playerState = (autoplay ?? item.autoplay) ? Self.playing : Self.paused
         if let preRoll = unwatchedBreaks.first(where: \.isPreRoll) {
             ad = AdPlayback(adBreak: preRoll)
         }

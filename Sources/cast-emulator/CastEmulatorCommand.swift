@@ -76,6 +76,22 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
               cast-emulator --port 0 --http-port 8008 &
               curl -s http://127.0.0.1:8008/emulator/state
+
+            Fault injection, for testing a sender's reconnection and liveness checks: the same \
+            interface takes POSTs (GET /emulator lists every route). A slow device from the \
+            start: --reply-delay 400. While it runs:
+
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults -d '{"heartbeat": "stopped"}'
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/drop-links
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/restart -d '{"downtimeMs": 3000}'
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/move-port -d '{"port": 0}'
+              curl -s -X POST http://127.0.0.1:8008/emulator/transfer -d '{"to": "http://127.0.0.2:8008"}'
+
+            heartbeat "stopped": no PONG and no PING; "silent": nothing at all is sent while the \
+            connections stay open. After move-port the ready file and the mDNS announcement \
+            (--publish) carry the new port. A transfer moves the running app's session to the \
+            emulator whose --http-port is given (stream transfer, as CAF's STORE_SESSION and \
+            RESUME_SESSION do it).
             """
     )
 
@@ -171,6 +187,14 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Fault injection: send every reply and status (but tp.* messages) this many milliseconds late, like a slow device. Changeable at run time: POST /emulator/faults {\"replyDelayMs\": MS}.",
+            valueName: "ms"
+        )
+    )
+    var replyDelay: Int = 0
+
+    @Option(
+        help: ArgumentHelp(
             "Standard error log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -187,6 +211,9 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         if name.isEmpty { throw ValidationError("--name must not be empty") }
+        if !(0...600_000).contains(replyDelay) {
+            throw ValidationError("--reply-delay must be between 0 and 600000 milliseconds")
+        }
         _ = try parsedApps()
         _ = try parsedGroupMembers()
         for type in unplayableContentTypes where !Self.isContentType(type) {
@@ -254,6 +281,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         configuration.apps = try parsedApps() + configuration.apps
         if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
         configuration.fixedVolume = fixedVolume
+        configuration.replyDelay = .milliseconds(replyDelay)
 
         let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
         let endpoints = try await emulator.start()
@@ -275,6 +303,22 @@ struct CastEmulatorCommand: AsyncParsableCommand {
                     for await txt in emulator.txtRecordChanges() {
                         do { try publisher.updateTXT(txt) } catch {
                             logger.warning("cannot update the TXT record: \(error)")
+                        }
+                    }
+                }
+            }
+            // The CastV2 port moves with POST /emulator/faults/move-port: announce it, and say
+            // it in the ready file.
+            group.addTask { [readyFile, configuration] in
+                for await moved in emulator.endpointChanges().dropFirst() {
+                    if let publisher {
+                        do { try publisher.updatePort(moved.port) } catch {
+                            logger.warning("cannot announce the new port: \(error)")
+                        }
+                    }
+                    if let readyFile {
+                        do { try ReadyFile(endpoints: moved, configuration: configuration).write(to: readyFile) } catch {
+                            logger.warning("cannot rewrite the ready file: \(error)")
                         }
                     }
                 }

@@ -162,6 +162,39 @@ import Testing
         }
     }
 
+    /// A device that moved to another port (a restart, a group leader change) is announced
+    /// again: browsers resolve it on the new port.
+    @Test func publisherMovesToAnotherPort() async throws {
+        try await withBrowser { log in
+            let id = UUID().uuidString.lowercased()
+            let publisher: AvahiPublisher
+            do {
+                publisher = try AvahiPublisher(
+                    name: uniqueName("Moving TV"), port: 8009, txt: ["id": id, "fn": "Moving TV"],
+                    logger: testLogger("publisher"))
+            } catch let error as DiscoveryError where error.code == .avahiUnavailable {
+                throw AvahiNotRunning(reason: error.message)
+            }
+            defer { publisher.stop() }
+            try await publisher.waitUntilEstablished(timeout: .seconds(15))
+            try await log.first("\(id) on 8009") { $0.deviceID == id && $0.device?.port == 8009 }
+            let before = log.events.count
+
+            try publisher.updatePort(42_123)
+            #expect(publisher.port == 42_123)
+            try await publisher.waitUntilEstablished(timeout: .seconds(15))
+            let moved = try #require(
+                try await log.first("\(id) on 42123", from: before) { $0.device?.port == 42_123 && $0.deviceID == id }
+                    .device)
+            #expect(moved.friendlyName == "Moving TV")
+            #expect(publisher.name.hasPrefix("Moving TV"))
+
+            #expect(throws: DiscoveryError.self) { try publisher.updatePort(0) }
+            publisher.stop()
+            #expect(throws: DiscoveryError.self) { try publisher.updatePort(8010) }
+        }
+    }
+
     @Test func publisherRenamesOnCollision() async throws {
         let name = uniqueName("Twin")
         let logger = testLogger("publisher")

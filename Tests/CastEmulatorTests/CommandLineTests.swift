@@ -52,6 +52,7 @@ struct CommandLineTests {
         for flag in [
             "--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file",
             "--auth-root-file", "--publish", "--app", "--unplayable-content-type", "--group-member", "--fixed-volume",
+            "--reply-delay",
         ] {
             #expect(output.contains(flag), "\(flag) missing from --help")
         }
@@ -61,7 +62,7 @@ struct CommandLineTests {
         for example in [
             "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
             "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume",
-            "/emulator/state",
+            "/emulator/state", "/emulator/faults/drop-links", "/emulator/faults/move-port", "/emulator/transfer",
             "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo",
         ] {
             #expect(output.contains(example), "\(example) missing from --help")
