@@ -73,6 +73,8 @@ public actor DeviceController {
     var mediaJSON: [Int64: JSONValue] = [:]
     var itemMedia: [Int64: JSONValue] = [:]
     var lastEntry: JSONValue?
+    /// The last media seen playing, paused or buffering, and when.
+    var lastActiveMedia: (media: JSONValue, at: ContinuousClock.Instant)?
     /// The app ids this device said it can or cannot run, until the link drops.
     var availability: [String: Bool] = [:]
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
@@ -394,13 +396,18 @@ public actor DeviceController {
         }
     }
 
-    /// The media information of what was playing, paused or buffering, if anything.
+    /// The media information of what was playing, paused or buffering when the app went away,
+    /// if anything: the media still active, or active until moments ago (a receiver handing its
+    /// session to another device ends the media, IDLE CANCELLED, just before its app stops).
     func activeMedia() -> JSONValue? {
-        guard let entry = lastEntry, let state = entry["playerState"]?.stringValue,
-            ["PLAYING", "PAUSED", "BUFFERING"].contains(state),
-            let mediaSessionID = entry["mediaSessionId"]?.intValue
-        else { return nil }
-        return mediaJSON[mediaSessionID]
+        defer { lastActiveMedia = nil }
+        guard let (media, at) = lastActiveMedia, ContinuousClock.now - at < .seconds(5) else { return nil }
+        if let state = lastEntry?["playerState"]?.stringValue, state == "IDLE",
+            let reason = lastEntry?["idleReason"]?.stringValue, reason == "FINISHED" || reason == "ERROR"
+        {
+            return nil  // it ended on its own
+        }
+        return media
     }
 
     /// Publishes a session change to watchers and to custom-channel listeners.
@@ -449,6 +456,9 @@ public actor DeviceController {
             media = mediaJSON[mediaSessionID]
         }
         if let media { mediaJSON[mediaSessionID] = media }
+        if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state) {
+            lastActiveMedia = (media, .now)
+        }
         if entry["playerState"]?.stringValue == "IDLE", entry["idleReason"] != nil, entry["items"] == nil {
             // The media session ended; its items are gone with it.
             itemMedia.removeAll()
