@@ -1,6 +1,9 @@
 import CastTestSupport
 import CastdAPI
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import SwiftProtobuf
 import Testing
 
@@ -334,6 +337,51 @@ struct EndToEndTests {
             #expect(try await setup.castc(["pause"]).status == 0)
             await again.stop()
         }
+    }
+
+    /// The device goes away (links cut, TLS refused) long enough for castd to back off to waits
+    /// of several seconds; then it comes back on another port and mDNS announces it there. castd
+    /// does not wait for its next scheduled retry: the announcement makes it retry at once, at
+    /// the new address, and the session is resumed.
+    @Test func anAnnouncementAtANewPortIsRetriedAtOnce() async throws {
+        try await withSetup(emulatorArguments: ["--http-port", "0"]) { setup in
+            let ready = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: setup.directory + "/emulator.json")))
+            let httpPort = try #require((ready as? [String: Any])?["httpPort"] as? Int)
+            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            let original = try #require(try await setup.status().sessions.first)
+
+            try await Self.control(httpPort, "/emulator/faults", #"{"refuseTLS": true}"#)
+            try await Self.control(httpPort, "/emulator/faults/drop-links")
+            var away = try #require(try await setup.status().devices.first { $0.friendlyName == setup.deviceName })
+            try await eventually(timeout: .seconds(40), "castd to back off to waits of 8 s or more") {
+                away = try #require(try await setup.status().devices.first { $0.friendlyName == setup.deviceName })
+                return away.reconnectAttempts >= 4 && away.linkState == .reconnecting
+            }
+            let scheduled = away.nextRetryAtMs
+            try await Self.control(httpPort, "/emulator/faults", #"{"refuseTLS": false}"#)
+            try await Self.control(httpPort, "/emulator/faults/move-port")
+            try await eventually(timeout: .seconds(20), "the session to be resumed") {
+                try await setup.status().sessions.first?.state == .resumed
+            }
+            let back = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+            let device = try #require(try await setup.status().devices.first { $0.friendlyName == setup.deviceName })
+            #expect(device.port != away.port, "castd follows the new port")
+            #expect(back < scheduled, "resumed \(scheduled - back) ms before the retry the backoff had scheduled")
+            print("announced at a new port: resumed \(scheduled - back) ms before the scheduled retry")
+            #expect(try await setup.status().sessions.first?.sessionID == original.sessionID)
+            #expect(try setup.received().filter { $0.type == "LAUNCH" }.count == 1)
+        }
+    }
+
+    /// POSTs to cast-emulator's control interface.
+    static func control(_ port: Int, _ path: String, _ body: String = "{}") async throws {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(body.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        #expect(status == 200, "\(path): \(status) \(String(decoding: data, as: UTF8.self))")
     }
 
     /// Listen streams end at SIGTERM like watchers do, with UNAVAILABLE and the reason. (castd
