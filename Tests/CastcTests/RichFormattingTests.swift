@@ -221,6 +221,26 @@ func richStatus() -> CastdMediaStatus {
                 """)
     }
 
+    @Test func aReconnectingDeviceSaysWhyAndWhenCastdTriesNext() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        var tv = castDevice("tv", "Living Room TV", model: "Chromecast", host: "192.168.1.20")
+        tv.linkState = .reconnecting
+        tv.linkError = "connection refused"
+        tv.nextRetryAtMs = 1_700_000_003_200
+        tv.reconnectAttempts = 3
+        #expect(DeviceTable.state(tv) == "reconnecting")
+        #expect(DeviceTable.nextRetry(tv, now: now) == "in 4 s (3 failed)")
+        let report = StatusReport.device(id: "tv", device: tv, sessions: [], media: [], now: now)
+        #expect(
+            report == """
+                Living Room TV (Chromecast, 192.168.1.20:8009): reconnecting
+                  error  connection refused
+                  retry  in 4 s (3 failed)
+                """)
+        tv.linkState = .connected
+        #expect(DeviceTable.nextRetry(tv, now: now) == nil)
+    }
+
     @Test func deviceVolumes() {
         var volume = CastdVolume()
         volume.level = 0.4

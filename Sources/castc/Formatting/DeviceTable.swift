@@ -1,4 +1,5 @@
 import CastClient
+import Foundation
 
 /// `castc devices`: one row per device.
 enum DeviceTable {
@@ -68,6 +69,15 @@ enum DeviceTable {
         case .reconnecting: return "reconnecting"
         case .UNRECOGNIZED(let value): return "state \(value)"
         }
+    }
+
+    /// While reconnecting: when castd tries next and how many tries failed, e.g. "in 4 s (3
+    /// failed)"; nil otherwise.
+    static func nextRetry(_ device: CastdDevice, now: Date = Date()) -> String? {
+        guard device.linkState == .reconnecting, device.nextRetryAtMs > 0 else { return nil }
+        let seconds = max(0, (Double(device.nextRetryAtMs) / 1000 - now.timeIntervalSince1970).rounded(.up))
+        let failed = device.reconnectAttempts == 0 ? "" : " (\(device.reconnectAttempts) failed)"
+        return "in \(Int(seconds)) s\(failed)"
     }
 
     /// The app the device runs (known once connected), else its advertised status text, else `-`.

@@ -44,7 +44,10 @@ struct EventFormatter {
         case .deviceUpdated(let device):
             remember(device)
             var details = [DeviceTable.state(device)]
-            if device.linkState == .failed, !device.linkError.isEmpty { details.append(device.linkError) }
+            if device.linkState == .failed || device.linkState == .reconnecting, !device.linkError.isEmpty {
+                details.append(device.linkError)
+            }
+            if let retry = DeviceTable.nextRetry(device) { details.append("retry " + retry) }
             let app = DeviceTable.app(device)
             if app != "-" { details.append(app) }
             if device.hasReceiver, device.receiver.hasVolume {

@@ -57,7 +57,10 @@ enum StatusReport {
                 .filter { !$0.isEmpty && $0 != "-" }
             title = details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
             title += ": \(DeviceTable.state(device))"
-            if device.linkState == .failed, !device.linkError.isEmpty { rows.append(["error", device.linkError]) }
+            if device.linkState == .failed || device.linkState == .reconnecting, !device.linkError.isEmpty {
+                rows.append(["error", device.linkError])
+            }
+            if let retry = DeviceTable.nextRetry(device, now: now) { rows.append(["retry", retry]) }
             if !device.groupMembers.isEmpty { rows.append(["members", DeviceTable.members(device)]) }
             if device.hasReceiver, device.receiver.hasVolume {
                 let volume = device.receiver.volume
