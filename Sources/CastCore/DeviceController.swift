@@ -112,6 +112,7 @@ public actor DeviceController {
     /// Holds the link until it closes. Runs as a child of the registry's task group.
     private nonisolated func runLink(_ endpoint: DeviceEndpoint) async {
         let reason: String
+        var authenticationRefused = false
         do {
             reason = try await CastLink.withConnection(
                 host: endpoint.host, port: endpoint.port, configuration: linkConfiguration, logger: logger
@@ -124,11 +125,13 @@ public actor DeviceController {
             }
         } catch {
             reason = Self.describe(error)
+            authenticationRefused = await recordAuthenticationRefusal(error)
         }
-        await linkDown(reason: reason)
+        await linkDown(reason: reason, authenticationRefused: authenticationRefused)
     }
 
     private func linkUp(_ link: CastLink) async throws {
+        recordAuthentication(link.authentication)
         try await link.connect(to: CastWire.platformReceiverID)
         let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
             ReceiverRequest.getStatus(requestID: $0)
@@ -152,7 +155,7 @@ public actor DeviceController {
         for waiter in waiters { waiter.resume(returning: link) }
     }
 
-    private func linkDown(reason: String) {
+    private func linkDown(reason: String, authenticationRefused: Bool = false) {
         let wasConnected: Bool
         if case .connected = phase { wasConnected = true } else { wasConnected = false }
         phase = .idle
@@ -163,7 +166,7 @@ public actor DeviceController {
         }
         let waiters = linkWaiters
         linkWaiters.removeAll()
-        let error = CastdError(.unavailable, "cannot reach \(name) at \(endpoint): \(reason)")
+        let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
         for waiter in waiters { waiter.resume(throwing: error) }
         if var session {
             session.state = .suspended
@@ -412,6 +415,8 @@ public actor DeviceController {
             switch error.code {
             case .connectFailed, .closed:
                 return CastdError(.unavailable, "\(device): \(error.message)")
+            case .authenticationFailed:
+                return CastdError(.failedPrecondition, "\(device): \(error.message)")
             case .timedOut:
                 return CastdError(.deadlineExceeded, "\(device): \(error.message)")
             case .invalidRequest:

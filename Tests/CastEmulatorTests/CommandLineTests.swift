@@ -1,3 +1,4 @@
+import CastEmulator
 import CastProtocol
 import Foundation
 import Testing
@@ -51,7 +52,8 @@ struct CommandLineTests {
         #expect(status == 0)
         for flag in [
             "--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file",
-            "--auth-root-file", "--publish", "--app", "--unplayable-content-type", "--group-member", "--fixed-volume",
+            "--write-root", "--authority", "--impostor", "--publish", "--app", "--unplayable-content-type",
+            "--group-member", "--fixed-volume",
         ] {
             #expect(output.contains(flag), "\(flag) missing from --help")
         }
@@ -62,10 +64,16 @@ struct CommandLineTests {
             "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
             "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume",
             "/emulator/state",
-            "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo",
+            "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo", "castd --trust-root",
         ] {
             #expect(output.contains(example), "\(example) missing from --help")
         }
+        // Every impostor is named and explained (the help wraps lines: compare words).
+        let words = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for impostor in EmulatorImpostor.allCases {
+            #expect(words.contains("\(impostor.rawValue) \(impostor.summary)"), "\(impostor) missing from --help")
+        }
+        #expect(output.contains("--impostor wrong-nonce"))
     }
 
     @Test("Bad flags are refused with a clear message")
@@ -165,7 +173,7 @@ struct CommandLineTests {
         process.executableURL = try Self.binary()
         process.arguments = [
             "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
-            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--auth-root-file",
+            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--write-root",
             authRoot.path,
         ]
         process.standardError = FileHandle.nullDevice

@@ -21,6 +21,8 @@ struct EndToEndTests {
         var castd: ChildProcess
         var emulator: ChildProcess
         var environment: [String: String] { ["CASTD_SOCKET": socket] }
+        /// The emulator's root, which castd trusts (`--trust-root`).
+        var trustRoot: String { directory + "/authority/root.pem" }
 
         func castc(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> CommandResult {
             try await run("castc", arguments, environment: environment, timeout: timeout)
@@ -52,7 +54,8 @@ struct EndToEndTests {
         }
     }
 
-    /// Starts a published emulator and a discovering castd; waits until castd lists the device.
+    /// Starts a published emulator and a discovering castd that trusts the emulator's root (both
+    /// use the authority in `DIR/authority`); waits until castd lists the device.
     func withSetup<T>(
         castdArguments: [String] = [], emulatorArguments: [String] = [], _ body: (Setup) async throws -> T
     ) async throws -> T {
@@ -65,13 +68,16 @@ struct EndToEndTests {
                 let name = "E2E TV " + String(UInt32.random(in: 0...UInt32.max), radix: 36)
                 let ready = directory + "/emulator.json"
                 let log = directory + "/emulator.log"
+                let authority = directory + "/authority"
                 let emulator = try launch(
                     "cast-emulator",
-                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log] + emulatorArguments,
+                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log, "--authority", authority]
+                        + emulatorArguments,
                     [:])
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
-                let castd = try launch("castd", ["--socket", socket] + castdArguments, [:])
+                let castd = try launch(
+                    "castd", ["--socket", socket, "--trust-root", authority + "/root.pem"] + castdArguments, [:])
                 let setup = Setup(
                     directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
                 try await eventually("castd to discover \(name)") {
@@ -275,7 +281,8 @@ struct EndToEndTests {
             #expect(watcher.stderr.contains("shutting down"))
 
             // A new castd joins the session that kept playing: no relaunch, no STOP.
-            let again = try ChildProcess("castd", ["--socket", setup.socket], directory: setup.directory)
+            let again = try ChildProcess(
+                "castd", ["--socket", setup.socket, "--trust-root", setup.trustRoot], directory: setup.directory)
             defer { again.signal(SIGKILL) }
             try await eventually("castd to discover the device again") {
                 try await setup.castc(["devices"]).stdout.contains(setup.deviceName)

@@ -45,6 +45,9 @@ struct EventFormatter {
             remember(device)
             var details = [DeviceTable.state(device)]
             if device.linkState == .failed, !device.linkError.isEmpty { details.append(device.linkError) }
+            if device.authentication.state == .unverified, let why = DeviceTable.authenticationFailure(device) {
+                details.append(why)
+            }
             let app = DeviceTable.app(device)
             if app != "-" { details.append(app) }
             if device.hasReceiver, device.receiver.hasVolume {
