@@ -36,7 +36,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
             \(EmulatorImpostor.allCases.map { "  \($0.rawValue)\n      \($0.summary)" }.joined(separator: "\n"))
 
-              cast-emulator --name "Fake TV" --authority /tmp/cast-ca --impostor wrong-nonce
+              cast-emulator --name "Fake TV" --impostor wrong-nonce \\
+                --authority /tmp/cast-ca
 
             It logs one line per event to standard error; with --log it also writes every \
             CastV2 message received and sent as a JSON line. SIGINT or SIGTERM stops it (exit 0).

@@ -1,5 +1,6 @@
 import CastEmulator
 import CastProtocol
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -33,22 +34,16 @@ struct CommandLineTests {
         var description: String
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    /// Runs cast-emulator to completion without blocking a thread of the cooperative pool (which
+    /// the emulators and links of tests running alongside need).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await CastTestSupport.run(try binary().path, arguments, timeout: .seconds(60))
+        return (result.status, result.stdout + result.stderr)
     }
 
     @Test("--help teaches: every flag and an example")
-    func help() throws {
-        let (status, output) = try Self.run(["--help"])
+    func help() async throws {
+        let (status, output) = try await Self.run(["--help"])
         #expect(status == 0)
         for flag in [
             "--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file",
@@ -77,8 +72,8 @@ struct CommandLineTests {
     }
 
     @Test("Bad flags are refused with a clear message")
-    func validation() throws {
-        let (status, output) = try Self.run(["--id", "xyz"])
+    func validation() async throws {
+        let (status, output) = try await Self.run(["--id", "xyz"])
         #expect(status != 0)
         #expect(output.contains("--id must be 32 hex digits"))
     }
@@ -93,8 +88,8 @@ struct CommandLineTests {
             (["--unplayable-content-type", "flv"], "--unplayable-content-type must be a content type"),
         ]
     )
-    func badNewFlags(arguments: [String], complaint: String) throws {
-        let (status, output) = try Self.run(arguments)
+    func badNewFlags(arguments: [String], complaint: String) async throws {
+        let (status, output) = try await Self.run(arguments)
         #expect(status != 0)
         #expect(output.contains(complaint), "\(output)")
     }

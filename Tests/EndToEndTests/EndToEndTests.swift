@@ -98,6 +98,9 @@ struct EndToEndTests {
 
             let connect = try await setup.castc(["connect", setup.deviceName])
             #expect(connect.status == 0, "\(connect)")
+            // It authenticated with the emulator's root, which castd was told to trust.
+            let table = try await setup.castc(["devices"])
+            #expect(table.stdout.contains("AUTH") && table.stdout.contains("verified"), "\(table)")
             let load = try await setup.castc([
                 "load", "https://example.com/big_buck_bunny.mp4", "--device", setup.deviceName,
                 "--content-type", "video/mp4", "--title", "Big Buck Bunny",
@@ -253,6 +256,41 @@ struct EndToEndTests {
             #expect(abs(level - 0.55) < 0.001)
             let noAd = try await setup.castc(["skip-ad"])
             #expect(noAd.status != 0 && noAd.stderr.contains("INVALID_PLAYER_STATE"), "\(noAd)")
+        }
+    }
+
+    /// A device that fails device authentication is refused: castc says why, and so do
+    /// `castc devices` and `castc status`.
+    @Test func anImpostorIsRefusedAndCastcSaysWhy() async throws {
+        try await withSetup(emulatorArguments: ["--impostor", "wrong-nonce"]) { setup in
+            let connect = try await setup.castc(["connect", setup.deviceName])
+            #expect(connect.status == 9, "\(connect)")  // FAILED_PRECONDITION: retrying will not help
+            #expect(connect.stderr.contains("device authentication failed"), "\(connect)")
+            let devices = try await setup.castc(["devices"])
+            #expect(devices.stdout.contains("refused: the answer is for another challenge"), "\(devices)")
+            let status = try await setup.castc(["status"])
+            #expect(status.stdout.contains("auth  refused: the answer is for another challenge"), "\(status)")
+            let json = try await setup.castc(["devices", "--json"])
+            let listed = try Castd_V1_ListDevicesResponse(jsonString: json.stdout, options: Setup.lenient)
+            let fake = try #require(listed.devices.first { $0.friendlyName == setup.deviceName })
+            #expect(fake.authentication.state == .refused && fake.linkState == .failed)
+            // The device got the challenge and nothing else.
+            let received = try setup.received()
+            #expect(!received.isEmpty && received.allSatisfy { $0.namespace.hasSuffix(".tp.deviceauth") }, "\(received)")
+        }
+    }
+
+    @Test func anUnusableTrustRootStopsCastdNamingTheFile() async throws {
+        try await withTemporaryDirectory { directory in
+            let bad = directory + "/not-a-root.pem"
+            _ = FileManager.default.createFile(atPath: bad, contents: Data("hello\n".utf8))
+            let result = try await run(
+                "castd", ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(bad) && result.stderr.contains("no PEM certificate"), "\(result)")
+            let missing = try await run(
+                "castd", ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
+            #expect(missing.status != 0 && missing.stderr.contains(directory + "/none.pem"), "\(missing)")
         }
     }
 
