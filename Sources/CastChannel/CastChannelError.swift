@@ -25,7 +25,8 @@ public struct CastChannelError: Error, Sendable, Equatable, CustomStringConverti
     public var authentication: DeviceAuthentication?
 
     public init(
-        _ code: Code, _ message: String, deviceError: CastDeviceError? = nil, authentication: DeviceAuthentication? = nil
+        _ code: Code, _ message: String, deviceError: CastDeviceError? = nil,
+        authentication: DeviceAuthentication? = nil
     ) {
         self.code = code
         self.message = message

@@ -255,7 +255,8 @@ public final class CastLink: Sendable {
             outcome = DeviceAuthentication(failure, policy: settings.policy)
         } catch is NoReply {
             let failure = DeviceAuthenticationFailure(
-                .noReply, "the device did not answer the challenge within the connect timeout (\(configuration.connectTimeout))")
+                .noReply,
+                "the device did not answer the challenge within the connect timeout (\(configuration.connectTimeout))")
             outcome = DeviceAuthentication(failure, policy: settings.policy)
         }
         state.withLock { $0.authentication = outcome }
@@ -273,7 +274,8 @@ public final class CastLink: Sendable {
             }
         case .unverified:
             logger.warning(
-                "device authentication failed: \(outcome.detail); using the device anyway (policy warn)", metadata: metadata)
+                "device authentication failed: \(outcome.detail); using the device anyway (policy warn)",
+                metadata: metadata)
         case .refused:
             logger.warning("device authentication failed: \(outcome.detail); link refused", metadata: metadata)
             throw CastChannelError(

@@ -89,7 +89,8 @@ public struct DeviceAuthenticator: Sendable {
         if response.hasSenderNonce, response.senderNonce != Data(nonce) {
             throw DeviceAuthenticationFailure(
                 .nonceMismatch,
-                "the answer is for another challenge (it echoes nonce \(Self.hex(response.senderNonce)), not the one sent)")
+                "the answer is for another challenge (it echoes nonce \(Self.hex(response.senderNonce)), not the one sent)"
+            )
         }
         if response.hasSignatureAlgorithm, response.signatureAlgorithm != .rsassaPkcs1V15 {
             throw DeviceAuthenticationFailure(
@@ -236,7 +237,8 @@ public struct DeviceAuthenticator: Sendable {
         _ der: Data, what: String, deviceCertificate: String = ""
     ) throws(DeviceAuthenticationFailure) -> Certificate {
         guard !der.isEmpty else {
-            throw DeviceAuthenticationFailure(.unreadableCertificate, "\(what) is missing", deviceCertificate: deviceCertificate)
+            throw DeviceAuthenticationFailure(
+                .unreadableCertificate, "\(what) is missing", deviceCertificate: deviceCertificate)
         }
         do {
             return try Certificate(derEncoded: Array(der))
@@ -325,7 +327,8 @@ public struct DeviceAuthenticator: Sendable {
         }
         let top = intermediates.last { $0.issuer != $0.subject } ?? device
         if intermediates.isEmpty {
-            message += " (the device sent no intermediate certificate; its certificate is issued by \(commonName(device.issuer)))"
+            message +=
+                " (the device sent no intermediate certificate; its certificate is issued by \(commonName(device.issuer)))"
         } else {
             message += " (issued by \(commonName(top.issuer)), which is not a trusted root)"
         }

@@ -111,7 +111,8 @@ public struct EmulatorDeviceAuthority: Sendable {
         commonName: String, impostor: EmulatorImpostor? = nil, now: Date = Date()
     ) throws -> EmulatorDeviceCredentials {
         if impostor == .untrustedRoot {
-            var credentials = try EmulatorDeviceAuthority.stranger().issueDeviceCredentials(commonName: commonName, now: now)
+            var credentials = try EmulatorDeviceAuthority.stranger().issueDeviceCredentials(
+                commonName: commonName, now: now)
             credentials.impostor = impostor
             return credentials
         }

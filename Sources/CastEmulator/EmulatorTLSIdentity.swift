@@ -49,13 +49,16 @@ struct EmulatorTLSIdentity: Sendable {
         switch impostor {
         case .expiredTLSCertificate?:
             return try generate(
-                commonName: commonName, notBefore: now.addingTimeInterval(-3 * day), notAfter: now.addingTimeInterval(-day))
+                commonName: commonName, notBefore: now.addingTimeInterval(-3 * day),
+                notAfter: now.addingTimeInterval(-day))
         case .futureTLSCertificate?:
             return try generate(
-                commonName: commonName, notBefore: now.addingTimeInterval(day), notAfter: now.addingTimeInterval(3 * day))
+                commonName: commonName, notBefore: now.addingTimeInterval(day),
+                notAfter: now.addingTimeInterval(3 * day))
         case .longLivedTLSCertificate?:
             return try generate(
-                commonName: commonName, notBefore: now.addingTimeInterval(-60), notAfter: now.addingTimeInterval(365 * day))
+                commonName: commonName, notBefore: now.addingTimeInterval(-60),
+                notAfter: now.addingTimeInterval(365 * day))
         default:
             return try generate(commonName: commonName, lifetime: lifetime, now: now)
         }

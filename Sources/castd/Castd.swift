@@ -126,7 +126,8 @@ struct Castd: AsyncParsableCommand {
         }
 
         var linkConfiguration = CastLinkConfiguration()
-        linkConfiguration.authentication = DeviceAuthenticationSettings(trustedRoots: try trustedRoots(), policy: deviceAuth)
+        linkConfiguration.authentication = DeviceAuthenticationSettings(
+            trustedRoots: try trustedRoots(), policy: deviceAuth)
         logger.info(
             "device authentication: \(deviceAuth.rawValue)",
             metadata: [

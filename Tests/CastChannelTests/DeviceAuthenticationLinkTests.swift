@@ -50,7 +50,9 @@ import Testing
                         host: endpoints.host, port: endpoints.port, configuration: configuration, logger: logger
                     ) { link in
                         try await link.connect(to: CastWire.platformReceiverID)
-                        _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                        _ = try await link.request(
+                            namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                        ) {
                             ReceiverRequest.getStatus(requestID: $0)
                         }
                         return link.authentication
@@ -70,7 +72,9 @@ import Testing
                     host: endpoints.host, port: endpoints.port, configuration: Self.configuration(), logger: logger
                 ) { link in
                     try await link.connect(to: CastWire.platformReceiverID)
-                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    _ = try await link.request(
+                        namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                    ) {
                         ReceiverRequest.getStatus(requestID: $0)
                     }
                     return try #require(link.authentication)

@@ -74,7 +74,9 @@ struct AuthScenario {
             issuer: rootNameDN, subject: intermediateName, signatureAlgorithm: .sha256WithRSAEncryption,
             extensions: try! Certificate.Extensions {
                 Critical(
-                    isCA ? BasicConstraints.isCertificateAuthority(maxPathLength: 0) : BasicConstraints.notCertificateAuthority)
+                    isCA
+                        ? BasicConstraints.isCertificateAuthority(maxPathLength: 0)
+                        : BasicConstraints.notCertificateAuthority)
             },
             issuerPrivateKey: Certificate.PrivateKey(Keys.root))
     }
@@ -235,7 +237,9 @@ struct AuthScenario {
         let failure = await scenario.failure(roots: CastTrustRoots([stranger.root()]))
         #expect(failure?.check == .untrustedChain)
         #expect(failure?.message.contains("does not lead to a trusted root") == true)
-        #expect(failure?.message.contains("Test Root CA") == true, "names the unknown issuer: \(String(describing: failure))")
+        #expect(
+            failure?.message.contains("Test Root CA") == true,
+            "names the unknown issuer: \(String(describing: failure))")
         #expect(failure?.deviceCertificate == "CN=device-1")
         // Google's roots do not vouch for it either.
         #expect(await scenario.failure(roots: .cast)?.check == .untrustedChain)
@@ -277,7 +281,9 @@ struct AuthScenario {
         device.signingKey = AuthScenario.Keys.short
         let failure = await device.failure()
         #expect(failure?.check == .weakKey)
-        #expect(failure?.message.contains("the device certificate has a 1024-bit RSA key") == true, "\(String(describing: failure))")
+        #expect(
+            failure?.message.contains("the device certificate has a 1024-bit RSA key") == true,
+            "\(String(describing: failure))")
 
         var intermediate = AuthScenario()
         intermediate.intermediateKey = .init(AuthScenario.Keys.short)
@@ -397,8 +403,11 @@ struct AuthScenario {
         #expect(roots.names == ["Test Root CA", "Second Root"])
         // Lines of another length than 64, and CRLF, as some tools write them.
         let der = try first.serializeAsPEM().derBytes
-        let wide = Data(der).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
-        let reformatted = try CastTrustRoots(pem: "-----BEGIN CERTIFICATE-----\r\n\(wide)\r\n-----END CERTIFICATE-----\r\n")
+        let wide = Data(der).base64EncodedString(options: [
+            .lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed,
+        ])
+        let reformatted = try CastTrustRoots(
+            pem: "-----BEGIN CERTIFICATE-----\r\n\(wide)\r\n-----END CERTIFICATE-----\r\n")
         #expect(reformatted.certificates == [first])
         #expect(CastTrustRoots.cast.adding(roots).adding(roots).certificates.count == 4)
     }
@@ -422,6 +431,8 @@ struct AuthScenario {
         #expect(refusal("hello")?.contains("no PEM certificate") == true)
         let key = AuthScenario.Keys.short.pemRepresentation
         #expect(refusal(key)?.contains("not a CERTIFICATE") == true)
-        #expect(refusal("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")?.contains("cannot be read") == true)
+        #expect(
+            refusal("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")?.contains("cannot be read")
+                == true)
     }
 }

@@ -32,7 +32,8 @@ import Testing
                 DispatchQueue.global().async {
                     let results = Mutex<[String]>([])
                     DispatchQueue.concurrentPerform(iterations: 6) { _ in
-                        let pem = (try? EmulatorDeviceAuthority.loadOrCreate(directory: ca).rootCertificatePEM) ?? "failed"
+                        let pem =
+                            (try? EmulatorDeviceAuthority.loadOrCreate(directory: ca).rootCertificatePEM) ?? "failed"
                         results.withLock { $0.append(pem) }
                     }
                     continuation.resume(returning: results.withLock { $0 })
@@ -48,7 +49,8 @@ import Testing
             configuration.deviceAuthority = try EmulatorDeviceAuthority.loadOrCreate(directory: ca)
             #expect(configuration.deviceAuthority?.rootCertificatePEM == roots.first)
             try await withEmulator(configuration) { _, endpoints in
-                let outcome = try await authenticate(host: endpoints.host, port: endpoints.port, rootFile: ca + "/root.pem")
+                let outcome = try await authenticate(
+                    host: endpoints.host, port: endpoints.port, rootFile: ca + "/root.pem")
                 #expect(outcome?.state == .verified)
                 #expect(outcome?.root == "Cast Emulator Root CA")
             }
@@ -85,15 +87,22 @@ import Testing
                 _ = try launch("cast-emulator", ["--port", "0", "--authority", ca, "--ready-file", genuine], [:])
                 _ = try launch(
                     "cast-emulator",
-                    ["--port", "0", "--authority", ca, "--ready-file", impostor, "--impostor", "signature-over-other-certificate"],
+                    [
+                        "--port", "0", "--authority", ca, "--ready-file", impostor, "--impostor",
+                        "signature-over-other-certificate",
+                    ],
                     [:])
                 try await eventually(timeout: .seconds(60), "the ready files") {
                     FileManager.default.fileExists(atPath: genuine) && FileManager.default.fileExists(atPath: impostor)
                 }
                 func port(_ file: String) throws -> Int {
-                    Int(try #require(try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: file)))["port"]?.intValue))
+                    Int(
+                        try #require(
+                            try JSONValue.parse(try Data(contentsOf: URL(fileURLWithPath: file)))["port"]?.intValue))
                 }
-                #expect(try await authenticate(host: "127.0.0.1", port: try port(genuine), rootFile: ca + "/root.pem")?.state == .verified)
+                #expect(
+                    try await authenticate(host: "127.0.0.1", port: try port(genuine), rootFile: ca + "/root.pem")?
+                        .state == .verified)
                 let error = await #expect(throws: CastChannelError.self) {
                     _ = try await authenticate(host: "127.0.0.1", port: try port(impostor), rootFile: ca + "/root.pem")
                 }

@@ -138,7 +138,9 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
                 Old TV   Chromecast  10.0.0.11:8009  connected  verified, SHA-1  -
                 """
         )
-        #expect(DeviceTable.authenticationSummary(old) == "verified by Eureka Root CA (SHA-1: SHA-1 signs the device certificate)")
+        #expect(
+            DeviceTable.authenticationSummary(old)
+                == "verified by Eureka Root CA (SHA-1: SHA-1 signs the device certificate)")
         #expect(DeviceTable.authenticationSummary(castDevice("d", "New TV", host: "10.0.0.12")) == nil)
     }
 

@@ -47,7 +47,8 @@ struct DaemonDeviceAuthenticationTests {
                     // Reached, but refused: trying again will not help, so not UNAVAILABLE.
                     #expect(error?.code == .failedPrecondition)
                     #expect(error?.message.contains("Fake TV") == true)
-                    #expect(error?.message.contains("device authentication failed") == true, "\(String(describing: error))")
+                    #expect(
+                        error?.message.contains("device authentication failed") == true, "\(String(describing: error))")
                     #expect(error?.message.contains("another challenge") == true)
                     #expect(error?.message.contains("--device-auth warn") == true)
 
@@ -80,7 +81,8 @@ struct DaemonDeviceAuthenticationTests {
                     let odd = try #require(try await client.status().devices.first)
                     #expect(odd.linkState == .connected)
                     #expect(odd.authentication.state == .unverified)
-                    #expect(odd.authentication.detail.contains("does not lead to a trusted root"), "\(odd.authentication)")
+                    #expect(
+                        odd.authentication.detail.contains("does not lead to a trusted root"), "\(odd.authentication)")
                 }
             }
         }

@@ -71,8 +71,8 @@ struct EndToEndTests {
                 let authority = directory + "/authority"
                 let emulator = try launch(
                     "cast-emulator",
-                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log, "--authority", authority]
-                        + emulatorArguments,
+                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log]
+                        + ["--authority", authority] + emulatorArguments,
                     [:])
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
@@ -276,7 +276,8 @@ struct EndToEndTests {
             #expect(fake.authentication.state == .refused && fake.linkState == .failed)
             // The device got the challenge and nothing else.
             let received = try setup.received()
-            #expect(!received.isEmpty && received.allSatisfy { $0.namespace.hasSuffix(".tp.deviceauth") }, "\(received)")
+            #expect(
+                !received.isEmpty && received.allSatisfy { $0.namespace.hasSuffix(".tp.deviceauth") }, "\(received)")
         }
     }
 
@@ -289,7 +290,8 @@ struct EndToEndTests {
             #expect(result.status != 0)
             #expect(result.stderr.contains(bad) && result.stderr.contains("no PEM certificate"), "\(result)")
             let missing = try await run(
-                "castd", ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
+                "castd",
+                ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
             #expect(missing.status != 0 && missing.stderr.contains(directory + "/none.pem"), "\(missing)")
         }
     }
