@@ -60,10 +60,11 @@ if ! avahi-daemon --check 2>/dev/null; then
     scripts/avahi-loopback.sh start "$demo/avahi"
 fi
 
-# 4. An emulated device, published over mDNS like a real Chromecast.
+# 4. An emulated device, published over mDNS like a real Chromecast. Its device authentication
+#    root (made once, kept in .castd-demo/authority/) is what castd is told to trust.
 stop_pidfile "$demo/emulator.pid"
 rm -f "$demo/emulator.json"
-"$bin/cast-emulator" --name "Living Room TV" --port 0 --publish \
+"$bin/cast-emulator" --name "Living Room TV" --port 0 --publish --authority "$demo/authority" \
     --ready-file "$demo/emulator.json" --log "$demo/emulator-messages.jsonl" \
     >"$demo/emulator.log" 2>&1 &
 echo $! >"$demo/emulator.pid"
@@ -73,7 +74,7 @@ for _ in $(seq 100); do [ -s "$demo/emulator.json" ] && break; sleep 0.1; done
 # 5. castd, on the socket castc finds by default.
 socket=$("$bin/castd" --print-socket-path)
 stop_pidfile "$demo/castd.pid"
-"$bin/castd" --state-directory "$demo/state" >"$demo/castd.log" 2>&1 &
+"$bin/castd" --state-directory "$demo/state" --trust-root "$demo/authority/root.pem" >"$demo/castd.log" 2>&1 &
 echo $! >"$demo/castd.pid"
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || { cat "$demo/castd.log"; exit 1; }
@@ -99,4 +100,5 @@ castd and the emulated device keep running (logs in .castd-demo/).
   Stop:       scripts/demo.sh stop
   Real TVs:   stop the demo, make sure the system's avahi-daemon runs on your network, and run
               castd; or point it at a device: castd --device 192.168.1.20
+              (real devices authenticate with Google's Cast roots, which castd ships)
 MSG

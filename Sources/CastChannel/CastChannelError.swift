@@ -13,16 +13,25 @@ public struct CastChannelError: Error, Sendable, Equatable, CustomStringConverti
         case deviceError
         /// The request could not be sent (e.g. over the 64 KiB frame limit).
         case invalidRequest
+        /// The device failed device authentication and the policy refuses it; `authentication`
+        /// says why.
+        case authenticationFailed
     }
 
     public var code: Code
     public var message: String
     public var deviceError: CastDeviceError?
+    /// With `authenticationFailed`: the outcome, with the failed check.
+    public var authentication: DeviceAuthentication?
 
-    public init(_ code: Code, _ message: String, deviceError: CastDeviceError? = nil) {
+    public init(
+        _ code: Code, _ message: String, deviceError: CastDeviceError? = nil,
+        authentication: DeviceAuthentication? = nil
+    ) {
         self.code = code
         self.message = message
         self.deviceError = deviceError
+        self.authentication = authentication
     }
 
     public var description: String { message }

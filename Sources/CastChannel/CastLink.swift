@@ -9,7 +9,7 @@ import Synchronization
 
 /// Settings of one device link. The defaults are Chromium's.
 public struct CastLinkConfiguration: Sendable {
-    /// TCP + TLS must be up within this.
+    /// TCP, TLS and device authentication must be done within this.
     public var connectTimeout: Duration = .seconds(10)
     /// Default deadline of a request that expects a reply.
     public var requestTimeout: Duration = .seconds(10)
@@ -20,6 +20,8 @@ public struct CastLinkConfiguration: Sendable {
     /// Our endpoint id. Unique per process and link: a fixed id collides between processes.
     public var senderID: String = CastLinkConfiguration.makeSenderID()
     public var userAgent: String = "castd"
+    /// The roots device certificates must chain to, and what to do with a device that fails.
+    public var authentication = DeviceAuthenticationSettings()
 
     public init() {}
 
@@ -28,8 +30,9 @@ public struct CastLinkConfiguration: Sendable {
     }
 }
 
-/// One TLS link to one Cast device: framing, heartbeat, virtual connections and requestId
-/// correlation. It lives inside `withConnection`'s scope; when the scope ends the link closes.
+/// One TLS link to one Cast device: device authentication, framing, heartbeat, virtual
+/// connections and requestId correlation. It lives inside `withConnection`'s scope; when the scope
+/// ends the link closes.
 ///
 /// Every message that is not a heartbeat is delivered on `messages`, replies included (a reply
 /// to a request is also a status update everyone needs).
@@ -51,6 +54,9 @@ public final class CastLink: Sendable {
         var pending: [Int64: EventLoopPromise<JSONValue>] = [:]
         var connectedDestinations: Set<String> = []
         var closedReason: CastChannelError?
+        /// Waits for the device's answer to the AuthChallenge.
+        var authenticationReply: EventLoopPromise<CastMessage>?
+        var authentication: DeviceAuthentication?
     }
     private let state = Mutex(State())
 
@@ -69,9 +75,13 @@ public final class CastLink: Sendable {
         (messages, messageContinuation) = AsyncStream.makeStream(of: CastMessage.self, bufferingPolicy: .unbounded)
     }
 
-    /// Connects (TCP + TLS within `connectTimeout`), runs `body` with the link, and closes the
-    /// link when `body` returns or throws. `body` should consume `messages`; it ends when the
-    /// device goes away. Connection failures throw `CastChannelError(.connectFailed)`.
+    /// Connects (TCP, TLS and device authentication within `connectTimeout`), runs `body` with the
+    /// link, and closes the link when `body` returns or throws. `body` should consume `messages`;
+    /// it ends when the device goes away. Connection failures throw
+    /// `CastChannelError(.connectFailed)`; a device that fails authentication under
+    /// ``DeviceAuthenticationPolicy/require`` throws `CastChannelError(.authenticationFailed)`
+    /// before `body` runs. Under `.warn` the link goes on, and ``authentication`` says why it is
+    /// unverified.
     public static func withConnection<Result: Sendable>(
         host: String,
         port: Int,
@@ -82,8 +92,10 @@ public final class CastLink: Sendable {
     ) async throws -> Result {
         var logger = logger
         logger[metadataKey: "device.address"] = "\(host):\(port)"
-        let channel = try await connect(
-            host: host, port: port, configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
+        let deadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
+        let (channel, tlsCertificate) = try await connect(
+            host: host, port: port, configuration: configuration, deadline: deadline, eventLoopGroup: eventLoopGroup,
+            logger: logger)
         return try await channel.executeThenClose { inbound, outbound in
             let link = CastLink(
                 host: host, port: port, configuration: configuration, outbound: outbound,
@@ -104,6 +116,7 @@ public final class CastLink: Sendable {
                 }
                 defer { group.cancelAll() }
                 do {
+                    try await link.authenticate(tlsCertificateDER: tlsCertificate, deadline: deadline)
                     let result = try await body(link)
                     link.finish(CastChannelError(.closed, "link closed by castd"))
                     return result
@@ -115,10 +128,12 @@ public final class CastLink: Sendable {
         }
     }
 
+    /// TCP and TLS before `deadline`. Returns the channel and the certificate the device presented
+    /// (DER; nil if it could not be had), which device authentication needs.
     private static func connect(
-        host: String, port: Int, configuration: CastLinkConfiguration, eventLoopGroup: any EventLoopGroup,
-        logger: Logger
-    ) async throws -> NIOAsyncChannel<CastMessage, ByteBuffer> {
+        host: String, port: Int, configuration: CastLinkConfiguration, deadline: NIODeadline,
+        eventLoopGroup: any EventLoopGroup, logger: Logger
+    ) async throws -> (NIOAsyncChannel<CastMessage, ByteBuffer>, [UInt8]?) {
         var tls = TLSConfiguration.makeClientConfiguration()
         // Cast devices present self-issued certificates: TLS does not check them; device
         // authentication does, once connected.
@@ -130,7 +145,6 @@ public final class CastLink: Sendable {
             throw CastChannelError(.connectFailed, "cannot set up TLS: \(error)")
         }
         let timeout = TimeAmount(configuration.connectTimeout)
-        let deadline = NIODeadline.now() + timeout
         let handshake = eventLoopGroup.any().makePromise(of: Void.self)
         let what = "\(host):\(port)"
         do {
@@ -169,7 +183,8 @@ public final class CastLink: Sendable {
                 try? await channel.channel.close()
                 throw error
             }
-            return channel
+            let certificate = try? await channel.channel.nioSSL_peerCertificate().get()?.toDERBytes()
+            return (channel, certificate)
         } catch let error as CastChannelError {
             throw error
         } catch {
@@ -186,6 +201,94 @@ public final class CastLink: Sendable {
         if let error = error as? IOError { return error.description }
         if case .connectTimeout? = error as? ChannelError { return "timed out" }
         return "\(error)"
+    }
+
+    // MARK: device authentication
+
+    /// The outcome of device authentication on this link. Set before `withConnection`'s body
+    /// runs: verified, or unverified under the `.warn` policy.
+    public var authentication: DeviceAuthentication? { state.withLock { $0.authentication } }
+
+    /// Sends an AuthChallenge (a fresh 16-byte nonce, SHA-256) before anything else and checks the
+    /// answer, by `deadline`. Under `.require` a failure throws `.authenticationFailed`; under
+    /// `.warn` it is logged and the link goes on. A link that closes meanwhile throws why.
+    private func authenticate(tlsCertificateDER: [UInt8]?, deadline: NIODeadline) async throws {
+        let settings = configuration.authentication
+        let nonce = DeviceAuthenticator.makeNonce()
+        let promise = eventLoop.makePromise(of: CastMessage.self)
+        if let reason = state.withLock({ state -> CastChannelError? in
+            if let reason = state.closedReason { return reason }
+            state.authenticationReply = promise
+            return nil
+        }) {
+            promise.fail(reason)
+            throw reason
+        }
+        struct NoReply: Error {}
+        let timer = eventLoop.scheduleTask(deadline: deadline) { [self] in
+            self.resolveAuthentication(.failure(NoReply()))
+        }
+        defer { timer.cancel() }
+        do {
+            let challenge: [UInt8] = try DeviceAuthenticator.challenge(nonce: nonce).serializedBytes()
+            try await send(
+                CastMessage.binary(
+                    source: senderID, destination: CastWire.platformReceiverID, namespace: CastNamespace.deviceAuth,
+                    bytes: Data(challenge)))
+        } catch {
+            resolveAuthentication(.failure(error))
+        }
+
+        let outcome: DeviceAuthentication
+        do {
+            let reply = try await withTaskCancellationHandler {
+                try await promise.futureResult.get()
+            } onCancel: {
+                resolveAuthentication(.failure(CancellationError()))
+            }
+            guard reply.payloadType == .binary else {
+                throw DeviceAuthenticationFailure(.malformedReply, "the answer to the challenge is not binary")
+            }
+            outcome = try await DeviceAuthenticator(trustedRoots: settings.trustedRoots).verify(
+                reply: Array(reply.payloadBinary), nonce: nonce, tlsCertificateDER: tlsCertificateDER ?? [])
+        } catch let failure as DeviceAuthenticationFailure {
+            outcome = DeviceAuthentication(failure, policy: settings.policy)
+        } catch is NoReply {
+            let failure = DeviceAuthenticationFailure(
+                .noReply,
+                "the device did not answer the challenge within the connect timeout (\(configuration.connectTimeout))")
+            outcome = DeviceAuthentication(failure, policy: settings.policy)
+        }
+        state.withLock { $0.authentication = outcome }
+
+        var metadata: Logger.Metadata = [
+            "auth.state": "\(outcome.state)", "auth.device": "\(outcome.deviceCertificate)",
+        ]
+        switch outcome.state {
+        case .verified:
+            metadata["auth.root"] = "\(outcome.root)"
+            if outcome.sha1 {
+                logger.notice("device authenticated, with SHA-1: \(outcome.detail)", metadata: metadata)
+            } else {
+                logger.debug("device authenticated", metadata: metadata)
+            }
+        case .unverified:
+            logger.warning(
+                "device authentication failed: \(outcome.detail); using the device anyway (policy warn)",
+                metadata: metadata)
+        case .refused:
+            logger.warning("device authentication failed: \(outcome.detail); link refused", metadata: metadata)
+            throw CastChannelError(
+                .authenticationFailed, "device authentication failed: \(outcome.detail)", authentication: outcome)
+        }
+    }
+
+    private func resolveAuthentication(_ result: Result<CastMessage, any Error>) {
+        let promise = state.withLock { state in
+            defer { state.authenticationReply = nil }
+            return state.authenticationReply
+        }
+        promise?.completeWith(result)
     }
 
     // MARK: sending
@@ -291,6 +394,11 @@ public final class CastLink: Sendable {
     // MARK: receiving
 
     private func deliver(_ message: CastMessage) {
+        if message.namespace == CastNamespace.deviceAuth {
+            // The answer to our challenge; nothing else is expected, nor delivered.
+            resolveAuthentication(.success(message))
+            return
+        }
         if message.payloadType == .string, let payload = try? message.jsonPayload() {
             let envelope = CastEnvelope(payload)
             if envelope.requestID != 0 {
@@ -305,12 +413,16 @@ public final class CastLink: Sendable {
     }
 
     private func finish(_ reason: CastChannelError) {
-        let pending = state.withLock { state -> [EventLoopPromise<JSONValue>] in
+        let (pending, authenticationReply) = state.withLock { state in
             if state.closedReason == nil { state.closedReason = reason }
-            defer { state.pending.removeAll() }
-            return Array(state.pending.values)
+            defer {
+                state.pending.removeAll()
+                state.authenticationReply = nil
+            }
+            return (Array(state.pending.values), state.authenticationReply)
         }
         for promise in pending { promise.fail(reason) }
+        authenticationReply?.fail(reason)
         messageContinuation.finish()
     }
 

@@ -218,6 +218,7 @@ public actor DeviceController {
     private nonisolated func runLink(_ endpoint: DeviceEndpoint) async {
         let reason: String
         var wasUp = false
+        var authenticationRefused = false
         do {
             reason = try await CastLink.withConnection(
                 host: endpoint.host, port: endpoint.port, configuration: linkConfiguration, logger: logger
@@ -231,11 +232,13 @@ public actor DeviceController {
             }
         } catch {
             reason = Self.describe(error)
+            authenticationRefused = await recordAuthenticationRefusal(error)
         }
-        await linkDown(reason: reason, wasUp: wasUp)
+        await linkDown(reason: reason, wasUp: wasUp, authenticationRefused: authenticationRefused)
     }
 
     private func linkUp(_ link: CastLink) async throws {
+        recordAuthentication(link.authentication)
         try await link.connect(to: CastWire.platformReceiverID)
         let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
             ReceiverRequest.getStatus(requestID: $0)
@@ -268,7 +271,7 @@ public actor DeviceController {
         for waiter in waiters { waiter.resume(returning: link) }
     }
 
-    private func linkDown(reason: String, wasUp: Bool) {
+    private func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
         let wasConnected: Bool
         if case .connected = phase { wasConnected = true } else { wasConnected = false }
         phase = .idle
@@ -281,7 +284,7 @@ public actor DeviceController {
         logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(failedRetries)"])
         let waiters = linkWaiters
         linkWaiters.removeAll()
-        let error = CastdError(.unavailable, "cannot reach \(name) at \(endpoint): \(reason)")
+        let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
         for waiter in waiters { waiter.resume(throwing: error) }
         if var session {
             session.state = .suspended
@@ -293,6 +296,21 @@ public actor DeviceController {
         }
         receiver = nil
         availability.removeAll()
+        if authenticationRefused {
+            // What answers at this address is not a device castd trusts: no retrying on its own
+            // (a client's request or the device's next announcement tries again), and a session
+            // waiting for the genuine device is not rejoined through it.
+            wantsLink = false
+            if let suspended {
+                self.suspended = nil
+                suspendedAt = nil
+                var ended = suspended
+                ended.state = .ended
+                ended.reason = "castd refused the device: \(reason)"
+                publish(ended)
+                clearMedia()
+            }
+        }
         if let suspended, let since = suspendedAt, ContinuousClock.now - since > Self.resumeWindow {
             // Long enough: stop holding the session (the app, if it still runs, is untouched).
             self.suspended = nil
@@ -581,6 +599,8 @@ public actor DeviceController {
             switch error.code {
             case .connectFailed, .closed:
                 return CastdError(.unavailable, "\(device): \(error.message)")
+            case .authenticationFailed:
+                return CastdError(.failedPrecondition, "\(device): \(error.message)")
             case .timedOut:
                 return CastdError(.deadlineExceeded, "\(device): \(error.message)")
             case .invalidRequest:

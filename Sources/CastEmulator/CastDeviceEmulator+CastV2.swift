@@ -280,20 +280,20 @@ extension CastDeviceEmulator {
             logger.info("ignored a text message on tp.deviceauth")
             return
         }
-        let reply = authentication.credentials.reply(
-            to: message.payloadBinary, tlsCertificateDER: authentication.tlsCertificateDER
-        )
-        let bytes: [UInt8]
-        do {
-            bytes = try reply.serializedBytes()
-        } catch {
-            logger.warning("device authentication: cannot encode the reply: \(error)")
+        let impostor = authentication.credentials.impostor.map { " as an impostor (\($0.rawValue))" } ?? ""
+        guard
+            let bytes = authentication.credentials.reply(
+                to: message.payloadBinary, tlsCertificateDER: authentication.tlsCertificateDER
+            )
+        else {
+            logger.info("device authentication: left a challenge from \(message.sourceID) unanswered\(impostor)")
             return
         }
-        if reply.hasError {
-            logger.info("device authentication: refused a challenge from \(message.sourceID) (\(reply.error.errorType))")
+        if let reply = try? DeviceAuthMessage(serializedBytes: bytes), reply.hasError {
+            logger.info(
+                "device authentication: refused a challenge from \(message.sourceID) (\(reply.error.errorType))\(impostor)")
         } else {
-            logger.info("device authentication: answered \(message.sourceID) (\(reply.response.hashAlgorithm))")
+            logger.info("device authentication: answered \(message.sourceID)\(impostor)")
         }
         let answer = CastMessage.binary(
             source: message.destinationID, destination: message.sourceID, namespace: CastNamespace.deviceAuth,

@@ -369,7 +369,8 @@ public final class CastDeviceEmulator: Sendable {
 
     private func bindServers() async throws -> (Servers, CastV2Binding) {
         let identity = try EmulatorTLSIdentity.generate(
-            commonName: configuration.deviceID, lifetime: configuration.certificateLifetime
+            commonName: configuration.deviceID, lifetime: configuration.certificateLifetime,
+            impostor: configuration.impostor
         )
         let tls: NIOSSLContext
         do {
@@ -377,10 +378,15 @@ public final class CastDeviceEmulator: Sendable {
         } catch {
             throw EmulatorError(.certificate, "cannot configure TLS", cause: error)
         }
-        let authentication = Authentication(
-            credentials: try deviceAuthority().issueDeviceCredentials(commonName: configuration.deviceID),
-            tlsCertificateDER: identity.certificateDER
-        )
+        var credentials = try deviceAuthority().issueDeviceCredentials(
+            commonName: configuration.deviceID, impostor: configuration.impostor)
+        if configuration.impostor == .signatureOverOtherCertificate {
+            // Another certificate of the same kind: what a relayed answer would sign.
+            credentials.otherTLSCertificateDER = try EmulatorTLSIdentity.generate(
+                commonName: configuration.deviceID, lifetime: configuration.certificateLifetime
+            ).certificateDER
+        }
+        let authentication = Authentication(credentials: credentials, tlsCertificateDER: identity.certificateDER)
         let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
         let castV2 = CastV2Context(tls: tls, messageLog: messageLog, authentication: authentication)
         var bound: [any Channel] = []

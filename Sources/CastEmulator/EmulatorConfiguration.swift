@@ -50,6 +50,9 @@ public struct EmulatorConfiguration: Sendable {
     /// Who issues the device certificate used for device authentication (`tp.deviceauth`).
     /// `nil`: ``EmulatorDeviceAuthority/shared()``, one per process.
     public var deviceAuthority: EmulatorDeviceAuthority? = nil
+    /// Fault injection for device authentication: the device fails it in this way (everything
+    /// else it does as usual). `nil`: a genuine device.
+    public var impostor: EmulatorImpostor? = nil
 
     public init() {}
 

@@ -13,9 +13,14 @@ import _CryptoExtras
 enum EmulatorKeys {
     private static let tlsKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
     private static let deviceKey = Result { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+    /// For ``EmulatorImpostor/shortRSAKey``: too short for senders.
+    private static let shortDeviceKey = Result {
+        try _RSA.Signing.PrivateKey(unsafeKeySize: _RSA.Signing.KeySize(bitCount: 1024))
+    }
 
     static func tls() throws -> _RSA.Signing.PrivateKey { try tlsKey.get() }
     static func device() throws -> _RSA.Signing.PrivateKey { try deviceKey.get() }
+    static func shortDevice() throws -> _RSA.Signing.PrivateKey { try shortDeviceKey.get() }
 }
 
 /// The key and self-signed certificate the device's TLS servers present.
@@ -29,6 +34,37 @@ struct EmulatorTLSIdentity: Sendable {
     let certificateDER: [UInt8]
 
     static func generate(commonName: String, lifetime: Duration, now: Date = Date()) throws -> EmulatorTLSIdentity {
+        // A minute of slack for a sender whose clock is slightly behind.
+        try generate(
+            commonName: commonName, notBefore: now.addingTimeInterval(-60),
+            notAfter: now.addingTimeInterval(lifetime.seconds))
+    }
+
+    /// The identity of a device, or of an impostor whose TLS certificate is expired, not yet
+    /// valid, or long-lived.
+    static func generate(
+        commonName: String, lifetime: Duration, impostor: EmulatorImpostor?, now: Date = Date()
+    ) throws -> EmulatorTLSIdentity {
+        let day: TimeInterval = 86_400
+        switch impostor {
+        case .expiredTLSCertificate?:
+            return try generate(
+                commonName: commonName, notBefore: now.addingTimeInterval(-3 * day),
+                notAfter: now.addingTimeInterval(-day))
+        case .futureTLSCertificate?:
+            return try generate(
+                commonName: commonName, notBefore: now.addingTimeInterval(day),
+                notAfter: now.addingTimeInterval(3 * day))
+        case .longLivedTLSCertificate?:
+            return try generate(
+                commonName: commonName, notBefore: now.addingTimeInterval(-60),
+                notAfter: now.addingTimeInterval(365 * day))
+        default:
+            return try generate(commonName: commonName, lifetime: lifetime, now: now)
+        }
+    }
+
+    static func generate(commonName: String, notBefore: Date, notAfter: Date) throws -> EmulatorTLSIdentity {
         do {
             let key = try EmulatorKeys.tls()
             let certificateKey = Certificate.PrivateKey(key)
@@ -37,9 +73,8 @@ struct EmulatorTLSIdentity: Sendable {
                 version: .v3,
                 serialNumber: Certificate.SerialNumber(),
                 publicKey: certificateKey.publicKey,
-                // A minute of slack for a sender whose clock is slightly behind.
-                notValidBefore: now.addingTimeInterval(-60),
-                notValidAfter: now.addingTimeInterval(lifetime.seconds),
+                notValidBefore: notBefore,
+                notValidAfter: notAfter,
                 issuer: name,
                 subject: name,
                 signatureAlgorithm: .sha256WithRSAEncryption,

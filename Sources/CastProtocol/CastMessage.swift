@@ -6,6 +6,8 @@ public typealias CastMessage = Extensions_Api_CastChannel_CastMessage
 public typealias DeviceAuthMessage = Extensions_Api_CastChannel_DeviceAuthMessage
 public typealias AuthChallenge = Extensions_Api_CastChannel_AuthChallenge
 public typealias AuthResponse = Extensions_Api_CastChannel_AuthResponse
+public typealias AuthError = Extensions_Api_CastChannel_AuthError
+public typealias AuthHashAlgorithm = Extensions_Api_CastChannel_HashAlgorithm
 
 /// Fixed facts of the CastV2 wire.
 public enum CastWire {

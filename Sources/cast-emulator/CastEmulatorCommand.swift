@@ -20,9 +20,24 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             it connects to port 8009. Every 127.x.y.z address is loopback on Linux, so several \
             emulators can each have the real ports.
 
-            Device authentication (tp.deviceauth) is answered like a real device does, with a \
-            device certificate from the emulator's own root: a sender that trusts the root \
-            written by --auth-root-file authenticates the emulator as a genuine device.
+            Device authentication (tp.deviceauth) is answered like a real device does: a \
+            device certificate issued through an intermediate by the emulator's own root, and \
+            a signature over the sender's nonce and the TLS certificate. A sender that trusts \
+            the root authenticates the emulator as a genuine device. --write-root FILE writes \
+            it; --authority DIR keeps the root and intermediate in DIR (made on first use), so \
+            that every emulator started with the same DIR, and castd, share one root:
+
+              cast-emulator --name "Test TV" --authority /tmp/cast-ca &
+              castd --trust-root /tmp/cast-ca/root.pem
+
+            --impostor NAME makes the device fail authentication in one way, keeping the rest \
+            genuine, for testing senders (castd refuses it; castd --device-auth warn uses it \
+            with a warning):
+
+            \(EmulatorImpostor.allCases.map { "  \($0.rawValue)\n      \($0.summary)" }.joined(separator: "\n"))
+
+              cast-emulator --name "Fake TV" --impostor wrong-nonce \\
+                --authority /tmp/cast-ca
 
             It logs one line per event to standard error; with --log it also writes every \
             CastV2 message received and sent as a JSON line. SIGINT or SIGTERM stops it (exit 0).
@@ -150,7 +165,23 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             valueName: "file"
         )
     )
-    var authRootFile: String?
+    var writeRoot: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Keep the device authentication root and intermediate in DIR, made on first use and shared by every emulator given DIR; writes DIR/root.pem for castd --trust-root.",
+            valueName: "dir"
+        )
+    )
+    var authority: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Fail device authentication in this way, for testing senders (each is explained above).",
+            valueName: "name"
+        )
+    )
+    var impostor: EmulatorImpostor?
 
     @Flag(help: "Announce the device over mDNS (_googlecast._tcp).")
     var publish = false
@@ -282,13 +313,19 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
         configuration.fixedVolume = fixedVolume
         configuration.replyDelay = .milliseconds(replyDelay)
+        configuration.impostor = impostor
+        if let authority {
+            do {
+                configuration.deviceAuthority = try EmulatorDeviceAuthority.loadOrCreate(directory: authority)
+            } catch {
+                throw ValidationError("--authority: \(error)")
+            }
+        }
 
         let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
         let endpoints = try await emulator.start()
-        if let authRootFile {
-            try Data(emulator.deviceAuthority().rootCertificatePEM.utf8).write(
-                to: URL(fileURLWithPath: authRootFile), options: .atomic
-            )
+        if let writeRoot {
+            try emulator.deviceAuthority().writeRoot(to: writeRoot)
         }
         if let readyFile {
             try ReadyFile(endpoints: endpoints, configuration: configuration).write(to: readyFile)
@@ -335,3 +372,5 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension EmulatorImpostor: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CSystemd
+import CastChannel
 import CastCore
 import CastdAPI
 import CastdServer
@@ -27,10 +28,18 @@ struct Castd: AsyncParsableCommand {
             (a desktop session's daemon), else /run/castd/castd.sock (the system daemon). Under
             systemd socket activation (LISTEN_FDS) castd serves the socket it is given.
 
+            Device authentication: on every connection castd challenges the device and checks
+            that its certificate chains to a Cast root (Google's roots ship with castd), that the
+            answer is signed for this connection, and that the keys and certificates are sound.
+            A device that fails is refused, with the reason in `castc devices` and `castc
+            status`; --device-auth warn uses it anyway, reported as unverified. --trust-root
+            adds roots (cast-emulator's, a developer device CA).
+
             Examples:
               castd                                   # discover devices on the network
               castd --device 192.168.1.20             # also use a device mDNS cannot see
               castd --device "Kitchen=192.168.1.21:8009" --no-discovery
+              castd --trust-root /tmp/cast-ca/root.pem   # also trust cast-emulator --authority /tmp/cast-ca
             """,
         version: castdVersion
     )
@@ -61,6 +70,20 @@ struct Castd: AsyncParsableCommand {
     @Flag(name: .customLong("print-socket-path"), help: "Print the socket path castd would serve, and exit.")
     var printSocketPath = false
 
+    @Option(
+        name: .customLong("trust-root"),
+        help: ArgumentHelp(
+            "Also trust the root certificates in this PEM file for device authentication (besides Google's Cast roots). Repeatable.",
+            valueName: "pem-file"))
+    var trustRoots: [String] = []
+
+    @Option(
+        name: .customLong("device-auth"),
+        help: ArgumentHelp(
+            "A device that fails device authentication: require (refuse it, the default) or warn (use it, reported as unverified).",
+            valueName: "policy"))
+    var deviceAuth: DeviceAuthenticationPolicy = .require
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
@@ -68,6 +91,21 @@ struct Castd: AsyncParsableCommand {
         for device in devices {
             do { _ = try StaticDevice(parsing: device) } catch let error as CastdError { throw ValidationError(error.message) }
         }
+        _ = try trustedRoots()
+    }
+
+    /// Google's Cast roots and the --trust-root files. A file that cannot be used stops castd,
+    /// naming it.
+    func trustedRoots() throws -> CastTrustRoots {
+        var roots = CastTrustRoots.cast
+        for path in trustRoots {
+            do {
+                roots = roots.adding(try CastTrustRoots(contentsOfFile: path))
+            } catch let error as CastTrustRootsError {
+                throw ValidationError("--trust-root \(error.message)")
+            }
+        }
+        return roots
     }
 
     func run() async throws {
@@ -94,6 +132,15 @@ struct Castd: AsyncParsableCommand {
             target = .path(path)
         }
 
+        var linkConfiguration = CastLinkConfiguration()
+        linkConfiguration.authentication = DeviceAuthenticationSettings(
+            trustedRoots: try trustedRoots(), policy: deviceAuth)
+        logger.info(
+            "device authentication: \(deviceAuth.rawValue)",
+            metadata: [
+                "auth.roots": "\(linkConfiguration.authentication.trustedRoots.names)"
+            ])
+
         let hub = CastdEventHub()
         let stateDirectory = Self.stateDirectory(explicit: self.stateDirectory)
         if let stateDirectory { logger.info("state", metadata: ["directory": "\(stateDirectory)"]) }
@@ -104,6 +151,7 @@ struct Castd: AsyncParsableCommand {
             sessionStore: SessionStore(
                 directory: stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
                 logger: Logger(label: "castd.state")),
+            linkConfiguration: linkConfiguration,
             logger: Logger(label: "castd.devices"))
         let service = CastdService(
             registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))
@@ -175,3 +223,5 @@ struct RegistryService: Service {
         }
     }
 }
+
+extension DeviceAuthenticationPolicy: ExpressibleByArgument {}

@@ -17,7 +17,9 @@ struct CastLinkTests {
 
     @Test func statusRequestIsAnsweredByItsRequestID() async throws {
         try await withEmulator { _, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let first = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
                     ReceiverRequest.getStatus(requestID: $0)
@@ -35,7 +37,9 @@ struct CastLinkTests {
 
     @Test func launchReplyAndBroadcastBothReachTheMessageStream() async throws {
         try await withEmulator { _, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
                     ReceiverRequest.launch(appID: CastAppID.defaultMediaReceiver, requestID: $0)
@@ -56,7 +60,9 @@ struct CastLinkTests {
 
     @Test func deviceErrorsComeBackTyped() async throws {
         try await withEmulator { _, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let error = await #expect(throws: CastChannelError.self) {
                     _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
@@ -71,7 +77,9 @@ struct CastLinkTests {
 
     @Test func unansweredRequestTimesOutAndTheLinkGoesOn() async throws {
         try await withEmulator { _, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let error = await #expect(throws: CastChannelError.self) {
                     _ = try await link.request(
@@ -90,7 +98,9 @@ struct CastLinkTests {
 
     @Test func oversizedOutgoingMessageFailsOnlyThatRequest() async throws {
         try await withEmulator { _, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let big = String(repeating: "x", count: 70_000)
                 let error = await #expect(throws: CastChannelError.self) {
@@ -139,7 +149,9 @@ struct CastLinkTests {
         var configuration = EmulatorConfiguration()
         configuration.name = "Going Away"
         try await withEmulator(configuration) { emulator, endpoints in
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: logger) { link in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
                     ReceiverRequest.getStatus(requestID: $0)

@@ -1,4 +1,6 @@
+import CastEmulator
 import CastProtocol
+import CastTestSupport
 import Foundation
 import Testing
 
@@ -32,27 +34,21 @@ struct CommandLineTests {
         var description: String
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    /// Runs cast-emulator to completion without blocking a thread of the cooperative pool (which
+    /// the emulators and links of tests running alongside need).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await CastTestSupport.run(try binary().path, arguments, timeout: .seconds(60))
+        return (result.status, result.stdout + result.stderr)
     }
 
     @Test("--help teaches: every flag and an example")
-    func help() throws {
-        let (status, output) = try Self.run(["--help"])
+    func help() async throws {
+        let (status, output) = try await Self.run(["--help"])
         #expect(status == 0)
         for flag in [
             "--name", "--host", "--port", "--http-port", "--https-port", "--id", "--model", "--log", "--ready-file",
-            "--auth-root-file", "--publish", "--app", "--unplayable-content-type", "--group-member", "--fixed-volume",
-            "--reply-delay",
+            "--write-root", "--authority", "--impostor", "--publish", "--app", "--unplayable-content-type",
+            "--group-member", "--fixed-volume", "--reply-delay",
         ] {
             #expect(output.contains(flag), "\(flag) missing from --help")
         }
@@ -63,15 +59,21 @@ struct CommandLineTests {
             "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
             "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume",
             "/emulator/state", "/emulator/faults/drop-links", "/emulator/faults/move-port", "/emulator/transfer",
-            "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo",
+            "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo", "castd --trust-root",
         ] {
             #expect(output.contains(example), "\(example) missing from --help")
         }
+        // Every impostor is named and explained (the help wraps lines: compare words).
+        let words = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for impostor in EmulatorImpostor.allCases {
+            #expect(words.contains("\(impostor.rawValue) \(impostor.summary)"), "\(impostor) missing from --help")
+        }
+        #expect(output.contains("--impostor wrong-nonce"))
     }
 
     @Test("Bad flags are refused with a clear message")
-    func validation() throws {
-        let (status, output) = try Self.run(["--id", "xyz"])
+    func validation() async throws {
+        let (status, output) = try await Self.run(["--id", "xyz"])
         #expect(status != 0)
         #expect(output.contains("--id must be 32 hex digits"))
     }
@@ -86,8 +88,8 @@ struct CommandLineTests {
             (["--unplayable-content-type", "flv"], "--unplayable-content-type must be a content type"),
         ]
     )
-    func badNewFlags(arguments: [String], complaint: String) throws {
-        let (status, output) = try Self.run(arguments)
+    func badNewFlags(arguments: [String], complaint: String) async throws {
+        let (status, output) = try await Self.run(arguments)
         #expect(status != 0)
         #expect(output.contains(complaint), "\(output)")
     }
@@ -166,7 +168,7 @@ struct CommandLineTests {
         process.executableURL = try Self.binary()
         process.arguments = [
             "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
-            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--auth-root-file",
+            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--write-root",
             authRoot.path,
         ]
         process.standardError = FileHandle.nullDevice

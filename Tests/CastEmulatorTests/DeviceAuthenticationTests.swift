@@ -7,19 +7,12 @@ import Testing
 /// Device authentication, checked with an independent verifier: the `openssl` command.
 @Suite("Device authentication (tp.deviceauth)")
 struct DeviceAuthenticationTests {
-    /// Runs openssl; returns its exit status and output.
+    /// Runs openssl; returns its exit status and output. Waits without blocking a thread of the
+    /// cooperative pool.
     @discardableResult
-    static func openssl(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    static func openssl(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let result = try await CastTestSupport.run("/usr/bin/openssl", arguments)
+        return (result.status, result.stdout + result.stderr)
     }
 
     static func pem(_ der: Data) -> String {
@@ -68,25 +61,25 @@ struct DeviceAuthenticationTests {
             let root = try file("root.pem", Data(try emulator.deviceAuthority().rootCertificatePEM.utf8))
             let intermediate = try file("intermediate.pem", Data(Self.pem(response.intermediateCertificate[0]).utf8))
             let device = try file("device.pem", Data(Self.pem(response.clientAuthCertificate).utf8))
-            let verify = try Self.openssl(["verify", "-CAfile", root, "-untrusted", intermediate, "-purpose", "sslclient", device])
+            let verify = try await Self.openssl(["verify", "-CAfile", root, "-untrusted", intermediate, "-purpose", "sslclient", device])
             #expect(verify.status == 0, "\(verify.output)")
-            let subject = try Self.openssl(["x509", "-in", device, "-noout", "-subject"])
+            let subject = try await Self.openssl(["x509", "-in", device, "-noout", "-subject"])
             #expect(subject.output.contains(emulator.configuration.deviceID))
 
-            let publicKey = try Self.openssl(["x509", "-in", device, "-noout", "-pubkey"]).output
+            let publicKey = try await Self.openssl(["x509", "-in", device, "-noout", "-pubkey"]).output
             let keyFile = try file("device.pub", Data(publicKey.utf8))
             let tlsCertificate = try await sender.peerCertificateDER()
             let signedData = try file("signed.bin", nonce + Data(tlsCertificate))
             let signature = try file("signature.bin", response.signature)
             let digest = hash == .sha256 ? "-sha256" : "-sha1"
-            let check = try Self.openssl(["dgst", digest, "-verify", keyFile, "-signature", signature, signedData])
+            let check = try await Self.openssl(["dgst", digest, "-verify", keyFile, "-signature", signature, signedData])
             #expect(check.status == 0, "\(check.output)")
 
             // The TLS certificate is short-lived, as senders require (at most four days).
             let tls = try file("tls.pem", Data(Self.pem(Data(tlsCertificate)).utf8))
-            #expect(try Self.openssl(["x509", "-in", tls, "-noout", "-checkend", "\(4 * 86_400)"]).status != 0)
-            #expect(try Self.openssl(["x509", "-in", tls, "-noout", "-checkend", "3600"]).status == 0)
-            #expect(try Self.openssl(["x509", "-in", tls, "-noout", "-text"]).output.contains("2048 bit"))
+            #expect(try await Self.openssl(["x509", "-in", tls, "-noout", "-checkend", "\(4 * 86_400)"]).status != 0)
+            #expect(try await Self.openssl(["x509", "-in", tls, "-noout", "-checkend", "3600"]).status == 0)
+            #expect(try await Self.openssl(["x509", "-in", tls, "-noout", "-text"]).output.contains("2048 bit"))
 
             // The link goes on as usual afterwards.
             try await sender.connect()

@@ -17,11 +17,12 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 
 /// An in-process castd: the real server on a real Unix socket in a temporary directory, the
 /// real registry and device links, no discovery. `body` gets the socket path and the hub.
+/// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
 public func withDaemon<T>(
     devices: [StaticDevice] = [],
     maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
     watcherQueueLimit: Int = 256,
-    linkConfiguration: CastLinkConfiguration = .init(),
+    linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
 ) async throws -> T {

@@ -39,6 +39,19 @@ func castDevice(
     return device
 }
 
+func authentication(
+    _ state: Castd_V1_AuthState, root: String = "", sha1: Bool = false, detail: String = "", device: String = ""
+) -> Castd_V1_DeviceAuthentication {
+    var outcome = Castd_V1_DeviceAuthentication()
+    outcome.state = state
+    outcome.root = root
+    outcome.sha1 = sha1
+    outcome.detail = detail
+    outcome.deviceCertificate = device
+    outcome.checkedAtMs = 1_700_000_000_000
+    return outcome
+}
+
 func session(_ deviceID: String, _ name: String, state: CastdSessionState = .started) -> CastdSession {
     var session = CastdSession()
     session.deviceID = deviceID
@@ -93,16 +106,42 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         app.displayName = "Default Media Receiver"
         receiver.applications = [app]
         tv.receiver = receiver
+        tv.authentication = authentication(.verified, root: "Cast Root CA")
         var kitchen = castDevice("def", "Kitchen", model: "Google Home", host: "fe80::1")
         kitchen.statusText = "Now Casting: Spotify"
         let table = DeviceTable.render([tv, kitchen])
         #expect(
             table == """
-                NAME            MODEL             ADDRESS            STATE         APP
-                Living Room TV  Chromecast Ultra  192.168.1.20:8009  connected     Default Media Receiver
-                Kitchen         Google Home       [fe80::1]:8009     disconnected  Now Casting: Spotify
+                NAME            MODEL             ADDRESS            STATE         AUTH      APP
+                Living Room TV  Chromecast Ultra  192.168.1.20:8009  connected     verified  Default Media Receiver
+                Kitchen         Google Home       [fe80::1]:8009     disconnected  -         Now Casting: Spotify
                 """
         )
+    }
+
+    @Test func authenticationOutcomesAndWhyADeviceFailed() {
+        var fake = castDevice("a", "Fake TV", host: "10.0.0.9", link: .failed)
+        fake.linkError = "device authentication failed: the answer is for another challenge"
+        fake.authentication = authentication(.refused, detail: "the answer is for another challenge")
+        var odd = castDevice("b", "Odd TV", host: "10.0.0.10", link: .connected)
+        odd.authentication = authentication(.unverified, detail: "the TLS certificate expired on 2026-01-01T00:00:00Z")
+        var old = castDevice("c", "Old TV", host: "10.0.0.11", link: .connected)
+        old.authentication = authentication(
+            .verified, root: "Eureka Root CA", sha1: true, detail: "SHA-1 signs the device certificate")
+        #expect(
+            DeviceTable.render([fake, odd, old]) == """
+                NAME     MODEL       ADDRESS         STATE      AUTH             APP
+                Fake TV  Chromecast  10.0.0.9:8009   failed     refused          -
+                  refused: the answer is for another challenge
+                Odd TV   Chromecast  10.0.0.10:8009  connected  unverified       -
+                  unverified (warning): the TLS certificate expired on 2026-01-01T00:00:00Z
+                Old TV   Chromecast  10.0.0.11:8009  connected  verified, SHA-1  -
+                """
+        )
+        #expect(
+            DeviceTable.authenticationSummary(old)
+                == "verified by Eureka Root CA (SHA-1: SHA-1 signs the device certificate)")
+        #expect(DeviceTable.authenticationSummary(castDevice("d", "New TV", host: "10.0.0.12")) == nil)
     }
 
     @Test func idleScreenAndNoApp() {
@@ -186,8 +225,9 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         volume.level = 0.4
         receiver.volume = volume
         tv.receiver = receiver
+        tv.authentication = authentication(.verified, root: "Cast Root CA")
         var kitchen = castDevice("def", "Kitchen", model: "Google Home", host: "192.168.1.21", link: .failed)
-        kitchen.linkError = "device authentication failed"
+        kitchen.linkError = "cannot connect to 192.168.1.21:8009: connection refused"
         status.devices = [tv, kitchen]
         status.sessions = [session("abc", "Living Room TV")]
         status.media = [media(.playing, at: 73)]
@@ -200,6 +240,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
                 discovery  running
 
                 Living Room TV (Chromecast Ultra, 192.168.1.20:8009): connected
+                  auth      verified by Cast Root CA
                   volume    40%
                   session   Default Media Receiver (CC1AD845), started
                   player    playing
@@ -207,9 +248,32 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
                   position  1:23 / 9:56
 
                 Kitchen (Google Home, 192.168.1.21:8009): failed
-                  error  device authentication failed
+                  error  cannot connect to 192.168.1.21:8009: connection refused
                 """
         )
+    }
+
+    @Test func aRefusedDeviceSaysWhyOnceAndVerboseNamesTheCertificate() {
+        var fake = castDevice("a", "Fake TV", host: "10.0.0.9", link: .failed)
+        fake.linkError = "device authentication failed: the TLS certificate is valid until 2027-01-01T00:00:00Z"
+        fake.authentication = authentication(
+            .refused, detail: "the TLS certificate is valid until 2027-01-01T00:00:00Z", device: "CN=fake")
+        #expect(
+            StatusReport.device(id: "a", device: fake, sessions: [], media: [], now: .now) == """
+                Fake TV (Chromecast, 10.0.0.9:8009): failed
+                  auth  refused: the TLS certificate is valid until 2027-01-01T00:00:00Z
+                """)
+        #expect(
+            StatusReport.device(id: "a", device: fake, sessions: [], media: [], now: .now, verbose: true) == """
+                Fake TV (Chromecast, 10.0.0.9:8009): failed
+                  auth         refused: the TLS certificate is valid until 2027-01-01T00:00:00Z
+                  certificate  CN=fake
+                """)
+        // A failure of another kind after an earlier refusal is still shown.
+        fake.linkError = "cannot connect to 10.0.0.9:8009: connection refused"
+        #expect(
+            StatusReport.device(id: "a", device: fake, sessions: [], media: [], now: .now).contains(
+                "error  cannot connect"))
     }
 
     @Test func noDevices() {

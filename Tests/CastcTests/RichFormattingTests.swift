@@ -205,11 +205,11 @@ func richStatus() -> CastdMediaStatus {
         let kitchen = castDevice("k", "Kitchen", model: "Google Home", host: "192.168.1.21")
         #expect(
             DeviceTable.render([group, kitchen]) == """
-                NAME                MODEL              ADDRESS             STATE         APP
-                Everywhere (group)  Google Cast Group  192.168.1.20:32187  disconnected  -
+                NAME                MODEL              ADDRESS             STATE         AUTH  APP
+                Everywhere (group)  Google Cast Group  192.168.1.20:32187  disconnected  -     -
                   - Kitchen
                   - Living Room speaker
-                Kitchen             Google Home        192.168.1.21:8009   disconnected  -
+                Kitchen             Google Home        192.168.1.21:8009   disconnected  -     -
                 """
         )
         #expect(DeviceTable.render([], filtered: true) == DeviceTable.noMatchingDevices)

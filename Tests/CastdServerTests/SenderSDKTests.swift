@@ -414,7 +414,10 @@ struct SenderSDKTests {
             let session = try #require(try await client.status().sessions.first)
             var events = client.watch().makeAsyncIterator()
             _ = try await events.next()  // the snapshot
-            try await CastLink.withConnection(host: endpoints.host, port: endpoints.port, logger: .emulatorForTests(label: "other sender")) { other in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(),
+                logger: .emulatorForTests(label: "other sender")
+            ) { other in
                 try await other.connect(to: session.transportID)
                 let sent = ContinuousClock.now
                 _ = try await other.request(namespace: CastNamespace.media, destination: session.transportID) {

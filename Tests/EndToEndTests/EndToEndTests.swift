@@ -25,6 +25,8 @@ struct EndToEndTests {
         var emulator: ChildProcess
         var environment: [String: String] { ["CASTD_SOCKET": socket] }
         var stateDirectory: String { directory + "/state" }
+        /// The emulator's root, which castd trusts (`--trust-root`).
+        var trustRoot: String { directory + "/authority/root.pem" }
 
         func castc(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> CommandResult {
             try await run("castc", arguments, environment: environment, timeout: timeout)
@@ -56,7 +58,8 @@ struct EndToEndTests {
         }
     }
 
-    /// Starts a published emulator and a discovering castd; waits until castd lists the device.
+    /// Starts a published emulator and a discovering castd that trusts the emulator's root (both
+    /// use the authority in `DIR/authority`); waits until castd lists the device.
     func withSetup<T>(
         castdArguments: [String] = [], emulatorArguments: [String] = [], _ body: (Setup) async throws -> T
     ) async throws -> T {
@@ -69,14 +72,16 @@ struct EndToEndTests {
                 let name = "E2E TV " + String(UInt32.random(in: 0...UInt32.max), radix: 36)
                 let ready = directory + "/emulator.json"
                 let log = directory + "/emulator.log"
+                let authority = directory + "/authority"
                 let emulator = try launch(
                     "cast-emulator",
-                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log] + emulatorArguments,
+                    ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log]
+                        + ["--authority", authority] + emulatorArguments,
                     [:])
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
                 let castd = try launch(
-                    "castd", ["--socket", socket, "--state-directory", directory + "/state"] + castdArguments, [:])
+                    "castd", ["--socket", socket, "--state-directory", directory + "/state", "--trust-root", authority + "/root.pem"] + castdArguments, [:])
                 let setup = Setup(
                     directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
                 try await eventually("castd to discover \(name)") {
@@ -97,6 +102,9 @@ struct EndToEndTests {
 
             let connect = try await setup.castc(["connect", setup.deviceName])
             #expect(connect.status == 0, "\(connect)")
+            // It authenticated with the emulator's root, which castd was told to trust.
+            let table = try await setup.castc(["devices"])
+            #expect(table.stdout.contains("AUTH") && table.stdout.contains("verified"), "\(table)")
             let load = try await setup.castc([
                 "load", "https://example.com/big_buck_bunny.mp4", "--device", setup.deviceName,
                 "--content-type", "video/mp4", "--title", "Big Buck Bunny",
@@ -255,6 +263,43 @@ struct EndToEndTests {
         }
     }
 
+    /// A device that fails device authentication is refused: castc says why, and so do
+    /// `castc devices` and `castc status`.
+    @Test func anImpostorIsRefusedAndCastcSaysWhy() async throws {
+        try await withSetup(emulatorArguments: ["--impostor", "wrong-nonce"]) { setup in
+            let connect = try await setup.castc(["connect", setup.deviceName])
+            #expect(connect.status == 9, "\(connect)")  // FAILED_PRECONDITION: retrying will not help
+            #expect(connect.stderr.contains("device authentication failed"), "\(connect)")
+            let devices = try await setup.castc(["devices"])
+            #expect(devices.stdout.contains("refused: the answer is for another challenge"), "\(devices)")
+            let status = try await setup.castc(["status"])
+            #expect(status.stdout.contains("auth  refused: the answer is for another challenge"), "\(status)")
+            let json = try await setup.castc(["devices", "--json"])
+            let listed = try Castd_V1_ListDevicesResponse(jsonString: json.stdout, options: Setup.lenient)
+            let fake = try #require(listed.devices.first { $0.friendlyName == setup.deviceName })
+            #expect(fake.authentication.state == .refused && fake.linkState == .failed)
+            // The device got the challenge and nothing else.
+            let received = try setup.received()
+            #expect(
+                !received.isEmpty && received.allSatisfy { $0.namespace.hasSuffix(".tp.deviceauth") }, "\(received)")
+        }
+    }
+
+    @Test func anUnusableTrustRootStopsCastdNamingTheFile() async throws {
+        try await withTemporaryDirectory { directory in
+            let bad = directory + "/not-a-root.pem"
+            _ = FileManager.default.createFile(atPath: bad, contents: Data("hello\n".utf8))
+            let result = try await run(
+                "castd", ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(bad) && result.stderr.contains("no PEM certificate"), "\(result)")
+            let missing = try await run(
+                "castd",
+                ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
+            #expect(missing.status != 0 && missing.stderr.contains(directory + "/none.pem"), "\(missing)")
+        }
+    }
+
     @Test func unreachableStaticDeviceIsUnavailableWithinTenSeconds() async throws {
         try await withRefusingTCPPort { port in
             try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
@@ -282,7 +327,8 @@ struct EndToEndTests {
 
             // A new castd rejoins the session that kept playing: no relaunch, no STOP.
             let again = try ChildProcess(
-                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory], directory: setup.directory)
+                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory, "--trust-root", setup.trustRoot],
+                directory: setup.directory)
             defer { again.signal(SIGKILL) }
             try await eventually("castd to rejoin the saved session") {
                 try await setup.status().sessions.first?.state == .resumed

@@ -55,6 +55,7 @@ def emulator_binary() -> str:
 def emulator(tmp_path: Path):
     ready = tmp_path / "ready.json"
     log = tmp_path / "messages.jsonl"
+    root = tmp_path / "root.pem"  # the device authentication root, for castd --trust-root
     stderr = tmp_path / "emulator.stderr"
     with open(stderr, "wb") as err:
         process = subprocess.Popen(
@@ -63,6 +64,7 @@ def emulator(tmp_path: Path):
                 "--host", HOST, "--port", "8009", "--http-port", "8008", "--https-port", "8443",
                 "--name", NAME, "--id", DEVICE_ID,
                 "--ready-file", str(ready), "--log", str(log), "--log-level", "debug",
+                "--write-root", str(root),
             ],
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -75,7 +77,7 @@ def emulator(tmp_path: Path):
 
         eventually(is_ready, "the emulator's ready file", timeout=30)
         info = json.loads(ready.read_text())
-        yield {"info": info, "log": log, "stderr": stderr, "process": process}
+        yield {"info": info, "log": log, "stderr": stderr, "process": process, "root": root}
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0, stderr.read_text()
     finally:
@@ -256,7 +258,10 @@ def test_another_senders_pause_reaches_castd_watchers_within_a_second(emulator, 
     castd_log = tmp_path / "castd.stderr"
     with open(castd_log, "wb") as err:
         castd = subprocess.Popen(
-            [swift_binary("castd"), "--no-discovery", "--device", f"{HOST}:8009", "--socket", str(socket)],
+            [
+                swift_binary("castd"), "--no-discovery", "--device", f"{HOST}:8009", "--socket", str(socket),
+                "--trust-root", str(emulator["root"]),
+            ],
             stdout=subprocess.DEVNULL, stderr=err,
         )
     castc = swift_binary("castc")

@@ -10,17 +10,19 @@ enum DeviceTable {
 
     static let noMatchingDevices = "No device meets the criteria (castc devices without them lists every device)."
 
-    /// The devices, one row each; under each group its members, one line each. `filtered`: the
-    /// list was narrowed by criteria (which changes what an empty list means).
+    /// The devices, one row each; under each group its members, one line each; under a device
+    /// that failed device authentication, why. `filtered`: the list was narrowed by criteria
+    /// (which changes what an empty list means).
     static func render(_ devices: [CastdDevice], filtered: Bool = false) -> String {
         guard !devices.isEmpty else { return filtered ? noMatchingDevices : noDevices }
-        let header = ["NAME", "MODEL", "ADDRESS", "STATE", "APP"]
+        let header = ["NAME", "MODEL", "ADDRESS", "STATE", "AUTH", "APP"]
         let rows = devices.map { device in
             [
                 name(device),
                 device.model.isEmpty ? "-" : device.model,
                 address(device),
                 state(device),
+                authentication(device),
                 app(device),
             ]
         }
@@ -28,9 +30,51 @@ enum DeviceTable {
         var output = [String(lines[0])]
         for (device, line) in zip(devices, lines.dropFirst()) {
             output.append(String(line))
+            if let why = authenticationFailure(device) { output.append("  " + why) }
             for member in device.groupMembers { output.append("  - " + memberName(member)) }
         }
         return output.joined(separator: "\n")
+    }
+
+    /// The device authentication outcome of the last connection, in a word or two: `-` (not
+    /// connected yet), `verified`, `verified, SHA-1`, `refused`, `unverified`.
+    static func authentication(_ device: CastdDevice) -> String {
+        let outcome = device.authentication
+        switch outcome.state {
+        case .unknown: return "-"
+        case .verified: return outcome.sha1 ? "verified, SHA-1" : "verified"
+        case .refused: return "refused"
+        case .unverified: return "unverified"
+        case .UNRECOGNIZED(let value): return "auth \(value)"
+        }
+    }
+
+    /// Why a device failed authentication: `refused: …` or `unverified (warning): …`; nil when
+    /// it did not fail.
+    static func authenticationFailure(_ device: CastdDevice) -> String? {
+        let outcome = device.authentication
+        let why = outcome.detail.isEmpty ? "device authentication failed" : outcome.detail
+        switch outcome.state {
+        case .refused: return "refused: " + why
+        case .unverified: return "unverified (warning): " + why
+        default: return nil
+        }
+    }
+
+    /// The outcome in full, for `castc status`: `verified by Cast Root CA`, with what was
+    /// flagged; or why it failed. Nil before the first connection.
+    static func authenticationSummary(_ device: CastdDevice) -> String? {
+        let outcome = device.authentication
+        switch outcome.state {
+        case .verified:
+            var text = outcome.root.isEmpty ? "verified" : "verified by \(outcome.root)"
+            if outcome.sha1 { text += " (SHA-1: " + (outcome.detail.isEmpty ? "flagged" : outcome.detail) + ")" }
+            return text
+        case .refused, .unverified:
+            return authenticationFailure(device)
+        default:
+            return nil
+        }
     }
 
     /// The friendly name (else the id), with `(group)` for a speaker group.

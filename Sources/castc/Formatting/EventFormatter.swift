@@ -48,6 +48,9 @@ struct EventFormatter {
                 details.append(device.linkError)
             }
             if let retry = DeviceTable.nextRetry(device) { details.append("retry " + retry) }
+            if device.authentication.state == .unverified, let why = DeviceTable.authenticationFailure(device) {
+                details.append(why)
+            }
             let app = DeviceTable.app(device)
             if app != "-" { details.append(app) }
             if device.hasReceiver, device.receiver.hasVolume {

@@ -57,10 +57,18 @@ enum StatusReport {
                 .filter { !$0.isEmpty && $0 != "-" }
             title = details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
             title += ": \(DeviceTable.state(device))"
-            if device.linkState == .failed || device.linkState == .reconnecting, !device.linkError.isEmpty {
+            let refusal = device.authentication.state == .refused
+            // A refusal is the link's error: said once, on the auth row.
+            if device.linkState == .failed || device.linkState == .reconnecting, !device.linkError.isEmpty,
+                !(refusal && device.linkError.hasSuffix(device.authentication.detail))
+            {
                 rows.append(["error", device.linkError])
             }
             if let retry = DeviceTable.nextRetry(device, now: now) { rows.append(["retry", retry]) }
+            if let authentication = DeviceTable.authenticationSummary(device) { rows.append(["auth", authentication]) }
+            if verbose, !device.authentication.deviceCertificate.isEmpty {
+                rows.append(["certificate", device.authentication.deviceCertificate])
+            }
             if !device.groupMembers.isEmpty { rows.append(["members", DeviceTable.members(device)]) }
             if device.hasReceiver, device.receiver.hasVolume {
                 let volume = device.receiver.volume
