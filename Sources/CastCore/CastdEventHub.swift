@@ -74,6 +74,21 @@ public final class CastdEventHub: Sendable {
         }
     }
 
+    /// Changes a device castd still lists; a device removed meanwhile (it left mDNS) stays
+    /// removed. What a device's own controller says about it goes through here.
+    public func updateKnownDevice(id: String, _ change: (inout CastdDevice) -> Void) {
+        state.withLock { state in
+            guard let existing = state.devices[id] else { return }
+            var device = existing
+            change(&device)
+            guard device != existing else { return }
+            state.devices[id] = device
+            var event = CastdEvent()
+            event.kind = .deviceUpdated(device)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
     public func removeDevice(id: String) {
         state.withLock { state in
             guard let device = state.devices.removeValue(forKey: id) else { return }

@@ -8,7 +8,7 @@ extension DeviceController {
     /// Records the outcome of device authentication on the link just made.
     func recordAuthentication(_ outcome: DeviceAuthentication?) {
         guard let outcome else { return }
-        hub.updateDevice(id: id) { $0.authentication = Castd_V1_DeviceAuthentication(outcome) }
+        hub.updateKnownDevice(id: id) { $0.authentication = Castd_V1_DeviceAuthentication(outcome) }
     }
 
     /// When `error` is castd refusing the device for failing authentication: records the outcome

@@ -147,7 +147,7 @@ public actor DeviceController {
         phase = .connecting
         lastAttemptStart = .now
         let retrying = failedRetries > 0 || wantsLink
-        hub.updateDevice(id: id) {
+        hub.updateKnownDevice(id: id) {
             $0.linkState = .connecting
             $0.nextRetryAtMs = 0
             if !retrying { $0.linkError = "" }
@@ -162,7 +162,7 @@ public actor DeviceController {
         let generation = retryGeneration
         let at = Date().addingTimeInterval(Double(ReconnectBackoff.milliseconds(delay)) / 1000)
         let attempts = failedRetries
-        hub.updateDevice(id: id) {
+        hub.updateKnownDevice(id: id) {
             $0.linkState = .reconnecting
             $0.nextRetryAtMs = Int64((at.timeIntervalSince1970 * 1000).rounded())
             $0.reconnectAttempts = UInt32(clamping: attempts)
@@ -197,7 +197,7 @@ public actor DeviceController {
         guard case .idle = phase else { return }
         retryGeneration += 1
         failedRetries = 0
-        hub.updateDevice(id: id) {
+        hub.updateKnownDevice(id: id) {
             if $0.linkState == .reconnecting { $0.linkState = .disconnected }
             $0.nextRetryAtMs = 0
         }
@@ -252,7 +252,7 @@ public actor DeviceController {
         everUp = true
         failedRetries = 0
         lostAt = nil
-        hub.updateDevice(id: id) {
+        hub.updateKnownDevice(id: id) {
             $0.linkState = .connected
             $0.linkError = ""
             $0.nextRetryAtMs = 0
@@ -326,10 +326,10 @@ public actor DeviceController {
             // Retry on our own: within a second of a loss, then backing off.
             let delay = backoff.delay(afterFailures: failedRetries)
             let gap = lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
-            hub.updateDevice(id: id) { $0.linkError = reason }
+            hub.updateKnownDevice(id: id) { $0.linkError = reason }
             scheduleAttempt(after: max(delay, gap))
         } else {
-            hub.updateDevice(id: id) {
+            hub.updateKnownDevice(id: id) {
                 $0.linkState = wasConnected ? .disconnected : .failed
                 $0.linkError = reason
             }
@@ -388,7 +388,7 @@ public actor DeviceController {
         let changed = status != receiver
         receiver = status
         if changed {
-            hub.updateDevice(id: id) {
+            hub.updateKnownDevice(id: id) {
                 $0.receiver = Castd_V1_ReceiverStatus(status)
                 let running = status.applications.first(where: { !$0.isIdleScreen })
                 $0.statusText = running.map { $0.statusText.isEmpty ? $0.displayName : $0.statusText } ?? ""
@@ -522,13 +522,13 @@ public actor DeviceController {
         switch type {
         case "MULTIZONE_STATUS":
             let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(member)
-            hub.updateDevice(id: id) {
+            hub.updateKnownDevice(id: id) {
                 $0.groupMembers = members
                 $0.isGroup = true
             }
         case "DEVICE_ADDED", "DEVICE_UPDATED":
             guard let changed = payload["device"].flatMap(member) else { return }
-            hub.updateDevice(id: id) { device in
+            hub.updateKnownDevice(id: id) { device in
                 if let index = device.groupMembers.firstIndex(where: { $0.deviceID == changed.deviceID }) {
                     device.groupMembers[index] = changed
                 } else {
@@ -537,7 +537,7 @@ public actor DeviceController {
             }
         case "DEVICE_REMOVED":
             guard let removed = payload["deviceId"]?.stringValue else { return }
-            hub.updateDevice(id: id) { $0.groupMembers.removeAll { $0.deviceID == removed } }
+            hub.updateKnownDevice(id: id) { $0.groupMembers.removeAll { $0.deviceID == removed } }
         default:
             break
         }

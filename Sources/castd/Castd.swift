@@ -148,10 +148,10 @@ struct Castd: AsyncParsableCommand {
             hub: hub,
             staticDevices: try devices.map(StaticDevice.init(parsing:)),
             discovery: !noDiscovery,
+            linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(
                 directory: stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
                 logger: Logger(label: "castd.state")),
-            linkConfiguration: linkConfiguration,
             logger: Logger(label: "castd.devices"))
         let service = CastdService(
             registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))

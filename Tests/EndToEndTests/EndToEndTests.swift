@@ -51,6 +51,17 @@ struct EndToEndTests {
             }
         }
 
+        /// Waits until a (re)started castd answers and holds a resumed session.
+        func waitForResumedSession(timeout: Duration = .seconds(20)) async throws {
+            try await eventually(timeout: timeout, "castd to rejoin the saved session") {
+                guard let status = try? await run("castc", ["status", "--json"], environment: environment),
+                    status.status == 0,
+                    let parsed = try? CastdStatusResponse(jsonString: status.stdout, options: Self.lenient)
+                else { return false }
+                return parsed.sessions.contains { $0.state == .resumed }
+            }
+        }
+
         static var lenient: JSONDecodingOptions {
             var options = JSONDecodingOptions()
             options.ignoreUnknownFields = true
@@ -178,7 +189,7 @@ struct EndToEndTests {
     @Test func customChannelMessagesGoBothWays() async throws {
         try await withSetup { setup in
             let namespace = "urn:x-cast:com.castd.echo"
-            let launched = try await setup.castc(["launch", "E2C0EC40"])
+            let launched = try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName])
             #expect(launched.status == 0, "\(launched)")
             let listener = try ChildProcess(
                 "castc", ["listen", namespace, "--count", "2"], directory: setup.directory, environment: setup.environment)
@@ -218,7 +229,9 @@ struct EndToEndTests {
             #expect(text.stdout.contains("Kitchen speaker"), "\(text)")
             let groups = try await setup.castc(["devices", "--capability", "group", "--json"])
             #expect(groups.stdout.contains(setup.deviceName), "\(groups)")
-            let played = try await setup.castc(["load", "https://example.com/song.mp3", "--content-type", "audio/mpeg"])
+            let played = try await setup.castc([
+                "load", "https://example.com/song.mp3", "--content-type", "audio/mpeg", "--device", setup.deviceName,
+            ])
             #expect(played.status == 0, "\(played)")
             #expect(try await setup.status().sessions.first?.state == .started)
         }
@@ -229,7 +242,7 @@ struct EndToEndTests {
         try await withSetup { setup in
             let loaded = try await setup.castc([
                 "queue", "load", "https://example.com/1.mp4", "https://example.com/2.mp4", "https://example.com/3.mp4",
-                "--repeat", "all",
+                "--repeat", "all", "--device", setup.deviceName,
             ])
             #expect(loaded.status == 0, "\(loaded)")
             let next = try await setup.castc(["queue", "next"])
@@ -330,9 +343,7 @@ struct EndToEndTests {
                 "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory, "--trust-root", setup.trustRoot],
                 directory: setup.directory)
             defer { again.signal(SIGKILL) }
-            try await eventually("castd to rejoin the saved session") {
-                try await setup.status().sessions.first?.state == .resumed
-            }
+            try await setup.waitForResumedSession()
             let join = try await setup.castc(["connect", setup.deviceName, "--json"])
             #expect(join.status == 0, "\(join)")
             let session = try CastdSession(jsonString: join.stdout, options: Setup.lenient)
@@ -358,15 +369,10 @@ struct EndToEndTests {
             let clock = ContinuousClock()
             let started = clock.now
             let again = try ChildProcess(
-                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory], directory: setup.directory)
+                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory, "--trust-root", setup.trustRoot],
+                directory: setup.directory)
             defer { again.signal(SIGKILL) }
-            try await eventually("castd to rejoin the saved session") {
-                guard let status = try? await run("castc", ["status", "--json"], environment: setup.environment),
-                    status.status == 0,
-                    let parsed = try? CastdStatusResponse(jsonString: status.stdout, options: Setup.lenient)
-                else { return false }
-                return parsed.sessions.first?.state == .resumed
-            }
+            try await setup.waitForResumedSession()
             print("castd restart to resumed session: \(clock.now - started)")
             let status = try await setup.status()
             let session = try #require(status.sessions.first)
