@@ -42,7 +42,8 @@ public struct EmulatorResumedSession: Sendable, Hashable {
         else { return nil }
         self.init(
             appID: appID, sessionID: sessionID, transportID: transportID,
-            mediaSessionID: json["mediaSessionId"]?.intValue.map(Int.init), playerState: json["playerState"]?.stringValue,
+            mediaSessionID: json["mediaSessionId"]?.intValue.map(Int.init),
+            playerState: json["playerState"]?.stringValue,
             currentTime: json["currentTime"]?.doubleValue
         )
     }

@@ -69,7 +69,8 @@ enum EmulatorHTTPClient {
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: "\(body.count)")
             headers.add(name: "Connection", value: "close")
-            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: .POST, uri: path, headers: headers)))
+            try await outbound.write(
+                .head(HTTPRequestHead(version: .http1_1, method: .POST, uri: path, headers: headers)))
             try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body))))
             try await outbound.write(.end(nil))
             var status: HTTPResponseStatus?

@@ -16,7 +16,8 @@ struct CommandLineFaultTests {
     @Test("--publish: after POST /emulator/faults/move-port, mDNS and the ready file carry the new port")
     func movedPortIsAnnounced() async throws {
         guard await avahiIsRunning() else {
-            Issue.record("avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
+            Issue.record(
+                "avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
             return
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -375,8 +375,14 @@ struct FaultTests {
     func movePortOverHTTP() async throws {
         try await withEmulator(controlledConfiguration()) { emulator, endpoints in
             let httpPort = try #require(endpoints.httpPort)
-            let wanted = try freePort()
-            let answer = try await control("/emulator/faults/move-port", #"{"port": \#(wanted)}"#, port: httpPort)
+            // A port free a moment ago; another test may take it meanwhile (500: it cannot be
+            // bound), so a few are tried.
+            var wanted = 0
+            var answer = ControlAnswer(status: 0, json: .null)
+            for _ in 0..<3 where answer.status != 200 {
+                wanted = try freePort()
+                answer = try await control("/emulator/faults/move-port", #"{"port": \#(wanted)}"#, port: httpPort)
+            }
             #expect(answer.status == 200, "\(answer.json)")
             #expect(answer.json["endpoints"]?["port"]?.intValue == Int64(wanted))
             #expect(emulator.endpoints?.port == wanted)
@@ -412,10 +418,16 @@ struct FaultTests {
 
             let partial = try await control(
                 "/emulator/faults", #"{"heartbeat": "stopped", "replyDelayMs": 20}"#, port: httpPort)
-            #expect(partial.json == ["heartbeat": "stopped", "refuseTLS": false, "replyDelayMs": 20, "listening": true])
-            #expect(try await control("/emulator/faults", #"{"refuseTLS": true}"#, port: httpPort).json["heartbeat"] == "stopped")
-            #expect(emulator.faults == EmulatorFaults(heartbeat: .stopped, refuseTLS: true, replyDelay: .milliseconds(20)))
-            #expect(try await control("/emulator/state", method: "GET", port: httpPort).json["faults"]?["replyDelayMs"] == 20)
+            #expect(
+                partial.json == ["heartbeat": "stopped", "refuseTLS": false, "replyDelayMs": 20, "listening": true])
+            #expect(
+                try await control("/emulator/faults", #"{"refuseTLS": true}"#, port: httpPort).json["heartbeat"]
+                    == "stopped")
+            #expect(
+                emulator.faults == EmulatorFaults(heartbeat: .stopped, refuseTLS: true, replyDelay: .milliseconds(20)))
+            #expect(
+                try await control("/emulator/state", method: "GET", port: httpPort).json["faults"]?["replyDelayMs"]
+                    == 20)
 
             let routes = try await control("/emulator", method: "GET", port: httpPort).json["routes"]?.arrayValue ?? []
             for path in [

@@ -20,7 +20,9 @@ struct TransferTests {
         return configuration
     }
 
-    @Test("transferSession(to:): the destination plays on at the source's position; the source's senders are told it ended")
+    @Test(
+        "transferSession(to:): the destination plays on at the source's position; the source's senders are told it ended"
+    )
     func transferInProcess() async throws {
         let sourceClock = ManualEmulatorClock()
         let destinationClock = ManualEmulatorClock(now: .seconds(1000))
@@ -47,7 +49,8 @@ struct TransferTests {
                 let transfer = try await source.transferSession(to: destination)
                 #expect(transfer.appID == CastAppID.defaultMediaReceiver)
                 #expect(transfer.sourceSessionID == sourceSession)
-                #expect(transfer.sourceMediaSessionID.map(Int64.init) == loaded.firstStatus?["mediaSessionId"]?.intValue)
+                #expect(
+                    transfer.sourceMediaSessionID.map(Int64.init) == loaded.firstStatus?["mediaSessionId"]?.intValue)
                 #expect(transfer.destination.sessionID != sourceSession)
                 #expect(transfer.destination.playerState == "PLAYING")
                 #expect(transfer.destination.currentTime == 30)
@@ -189,7 +192,9 @@ struct TransferTests {
         }
     }
 
-    @Test("A destination that cannot resume refuses (502 at the source, 400 at the destination); the source keeps its session")
+    @Test(
+        "A destination that cannot resume refuses (502 at the source, 400 at the destination); the source keeps its session"
+    )
     func refusedTransfer() async throws {
         var appless = controlledConfiguration()
         appless.apps = [.backdrop]
