@@ -174,7 +174,9 @@ struct EndToEndTests {
     @Test func customChannelMessagesGoBothWays() async throws {
         try await withSetup { setup in
             let namespace = "urn:x-cast:com.castd.echo"
-            let launched = try await setup.castc(["launch", "E2C0EC40"])
+            // Other devices may be on the (shared) network: name ours once; later commands pick
+            // the device with the session.
+            let launched = try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName])
             #expect(launched.status == 0, "\(launched)")
             let listener = try ChildProcess(
                 "castc", ["listen", namespace, "--count", "2"], directory: setup.directory, environment: setup.environment)
@@ -214,7 +216,9 @@ struct EndToEndTests {
             #expect(text.stdout.contains("Kitchen speaker"), "\(text)")
             let groups = try await setup.castc(["devices", "--capability", "group", "--json"])
             #expect(groups.stdout.contains(setup.deviceName), "\(groups)")
-            let played = try await setup.castc(["load", "https://example.com/song.mp3", "--content-type", "audio/mpeg"])
+            let played = try await setup.castc([
+                "load", "https://example.com/song.mp3", "--content-type", "audio/mpeg", "--device", setup.deviceName,
+            ])
             #expect(played.status == 0, "\(played)")
             #expect(try await setup.status().sessions.first?.state == .started)
         }
@@ -225,7 +229,7 @@ struct EndToEndTests {
         try await withSetup { setup in
             let loaded = try await setup.castc([
                 "queue", "load", "https://example.com/1.mp4", "https://example.com/2.mp4", "https://example.com/3.mp4",
-                "--repeat", "all",
+                "--repeat", "all", "--device", setup.deviceName,
             ])
             #expect(loaded.status == 0, "\(loaded)")
             let next = try await setup.castc(["queue", "next"])
@@ -252,7 +256,8 @@ struct EndToEndTests {
 
             #expect(try await setup.castc(["volume", "0.5"]).status == 0)
             #expect(try await setup.castc(["volume", "up"]).status == 0)
-            let level = try #require(try await setup.status().devices.first?.receiver.volume.level)
+            let level = try #require(
+                try await setup.status().devices.first { $0.friendlyName == setup.deviceName }?.receiver.volume.level)
             #expect(abs(level - 0.55) < 0.001)
             let noAd = try await setup.castc(["skip-ad"])
             #expect(noAd.status != 0 && noAd.stderr.contains("INVALID_PLAYER_STATE"), "\(noAd)")
