@@ -154,6 +154,12 @@ public final class CastLink: Sendable {
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        // The TLS handshake must also finish before the deadline: timed on the
+                        // event loop from the start, so a busy concurrency pool cannot delay it.
+                        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+                            handshake.fail(CastChannelError(.connectFailed, "TLS handshake with \(what) timed out"))
+                        }
+                        handshake.futureResult.whenComplete { _ in timer.cancel() }
                         let sync = channel.pipeline.syncOperations
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: nil))
                         try sync.addHandler(TLSHandshakeWaiter(promise: handshake))
@@ -168,11 +174,6 @@ public final class CastLink: Sendable {
                         return try NIOAsyncChannel<CastMessage, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
                 }
-            // The TLS handshake must also finish before the deadline.
-            let timer = channel.channel.eventLoop.scheduleTask(deadline: deadline) {
-                handshake.fail(CastChannelError(.connectFailed, "TLS handshake with \(what) timed out"))
-            }
-            defer { timer.cancel() }
             do {
                 try await withTaskCancellationHandler {
                     try await handshake.futureResult.get()

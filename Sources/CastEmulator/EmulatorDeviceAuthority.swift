@@ -20,7 +20,7 @@ import _CryptoExtras
 public struct EmulatorDeviceAuthority: Sendable {
     let rootCertificate: Certificate
     let intermediateCertificate: Certificate
-    let intermediateKey: _RSA.Signing.PrivateKey
+    let intermediateKey: Certificate.PrivateKey
 
     /// The root a sender must trust, PEM-encoded.
     public let rootCertificatePEM: String
@@ -30,12 +30,26 @@ public struct EmulatorDeviceAuthority: Sendable {
     /// AuthResponse).
     public let intermediateCertificateDER: [UInt8]
 
-    /// Makes a new root and intermediate.
+    /// Makes a new root and intermediate, RSA-2048 like the real Cast hierarchy.
     public static func generate(
         name: String = "Cast Emulator Root CA", now: Date = Date()
     ) throws -> EmulatorDeviceAuthority {
+        let keys: (Certificate.PrivateKey, Certificate.PrivateKey)
         do {
-            let rootKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            keys = (
+                Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)),
+                Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048))
+            )
+        } catch {
+            throw EmulatorError(.certificate, "cannot make the device authentication keys", cause: error)
+        }
+        return try generate(name: name, rootKey: keys.0, intermediateKey: keys.1, now: now)
+    }
+
+    static func generate(
+        name: String, rootKey: Certificate.PrivateKey, intermediateKey: Certificate.PrivateKey, now: Date = Date()
+    ) throws -> EmulatorDeviceAuthority {
+        do {
             let rootName = try DistinguishedName {
                 OrganizationName("castd cast-emulator")
                 CommonName(name)
@@ -43,19 +57,17 @@ public struct EmulatorDeviceAuthority: Sendable {
             let root = try Certificate(
                 version: .v3,
                 serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PrivateKey(rootKey).publicKey,
+                publicKey: rootKey.publicKey,
                 notValidBefore: now.addingTimeInterval(-86_400),
                 notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
                 issuer: rootName,
                 subject: rootName,
-                signatureAlgorithm: .sha256WithRSAEncryption,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 1))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 },
-                issuerPrivateKey: Certificate.PrivateKey(rootKey)
+                issuerPrivateKey: rootKey
             )
-            let intermediateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let intermediateName = try DistinguishedName {
                 OrganizationName("castd cast-emulator")
                 CommonName(name + " Intermediate")
@@ -63,17 +75,16 @@ public struct EmulatorDeviceAuthority: Sendable {
             let intermediate = try Certificate(
                 version: .v3,
                 serialNumber: Certificate.SerialNumber(),
-                publicKey: Certificate.PrivateKey(intermediateKey).publicKey,
+                publicKey: intermediateKey.publicKey,
                 notValidBefore: now.addingTimeInterval(-86_400),
                 notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
                 issuer: rootName,
                 subject: intermediateName,
-                signatureAlgorithm: .sha256WithRSAEncryption,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                     Critical(KeyUsage(keyCertSign: true, cRLSign: true))
                 },
-                issuerPrivateKey: Certificate.PrivateKey(rootKey)
+                issuerPrivateKey: rootKey
             )
             let rootPEM = try root.serializeAsPEM()
             return EmulatorDeviceAuthority(
@@ -97,10 +108,15 @@ public struct EmulatorDeviceAuthority: Sendable {
         try sharedAuthority.get()
     }
 
-    private static let strangerAuthority = Result { try generate(name: "Impostor Root CA") }
+    private static let strangerAuthority = Result {
+        try generate(
+            name: "Impostor Root CA", rootKey: Certificate.PrivateKey(P256.Signing.PrivateKey()),
+            intermediateKey: Certificate.PrivateKey(P256.Signing.PrivateKey()))
+    }
 
     /// An authority no sender trusts: its root is made for this process and never written.
-    /// ``EmulatorImpostor/untrustedRoot`` devices chain to it.
+    /// ``EmulatorImpostor/untrustedRoot`` devices chain to it. Its keys are P-256, made at once
+    /// (an RSA key takes a while to make, and what matters here is only that nobody trusts it).
     static func stranger() throws -> EmulatorDeviceAuthority {
         try strangerAuthority.get()
     }
@@ -132,13 +148,12 @@ public struct EmulatorDeviceAuthority: Sendable {
                 notValidAfter: validity.1,
                 issuer: intermediateCertificate.subject,
                 subject: try DistinguishedName { CommonName(commonName) },
-                signatureAlgorithm: .sha256WithRSAEncryption,
                 extensions: try Certificate.Extensions {
                     Critical(BasicConstraints.notCertificateAuthority)
                     Critical(usage)
                     try ExtendedKeyUsage([.clientAuth])
                 },
-                issuerPrivateKey: Certificate.PrivateKey(intermediateKey)
+                issuerPrivateKey: intermediateKey
             )
             return EmulatorDeviceCredentials(
                 key: key,
@@ -212,7 +227,7 @@ extension EmulatorDeviceAuthority {
         return try encoder.encode(
             Stored(
                 root: rootCertificatePEM, intermediate: try intermediateCertificate.serializeAsPEM().pemString,
-                intermediateKey: intermediateKey.pemRepresentation))
+                intermediateKey: try intermediateKey.serializeAsPEM().pemString))
     }
 
     private static func read(_ path: String) throws -> EmulatorDeviceAuthority? {
@@ -224,7 +239,7 @@ extension EmulatorDeviceAuthority {
             return EmulatorDeviceAuthority(
                 rootCertificate: root,
                 intermediateCertificate: intermediate,
-                intermediateKey: try _RSA.Signing.PrivateKey(pemRepresentation: stored.intermediateKey),
+                intermediateKey: try Certificate.PrivateKey(pemEncoded: stored.intermediateKey),
                 rootCertificatePEM: stored.root,
                 rootCertificateDER: try root.serializeAsPEM().derBytes,
                 intermediateCertificateDER: try intermediate.serializeAsPEM().derBytes

@@ -142,7 +142,7 @@ struct CastLinkTests {
             try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
         }
         #expect(error?.code == .connectFailed)
-        #expect(error?.message.contains("timed out") == true)
+        #expect(error?.message.contains("timed out") == true, "\(String(describing: error))")
     }
 
     @Test func requestsFailWithTheReasonWhenTheDeviceGoesAway() async throws {

@@ -12,8 +12,15 @@ extension CastTrustRoots {
 extension CastLinkConfiguration {
     /// The default configuration, trusting this process's emulators too (see
     /// ``CastTrustRoots/castAndEmulators()``), with `policy` for devices that fail.
+    ///
+    /// The connect deadline is 60 s, not Chromium's 10: it covers TCP, TLS and device
+    /// authentication, and authentication takes several turns of the test process's Swift
+    /// concurrency pool (castd sends, the emulator answers, castd verifies), which the test
+    /// suite keeps busy for tens of seconds at a time on a 2-core machine. A test about a
+    /// device that does not answer sets its own deadline.
     public static func trustingEmulators(policy: DeviceAuthenticationPolicy = .require) -> CastLinkConfiguration {
         var configuration = CastLinkConfiguration()
+        configuration.connectTimeout = .seconds(60)
         // The shared authority is made in memory; a failure to make it fails every emulator
         // test anyway, with its own error.
         configuration.authentication = DeviceAuthenticationSettings(

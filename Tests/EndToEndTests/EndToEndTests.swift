@@ -189,6 +189,8 @@ struct EndToEndTests {
     @Test func customChannelMessagesGoBothWays() async throws {
         try await withSetup { setup in
             let namespace = "urn:x-cast:com.castd.echo"
+            // Other devices may be on the (shared) network: name ours once; later commands pick
+            // the device with the session.
             let launched = try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName])
             #expect(launched.status == 0, "\(launched)")
             let listener = try ChildProcess(
@@ -269,7 +271,8 @@ struct EndToEndTests {
 
             #expect(try await setup.castc(["volume", "0.5"]).status == 0)
             #expect(try await setup.castc(["volume", "up"]).status == 0)
-            let level = try #require(try await setup.status().devices.first?.receiver.volume.level)
+            let level = try #require(
+                try await setup.status().devices.first { $0.friendlyName == setup.deviceName }?.receiver.volume.level)
             #expect(abs(level - 0.55) < 0.001)
             let noAd = try await setup.castc(["skip-ad"])
             #expect(noAd.status != 0 && noAd.stderr.contains("INVALID_PLAYER_STATE"), "\(noAd)")
