@@ -28,18 +28,18 @@ struct Castd: AsyncParsableCommand {
             (a desktop session's daemon), else /run/castd/castd.sock (the system daemon). Under
             systemd socket activation (LISTEN_FDS) castd serves the socket it is given.
 
-            Device authentication: on every connection castd challenges the device and checks
-            that its certificate chains to a Cast root (Google's roots ship with castd), that the
-            answer is signed for this connection, and that the keys and certificates are sound.
-            A device that fails is refused, with the reason in `castc devices` and `castc
-            status`; --device-auth warn uses it anyway, reported as unverified. --trust-root
-            adds roots (cast-emulator's, a developer device CA).
+            Device authentication: on every connection castd challenges the device and checks \
+            that its certificate chains to a Cast root (Google's roots ship with castd), that \
+            the answer is signed for this connection, and that the keys and certificates are \
+            sound. A device that fails is refused, with the reason in `castc devices` and \
+            `castc status`; --device-auth warn uses it anyway, reported as unverified. \
+            --trust-root adds roots (cast-emulator's, a developer's device CA).
 
             Examples:
               castd                                   # discover devices on the network
               castd --device 192.168.1.20             # also use a device mDNS cannot see
               castd --device "Kitchen=192.168.1.21:8009" --no-discovery
-              castd --trust-root /tmp/cast-ca/root.pem   # also trust cast-emulator --authority /tmp/cast-ca
+              castd --trust-root /tmp/cast-ca/root.pem   # the root of cast-emulators
             """,
         version: castdVersion
     )
