@@ -26,21 +26,16 @@ struct CommandLineFaultTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready.json")
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let process = Process()
-        process.executableURL = try CommandLineTests.binary()
-        process.arguments = [
-            "--name", "Moving TV \(id.prefix(6))", "--id", id, "--port", "0", "--http-port", "0", "--publish",
-            "--ready-file", ready.path, "--reply-delay", "250",
-        ]
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
-            }
-        }
+        // A child process of its own reaper, stopped with SIGTERM at the end: nothing here blocks
+        // a thread of the cooperative pool.
+        let emulator = try ChildProcess(
+            try CommandLineTests.binary().path,
+            [
+                "--name", "Moving TV \(id.prefix(6))", "--id", id, "--port", "0", "--http-port", "0", "--publish",
+                "--ready-file", ready.path, "--reply-delay", "250",
+            ],
+            directory: directory.path)
+        defer { emulator.signal(SIGKILL) }
         try await eventually(timeout: .seconds(60), "the ready file") {
             FileManager.default.fileExists(atPath: ready.path)
         }
@@ -76,5 +71,6 @@ struct CommandLineFaultTests {
             let sender = try await RawCastSender.connect(host: "127.0.0.1", port: newPort)
             try await sender.roundTrip(connectingFirst: true)
         }
+        await emulator.stop()
     }
 }

@@ -155,36 +155,52 @@ struct FaultTests {
         }
     }
 
-    @Test("heartbeat silent: nothing is handled or sent, not even PING, and quiet links stay open; reversible")
+    @Test("heartbeat silent: open links hear nothing and what they send goes unhandled; reversible over HTTP")
     func silentDevice() async throws {
-        var configuration = controlledConfiguration()
-        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .milliseconds(500), closeAfter: .seconds(1))
-        try await withEmulator(configuration) { emulator, endpoints in
+        try await withEmulator(controlledConfiguration()) { emulator, endpoints in
             let httpPort = try #require(endpoints.httpPort)
             let open = try await RawCastSender.connect(to: endpoints)
             try await open.roundTrip(connectingFirst: true)
-            emulator.updateFaults { $0.heartbeat = .silent }
-            try await open.receiver(["type": "GET_STATUS", "requestId": 2])
 
-            // A link opened while silent completes TLS, then hears nothing at all: longer than the
-            // device's ping-after and close-after, no reply, no PONG, no PING, no close.
+            let set = try await control("/emulator/faults", #"{"heartbeat": "silent"}"#, port: httpPort)
+            #expect(set.json["heartbeat"] == "silent")
+            #expect(emulator.faults.heartbeat == .silent)
+            try await open.receiver(["type": "GET_STATUS", "requestId": 2])
+            await #expect(throws: TestTimeout.self) {
+                _ = try await open.next(timeout: .seconds(1), "any message") { _, _ in true }
+            }
+            #expect(open.isActive)
+
+            let back = try await control("/emulator/faults", #"{"heartbeat": "normal"}"#, port: httpPort)
+            #expect(back.json["heartbeat"] == "normal")
+            // Its CONNECT still holds; the request sent while the device was away was never
+            // handled: the next reply is the one to the next request.
+            try await open.receiver(["type": "GET_STATUS", "requestId": 3])
+            let (before, reply) = try await open.messages(untilReplyTo: 3)
+            #expect(reply["type"] == "RECEIVER_STATUS")
+            #expect(before.isEmpty, "\(before.map(\.summary))")
+        }
+    }
+
+    @Test("heartbeat silent: a link opened meanwhile completes TLS, then gets no PONG, no PING, no reply, and no close")
+    func silentDeviceKeepsQuietLinksOpen() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .milliseconds(300), closeAfter: .milliseconds(600))
+        try await withEmulator(configuration) { emulator, endpoints in
+            // Silent before the link exists: its timers only ever run while the device is silent.
+            emulator.updateFaults { $0.heartbeat = .silent }
             let newcomer = try await RawCastSender.connect(to: endpoints, heartbeats: .manual)
             try await newcomer.connect()
             try await newcomer.send(
                 to: "receiver-0", namespace: CastNamespace.heartbeat, ConnectionMessage.ping)
-            try await newcomer.receiver(["type": "GET_STATUS", "requestId": 3])
+            try await newcomer.receiver(["type": "GET_STATUS", "requestId": 1])
+            // Several times the device's ping-after and close-after.
             await #expect(throws: TestTimeout.self) {
-                _ = try await newcomer.next(timeout: .seconds(3), "any message") { _, _ in true }
+                _ = try await newcomer.next(timeout: .seconds(2), "any message") { _, _ in true }
             }
-            #expect(newcomer.isActive && open.isActive)
-            #expect(await emulator.state().connections.count == 2)
-            // The link opened before: its request went unanswered too.
-            await #expect(throws: TestTimeout.self) { _ = try await open.reply(to: 2, timeout: .milliseconds(100)) }
-            #expect(try await control("/emulator/faults", method: "GET", port: httpPort).json["heartbeat"] == "silent")
-
-            let back = try await control("/emulator/faults", #"{"heartbeat": "normal"}"#, port: httpPort)
-            #expect(back.json["heartbeat"] == "normal")
-            try await RawCastSender.connect(to: endpoints).roundTrip(connectingFirst: true)
+            #expect(newcomer.isActive)
+            #expect(try await !newcomer.peerCertificateDER().isEmpty)
+            #expect(await emulator.state().connections.count == 1)
         }
     }
 
