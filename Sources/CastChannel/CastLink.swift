@@ -181,7 +181,9 @@ public final class CastLink: Sendable {
                     handshake.fail(CancellationError())
                 }
             } catch {
-                try? await channel.channel.close()
+                // The async wrapper exists already: close through it, which finishes its writer
+                // (dropping an unfinished NIOAsyncWriter traps).
+                try? await channel.executeThenClose { _, _ in }
                 throw error
             }
             let certificate = try? await channel.channel.nioSSL_peerCertificate().get()?.toDERBytes()
