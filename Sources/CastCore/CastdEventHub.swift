@@ -61,8 +61,19 @@ public final class CastdEventHub: Sendable {
     /// Creates or changes a device. `change` sees the current record (or a fresh one with only
     /// the id set). Publishes added/updated only if something changed.
     public func updateDevice(id: String, _ change: (inout CastdDevice) -> Void) {
+        changeDevice(id: id, creating: true, change)
+    }
+
+    /// Changes a device castd still lists; a device removed meanwhile (it left mDNS) stays
+    /// removed. What a device's own controller says about it goes through here.
+    public func updateKnownDevice(id: String, _ change: (inout CastdDevice) -> Void) {
+        changeDevice(id: id, creating: false, change)
+    }
+
+    private func changeDevice(id: String, creating: Bool, _ change: (inout CastdDevice) -> Void) {
         state.withLock { state in
             let existing = state.devices[id]
+            guard creating || existing != nil else { return }
             var device = existing ?? CastdDevice()
             device.id = id
             change(&device)
@@ -70,21 +81,6 @@ public final class CastdEventHub: Sendable {
             state.devices[id] = device
             var event = CastdEvent()
             event.kind = existing == nil ? .deviceAdded(device) : .deviceUpdated(device)
-            Self.publish(event, in: &state, limit: watcherQueueLimit)
-        }
-    }
-
-    /// Changes a device castd still lists; a device removed meanwhile (it left mDNS) stays
-    /// removed. What a device's own controller says about it goes through here.
-    public func updateKnownDevice(id: String, _ change: (inout CastdDevice) -> Void) {
-        state.withLock { state in
-            guard let existing = state.devices[id] else { return }
-            var device = existing
-            change(&device)
-            guard device != existing else { return }
-            state.devices[id] = device
-            var event = CastdEvent()
-            event.kind = .deviceUpdated(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
         }
     }

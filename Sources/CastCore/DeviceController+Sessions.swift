@@ -161,12 +161,7 @@ extension DeviceController {
                 logger.warning("could not rejoin the session", metadata: ["error": "\(Self.describe(error))"])
             }
         }
-        self.suspended = nil
-        var ended = suspended
-        ended.state = .ended
-        ended.reason = "the app stopped while castd was disconnected from \(name)"
-        publish(ended)
-        clearMedia()
+        endSuspended(reason: "the app stopped while castd was disconnected from \(name)")
     }
 
     /// Leaves the session (the app keeps running) or stops the app.

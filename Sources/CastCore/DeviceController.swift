@@ -134,12 +134,28 @@ public actor DeviceController {
     /// old: never more than one attempt per second per device, however many reasons to try.
     private func attemptSoon() {
         guard case .idle = phase else { return }
-        let gap = lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
+        let gap = remainingGap()
         if gap > .zero {
             scheduleAttempt(after: gap)
         } else {
             startAttempt()
         }
+    }
+
+    /// How long until an attempt may start: the rest of the minimum gap since the last one.
+    private func remainingGap() -> Duration {
+        lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
+    }
+
+    /// Stops waiting to rejoin the suspended session (if any) and tells everyone it ended.
+    func endSuspended(reason: String) {
+        guard var ended = suspended else { return }
+        suspended = nil
+        suspendedAt = nil
+        ended.state = .ended
+        ended.reason = reason
+        publish(ended)
+        clearMedia()
     }
 
     private func startAttempt() {
@@ -301,33 +317,19 @@ public actor DeviceController {
             // (a client's request or the device's next announcement tries again), and a session
             // waiting for the genuine device is not rejoined through it.
             wantsLink = false
-            if let suspended {
-                self.suspended = nil
-                suspendedAt = nil
-                var ended = suspended
-                ended.state = .ended
-                ended.reason = "castd refused the device: \(reason)"
-                publish(ended)
-                clearMedia()
-            }
+            endSuspended(reason: "castd refused the device: \(reason)")
         }
-        if let suspended, let since = suspendedAt, ContinuousClock.now - since > Self.resumeWindow {
+        if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > Self.resumeWindow {
             // Long enough: stop holding the session (the app, if it still runs, is untouched).
-            self.suspended = nil
-            suspendedAt = nil
-            var ended = suspended
-            ended.state = .ended
-            ended.reason = "\(name) could not be reached for \(Self.resumeWindow.components.seconds / 60) minutes; castd gave the session up"
-            publish(ended)
-            clearMedia()
+            endSuspended(
+                reason: "\(name) could not be reached for \(Self.resumeWindow.components.seconds / 60) minutes; castd gave the session up")
             if !everUp { wantsLink = false }
         }
         if wantsLink || suspended != nil {
             // Retry on our own: within a second of a loss, then backing off.
             let delay = backoff.delay(afterFailures: failedRetries)
-            let gap = lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
             hub.updateKnownDevice(id: id) { $0.linkError = reason }
-            scheduleAttempt(after: max(delay, gap))
+            scheduleAttempt(after: max(delay, remainingGap()))
         } else {
             hub.updateKnownDevice(id: id) {
                 $0.linkState = wasConnected ? .disconnected : .failed
@@ -405,7 +407,7 @@ public actor DeviceController {
             } else {
                 session.reason = "the app was stopped on the device"
             }
-            let followable = endingReason == nil ? activeMedia() : nil
+            let followable = endingReason == nil ? takeActiveMedia() : nil
             self.session = nil
             self.endingReason = nil
             publish(session)
@@ -417,7 +419,7 @@ public actor DeviceController {
     /// The media information of what was playing, paused or buffering when the app went away,
     /// if anything: the media still active, or active until moments ago (a receiver handing its
     /// session to another device ends the media, IDLE CANCELLED, just before its app stops).
-    func activeMedia() -> JSONValue? {
+    func takeActiveMedia() -> JSONValue? {
         defer { lastActiveMedia = nil }
         guard let (media, at) = lastActiveMedia, ContinuousClock.now - at < .seconds(5) else { return nil }
         if let state = lastEntry?["playerState"]?.stringValue, state == "IDLE",
