@@ -52,6 +52,9 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     case sendMessage = "SendMessage"
     case listen = "Listen"
     case watch = "Watch"
+    case getLogFilter = "GetLogFilter"
+    case setLogFilter = "SetLogFilter"
+    case streamLogs = "StreamLogs"
 
     /// "/castd.v1.Cast/Load"
     public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }
@@ -65,7 +68,16 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     }
 
     /// Server-streaming methods; the rest are unary.
-    public var isStreaming: Bool { self == .watch || self == .listen }
+    public var isStreaming: Bool { self == .watch || self == .listen || self == .streamLogs }
+
+    /// What a caller needs to call this method: READ for methods that change nothing on a device
+    /// or in the daemon, CONTROL for the rest.
+    public var requiredAccess: Castd_V1_Access {
+        switch self {
+        case .listDevices, .getStatus, .getAppAvailability, .watch, .getLogFilter, .streamLogs: .read
+        default: .control
+        }
+    }
 }
 
 public typealias CastdCode = Castd_V1_Code

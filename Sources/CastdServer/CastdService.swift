@@ -181,6 +181,8 @@ public struct CastdService: Sendable {
             }
             try Task.checkCancellation()
             throw CastdError(.unavailable, "castd is shutting down")
+        case .getLogFilter, .setLogFilter, .streamLogs:
+            try await handleLogs(method, request: request, send: send)
         }
     }
 

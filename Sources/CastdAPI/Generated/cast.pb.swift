@@ -26,6 +26,49 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// Who may call which method. A connection's peer credentials (SO_PEERCRED) decide its access
+/// before anything it sends is parsed: the daemon's own uid and root, and members of the
+/// configured control groups, get CONTROL; members of the read groups get READ; everyone else is
+/// refused with PERMISSION_DENIED. READ permits the methods that change nothing on a device or in
+/// the daemon: ListDevices, GetStatus, GetAppAvailability, Watch, GetLogFilter, StreamLogs.
+public nonisolated enum Castd_V1_Access: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case read // = 1
+  case control // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .read
+    case 2: self = .control
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .read: return 1
+    case .control: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_Access] = [
+    .unspecified,
+    .read,
+    .control,
+  ]
+
+}
+
 public nonisolated enum Castd_V1_DeviceSource: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -645,6 +688,70 @@ public nonisolated enum Castd_V1_ResumeState: SwiftProtobuf.Enum, Swift.CaseIter
     .unchanged,
     .play,
     .pause,
+  ]
+
+}
+
+/// The levels of swift-log, named as the Cast SDK's logger names them where it has a name
+/// (verbose = trace, assert = critical). NONE in a filter silences a subsystem.
+public nonisolated enum Castd_V1_LogLevel: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+  case verbose // = 1
+  case debug // = 2
+  case info // = 3
+  case notice // = 4
+  case warning // = 5
+  case error // = 6
+  case critical // = 7
+  case none // = 8
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .verbose
+    case 2: self = .debug
+    case 3: self = .info
+    case 4: self = .notice
+    case 5: self = .warning
+    case 6: self = .error
+    case 7: self = .critical
+    case 8: self = .none
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .verbose: return 1
+    case .debug: return 2
+    case .info: return 3
+    case .notice: return 4
+    case .warning: return 5
+    case .error: return 6
+    case .critical: return 7
+    case .none: return 8
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_LogLevel] = [
+    .unspecified,
+    .verbose,
+    .debug,
+    .info,
+    .notice,
+    .warning,
+    .error,
+    .critical,
+    .none,
   ]
 
 }
@@ -2147,21 +2254,216 @@ public nonisolated struct Castd_V1_ChannelEvent: Sendable {
   public init() {}
 }
 
-public nonisolated struct Castd_V1_DaemonInfo: Sendable {
+public nonisolated struct Castd_V1_DaemonInfo: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var version: String = String()
+  public var version: String {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
 
-  public var startedAtMs: Int64 = 0
+  public var startedAtMs: Int64 {
+    get {_storage._startedAtMs}
+    set {_uniqueStorage()._startedAtMs = newValue}
+  }
 
-  public var socketPath: String = String()
+  public var socketPath: String {
+    get {_storage._socketPath}
+    set {_uniqueStorage()._socketPath = newValue}
+  }
 
   /// "running", or why not ("Avahi is not running")
-  public var discovery: String = String()
+  public var discovery: String {
+    get {_storage._discovery}
+    set {_uniqueStorage()._discovery = newValue}
+  }
 
-  public var clients: UInt32 = 0
+  public var clients: UInt32 {
+    get {_storage._clients}
+    set {_uniqueStorage()._clients = newValue}
+  }
+
+  /// "user" (a desktop session's daemon) or "system"
+  public var mode: String {
+    get {_storage._mode}
+    set {_uniqueStorage()._mode = newValue}
+  }
+
+  /// the socket came from systemd (LISTEN_FDS)
+  public var socketActivated: Bool {
+    get {_storage._socketActivated}
+    set {_uniqueStorage()._socketActivated = newValue}
+  }
+
+  /// the configuration file read, "" if none
+  public var configPath: String {
+    get {_storage._configPath}
+    set {_uniqueStorage()._configPath = newValue}
+  }
+
+  /// where sessions are kept for a restart, "" if nowhere
+  public var stateDirectory: String {
+    get {_storage._stateDirectory}
+    set {_uniqueStorage()._stateDirectory = newValue}
+  }
+
+  /// what the caller may do
+  public var access: Castd_V1_Access {
+    get {_storage._access}
+    set {_uniqueStorage()._access = newValue}
+  }
+
+  public var limits: Castd_V1_Limits {
+    get {_storage._limits ?? Castd_V1_Limits()}
+    set {_uniqueStorage()._limits = newValue}
+  }
+  /// Returns true if `limits` has been explicitly set.
+  public var hasLimits: Bool {_storage._limits != nil}
+  /// Clears the value of `limits`. Subsequent reads from it will return its default value.
+  public mutating func clearLimits() {_uniqueStorage()._limits = nil}
+
+  public var pid: UInt32 {
+    get {_storage._pid}
+    set {_uniqueStorage()._pid = newValue}
+  }
+
+  /// the daemon's uid
+  public var uid: UInt32 {
+    get {_storage._uid}
+    set {_uniqueStorage()._uid = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// The limits each client is held to (configuration [limits]).
+public nonisolated struct Castd_V1_Limits: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var maxFrameBytes: UInt32 = 0
+
+  public var maxConnectionsPerUid: UInt32 = 0
+
+  public var maxCallsPerConnection: UInt32 = 0
+
+  public var watcherQueue: UInt32 = 0
+
+  /// a connection that sends nothing this long after connecting is closed
+  public var idleTimeoutMs: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// A record passes when its level is at least its subsystem's level: that of the last pattern in
+/// `subsystems` matching the subsystem's name (glob: *, ?, [...]), else `minimum_level`.
+public nonisolated struct Castd_V1_LogFilter: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var minimumLevel: Castd_V1_LogLevel = .unspecified
+
+  public var subsystems: [Castd_V1_SubsystemLevel] = []
+
+  /// The subsystems castd logs as ("CastChannel", "Discovery", "RPC", …), for writing patterns.
+  public var knownSubsystems: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_SubsystemLevel: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// a subsystem name or glob: "CastChannel*", "Discovery"
+  public var pattern: String = String()
+
+  public var level: Castd_V1_LogLevel = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_GetLogFilterRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_SetLogFilterRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// With a pattern: that pattern's level (replacing the pattern's earlier level, and moving it
+  /// last). Without: the minimum level. LOG_LEVEL_UNSPECIFIED with a pattern removes the pattern.
+  public var level: Castd_V1_LogLevel = .unspecified
+
+  public var pattern: String = String()
+
+  /// Back to the filter castd started with (configuration and flags), before applying the above.
+  public var reset: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_StreamLogsRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Keep the call open and stream records as they are logged.
+  public var follow: Bool = false
+
+  /// How many recent records to send first (castd keeps the last 1000); 0 sends none.
+  public var recent: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_LogRecord: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// increases by one per record castd kept
+  public var sequence: UInt64 = 0
+
+  public var timeMs: Int64 = 0
+
+  public var level: Castd_V1_LogLevel = .unspecified
+
+  public var subsystem: String = String()
+
+  public var message: String = String()
+
+  /// structured metadata: "device.id", "rpc.method", …
+  public var fields: Dictionary<String,String> = [:]
+
+  /// records this reader missed just before this one (it read slowly)
+  public var droppedBefore: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2390,6 +2692,10 @@ public nonisolated struct Castd_V1_Lagged: Sendable {
 
 fileprivate nonisolated let _protobuf_package = "castd.v1"
 
+nonisolated extension Castd_V1_Access: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0ACCESS_UNSPECIFIED\0\u{1}ACCESS_READ\0\u{1}ACCESS_CONTROL\0")
+}
+
 nonisolated extension Castd_V1_DeviceSource: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DEVICE_SOURCE_UNSPECIFIED\0\u{1}DEVICE_SOURCE_MDNS\0\u{1}DEVICE_SOURCE_STATIC\0")
 }
@@ -2440,6 +2746,10 @@ nonisolated extension Castd_V1_RepeatMode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Castd_V1_ResumeState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RESUME_STATE_UNCHANGED\0\u{1}RESUME_STATE_PLAY\0\u{1}RESUME_STATE_PAUSE\0")
+}
+
+nonisolated extension Castd_V1_LogLevel: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0LOG_LEVEL_UNSPECIFIED\0\u{1}LOG_LEVEL_VERBOSE\0\u{1}LOG_LEVEL_DEBUG\0\u{1}LOG_LEVEL_INFO\0\u{1}LOG_LEVEL_NOTICE\0\u{1}LOG_LEVEL_WARNING\0\u{1}LOG_LEVEL_ERROR\0\u{1}LOG_LEVEL_CRITICAL\0\u{1}LOG_LEVEL_NONE\0")
 }
 
 nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -5209,7 +5519,161 @@ nonisolated extension Castd_V1_ChannelEvent: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DaemonInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0\u{1}mode\0\u{3}socket_activated\0\u{3}config_path\0\u{3}state_directory\0\u{1}access\0\u{1}limits\0\u{1}pid\0\u{1}uid\0")
+
+  fileprivate class _StorageClass {
+    var _version: String = String()
+    var _startedAtMs: Int64 = 0
+    var _socketPath: String = String()
+    var _discovery: String = String()
+    var _clients: UInt32 = 0
+    var _mode: String = String()
+    var _socketActivated: Bool = false
+    var _configPath: String = String()
+    var _stateDirectory: String = String()
+    var _access: Castd_V1_Access = .unspecified
+    var _limits: Castd_V1_Limits? = nil
+    var _pid: UInt32 = 0
+    var _uid: UInt32 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _version = source._version
+      _startedAtMs = source._startedAtMs
+      _socketPath = source._socketPath
+      _discovery = source._discovery
+      _clients = source._clients
+      _mode = source._mode
+      _socketActivated = source._socketActivated
+      _configPath = source._configPath
+      _stateDirectory = source._stateDirectory
+      _access = source._access
+      _limits = source._limits
+      _pid = source._pid
+      _uid = source._uid
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._version) }()
+        case 2: try { try decoder.decodeSingularInt64Field(value: &_storage._startedAtMs) }()
+        case 3: try { try decoder.decodeSingularStringField(value: &_storage._socketPath) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._discovery) }()
+        case 5: try { try decoder.decodeSingularUInt32Field(value: &_storage._clients) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._mode) }()
+        case 7: try { try decoder.decodeSingularBoolField(value: &_storage._socketActivated) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._configPath) }()
+        case 9: try { try decoder.decodeSingularStringField(value: &_storage._stateDirectory) }()
+        case 10: try { try decoder.decodeSingularEnumField(value: &_storage._access) }()
+        case 11: try { try decoder.decodeSingularMessageField(value: &_storage._limits) }()
+        case 12: try { try decoder.decodeSingularUInt32Field(value: &_storage._pid) }()
+        case 13: try { try decoder.decodeSingularUInt32Field(value: &_storage._uid) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      if !_storage._version.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._version, fieldNumber: 1)
+      }
+      if _storage._startedAtMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._startedAtMs, fieldNumber: 2)
+      }
+      if !_storage._socketPath.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._socketPath, fieldNumber: 3)
+      }
+      if !_storage._discovery.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._discovery, fieldNumber: 4)
+      }
+      if _storage._clients != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._clients, fieldNumber: 5)
+      }
+      if !_storage._mode.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._mode, fieldNumber: 6)
+      }
+      if _storage._socketActivated != false {
+        try visitor.visitSingularBoolField(value: _storage._socketActivated, fieldNumber: 7)
+      }
+      if !_storage._configPath.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._configPath, fieldNumber: 8)
+      }
+      if !_storage._stateDirectory.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._stateDirectory, fieldNumber: 9)
+      }
+      if _storage._access != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._access, fieldNumber: 10)
+      }
+      try { if let v = _storage._limits {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      } }()
+      if _storage._pid != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._pid, fieldNumber: 12)
+      }
+      if _storage._uid != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._uid, fieldNumber: 13)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_DaemonInfo, rhs: Castd_V1_DaemonInfo) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._startedAtMs != rhs_storage._startedAtMs {return false}
+        if _storage._socketPath != rhs_storage._socketPath {return false}
+        if _storage._discovery != rhs_storage._discovery {return false}
+        if _storage._clients != rhs_storage._clients {return false}
+        if _storage._mode != rhs_storage._mode {return false}
+        if _storage._socketActivated != rhs_storage._socketActivated {return false}
+        if _storage._configPath != rhs_storage._configPath {return false}
+        if _storage._stateDirectory != rhs_storage._stateDirectory {return false}
+        if _storage._access != rhs_storage._access {return false}
+        if _storage._limits != rhs_storage._limits {return false}
+        if _storage._pid != rhs_storage._pid {return false}
+        if _storage._uid != rhs_storage._uid {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_Limits: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Limits"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}max_frame_bytes\0\u{3}max_connections_per_uid\0\u{3}max_calls_per_connection\0\u{3}watcher_queue\0\u{3}idle_timeout_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5217,41 +5681,270 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
       // allocates stack space for every case branch when no optimizations are
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
-      case 1: try { try decoder.decodeSingularStringField(value: &self.version) }()
-      case 2: try { try decoder.decodeSingularInt64Field(value: &self.startedAtMs) }()
-      case 3: try { try decoder.decodeSingularStringField(value: &self.socketPath) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.discovery) }()
-      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.clients) }()
+      case 1: try { try decoder.decodeSingularUInt32Field(value: &self.maxFrameBytes) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.maxConnectionsPerUid) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.maxCallsPerConnection) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.watcherQueue) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.idleTimeoutMs) }()
       default: break
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.version.isEmpty {
-      try visitor.visitSingularStringField(value: self.version, fieldNumber: 1)
+    if self.maxFrameBytes != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxFrameBytes, fieldNumber: 1)
     }
-    if self.startedAtMs != 0 {
-      try visitor.visitSingularInt64Field(value: self.startedAtMs, fieldNumber: 2)
+    if self.maxConnectionsPerUid != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxConnectionsPerUid, fieldNumber: 2)
     }
-    if !self.socketPath.isEmpty {
-      try visitor.visitSingularStringField(value: self.socketPath, fieldNumber: 3)
+    if self.maxCallsPerConnection != 0 {
+      try visitor.visitSingularUInt32Field(value: self.maxCallsPerConnection, fieldNumber: 3)
     }
-    if !self.discovery.isEmpty {
-      try visitor.visitSingularStringField(value: self.discovery, fieldNumber: 4)
+    if self.watcherQueue != 0 {
+      try visitor.visitSingularUInt32Field(value: self.watcherQueue, fieldNumber: 4)
     }
-    if self.clients != 0 {
-      try visitor.visitSingularUInt32Field(value: self.clients, fieldNumber: 5)
+    if self.idleTimeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.idleTimeoutMs, fieldNumber: 5)
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
-  public static func ==(lhs: Castd_V1_DaemonInfo, rhs: Castd_V1_DaemonInfo) -> Bool {
-    if lhs.version != rhs.version {return false}
-    if lhs.startedAtMs != rhs.startedAtMs {return false}
-    if lhs.socketPath != rhs.socketPath {return false}
-    if lhs.discovery != rhs.discovery {return false}
-    if lhs.clients != rhs.clients {return false}
+  public static func ==(lhs: Castd_V1_Limits, rhs: Castd_V1_Limits) -> Bool {
+    if lhs.maxFrameBytes != rhs.maxFrameBytes {return false}
+    if lhs.maxConnectionsPerUid != rhs.maxConnectionsPerUid {return false}
+    if lhs.maxCallsPerConnection != rhs.maxCallsPerConnection {return false}
+    if lhs.watcherQueue != rhs.watcherQueue {return false}
+    if lhs.idleTimeoutMs != rhs.idleTimeoutMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_LogFilter: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LogFilter"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}minimum_level\0\u{1}subsystems\0\u{3}known_subsystems\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.minimumLevel) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.subsystems) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.knownSubsystems) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.minimumLevel != .unspecified {
+      try visitor.visitSingularEnumField(value: self.minimumLevel, fieldNumber: 1)
+    }
+    if !self.subsystems.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.subsystems, fieldNumber: 2)
+    }
+    if !self.knownSubsystems.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.knownSubsystems, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_LogFilter, rhs: Castd_V1_LogFilter) -> Bool {
+    if lhs.minimumLevel != rhs.minimumLevel {return false}
+    if lhs.subsystems != rhs.subsystems {return false}
+    if lhs.knownSubsystems != rhs.knownSubsystems {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SubsystemLevel: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SubsystemLevel"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}pattern\0\u{1}level\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.pattern) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.level) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.pattern.isEmpty {
+      try visitor.visitSingularStringField(value: self.pattern, fieldNumber: 1)
+    }
+    if self.level != .unspecified {
+      try visitor.visitSingularEnumField(value: self.level, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_SubsystemLevel, rhs: Castd_V1_SubsystemLevel) -> Bool {
+    if lhs.pattern != rhs.pattern {return false}
+    if lhs.level != rhs.level {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_GetLogFilterRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetLogFilterRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_GetLogFilterRequest, rhs: Castd_V1_GetLogFilterRequest) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_SetLogFilterRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".SetLogFilterRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}level\0\u{1}pattern\0\u{1}reset\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.level) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.pattern) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.reset) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.level != .unspecified {
+      try visitor.visitSingularEnumField(value: self.level, fieldNumber: 1)
+    }
+    if !self.pattern.isEmpty {
+      try visitor.visitSingularStringField(value: self.pattern, fieldNumber: 2)
+    }
+    if self.reset != false {
+      try visitor.visitSingularBoolField(value: self.reset, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_SetLogFilterRequest, rhs: Castd_V1_SetLogFilterRequest) -> Bool {
+    if lhs.level != rhs.level {return false}
+    if lhs.pattern != rhs.pattern {return false}
+    if lhs.reset != rhs.reset {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_StreamLogsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".StreamLogsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}follow\0\u{1}recent\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularBoolField(value: &self.follow) }()
+      case 2: try { try decoder.decodeSingularUInt32Field(value: &self.recent) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.follow != false {
+      try visitor.visitSingularBoolField(value: self.follow, fieldNumber: 1)
+    }
+    if self.recent != 0 {
+      try visitor.visitSingularUInt32Field(value: self.recent, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_StreamLogsRequest, rhs: Castd_V1_StreamLogsRequest) -> Bool {
+    if lhs.follow != rhs.follow {return false}
+    if lhs.recent != rhs.recent {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_LogRecord: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LogRecord"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}level\0\u{1}subsystem\0\u{1}message\0\u{1}fields\0\u{3}dropped_before\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.sequence) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.timeMs) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.level) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.subsystem) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.message) }()
+      case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.fields) }()
+      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.droppedBefore) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.sequence != 0 {
+      try visitor.visitSingularUInt64Field(value: self.sequence, fieldNumber: 1)
+    }
+    if self.timeMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.timeMs, fieldNumber: 2)
+    }
+    if self.level != .unspecified {
+      try visitor.visitSingularEnumField(value: self.level, fieldNumber: 3)
+    }
+    if !self.subsystem.isEmpty {
+      try visitor.visitSingularStringField(value: self.subsystem, fieldNumber: 4)
+    }
+    if !self.message.isEmpty {
+      try visitor.visitSingularStringField(value: self.message, fieldNumber: 5)
+    }
+    if !self.fields.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: self.fields, fieldNumber: 6)
+    }
+    if self.droppedBefore != 0 {
+      try visitor.visitSingularUInt64Field(value: self.droppedBefore, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_LogRecord, rhs: Castd_V1_LogRecord) -> Bool {
+    if lhs.sequence != rhs.sequence {return false}
+    if lhs.timeMs != rhs.timeMs {return false}
+    if lhs.level != rhs.level {return false}
+    if lhs.subsystem != rhs.subsystem {return false}
+    if lhs.message != rhs.message {return false}
+    if lhs.fields != rhs.fields {return false}
+    if lhs.droppedBefore != rhs.droppedBefore {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
