@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // MARK: wire
@@ -95,9 +96,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "CastdDaemon",
+            dependencies: [
+                "CastdServer",
+                "CastCore",
+                "CastChannel",
+                "CastdAPI",
+                "CSystemd",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "castd",
             dependencies: [
+                "CastdDaemon",
                 "CastdServer",
                 "CastCore",
                 "CastChannel",
@@ -203,6 +219,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
+        .testTarget(name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -28,8 +28,17 @@ public enum CastdListenTarget: Sendable {
 
 public struct CastdServerConfiguration: Sendable {
     public var target: CastdListenTarget
+    /// Who may call, decided from each connection's peer credentials.
+    public var accessPolicy = CastdAccessPolicy()
+    /// The largest frame a client may send; a larger one closes its connection.
     public var maximumFrameLength = CastdRPC.defaultMaximumFrameLength
+    /// Calls open at once on one connection; more are refused with RESOURCE_EXHAUSTED.
     public var maximumConcurrentCalls = 128
+    /// Connections open at once from one uid; more are refused with RESOURCE_EXHAUSTED.
+    public var maximumConnectionsPerUID = 256
+    /// A connection that sends no complete frame this long after connecting is closed; nil:
+    /// never.
+    public var idleTimeout: Duration? = .seconds(30)
     /// How long in-flight calls get to finish on shutdown before they are cancelled.
     public var shutdownGracePeriod: Duration = .seconds(5)
 
@@ -46,7 +55,10 @@ public final class CastdServer: Service, Sendable {
     private let service: CastdService
     private let logger: Logger
     private let onListening: @Sendable () -> Void
+    private let onClientsChanged: @Sendable (Int) -> Void
+    private let accessLogger = Logger(label: "Access")
     private let connections = Mutex<[Int: ConnectionHandle]>([:])
+    private let connectionsPerUID = Mutex<[UInt32: Int]>([:])
     private let nextConnectionID = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
 
@@ -54,12 +66,14 @@ public final class CastdServer: Service, Sendable {
         configuration: CastdServerConfiguration,
         service: CastdService,
         logger: Logger,
-        onListening: @escaping @Sendable () -> Void = {}
+        onListening: @escaping @Sendable () -> Void = {},
+        onClientsChanged: @escaping @Sendable (_ clients: Int) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.service = service
         self.logger = logger
         self.onListening = onListening
+        self.onClientsChanged = onClientsChanged
     }
 
     public var clientCount: Int { connections.withLock { $0.count } }
@@ -91,22 +105,89 @@ public final class CastdServer: Service, Sendable {
         }
     }
 
+    /// Lets a peer in, counting its connection; or says why not (and logs it).
+    private func admit(_ peer: PeerCredentials, access: Castd_V1_Access) -> CastdError? {
+        let path = configuration.target.path
+        if access == .unspecified {
+            let policy = configuration.accessPolicy
+            accessLogger.warning(
+                "refused a client: not castd's user, root, or a member of a permitted group",
+                metadata: [
+                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)",
+                    "peer.groups": "\(peer.allGroups.sorted())",
+                ])
+            var allowed = ["its own user", "root"]
+            if !policy.controlGroups.isEmpty {
+                allowed.append("members of \(Self.groupNames(policy.controlGroups)) (control)")
+            }
+            if !policy.readGroups.isEmpty {
+                allowed.append("members of \(Self.groupNames(policy.readGroups)) (read only)")
+            }
+            return CastdError(
+                .permissionDenied,
+                "castd at \(path) does not let \(peer) in: only \(allowed.joined(separator: ", ")) may use it")
+        }
+        let limit = configuration.maximumConnectionsPerUID
+        let admitted = connectionsPerUID.withLock { counts -> Bool in
+            guard counts[peer.uid, default: 0] < limit else { return false }
+            counts[peer.uid, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            accessLogger.notice(
+                "refused a connection: too many from one uid",
+                metadata: ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"])
+            return CastdError(
+                .resourceExhausted,
+                "uid \(peer.uid) already has \(limit) connections open to castd (limits.max_connections_per_uid); close some")
+        }
+        return nil
+    }
+
+    private func release(_ peer: PeerCredentials) {
+        connectionsPerUID.withLock { counts in
+            let left = counts[peer.uid, default: 1] - 1
+            counts[peer.uid] = left > 0 ? left : nil
+        }
+    }
+
+    /// "castd (101)", or "101" for a group without a name; several joined with "or".
+    static func groupNames(_ gids: Set<UInt32>) -> String {
+        gids.sorted().map { gid in
+            var entry = group()
+            var result: UnsafeMutablePointer<group>?
+            var buffer = [CChar](repeating: 0, count: 4096)
+            if getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, let found = result {
+                return String(cString: found.pointee.gr_name)
+            }
+            return "group \(gid)"
+        }.joined(separator: " or ")
+    }
+
     private func drainAll() {
         let handles = connections.withLock { Array($0.values) }
         for handle in handles { handle.drain(grace: configuration.shutdownGracePeriod) }
     }
 
-    private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+    private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let maximumFrameLength = configuration.maximumFrameLength
+        let policy = configuration.accessPolicy
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = {
-            channel in
-            channel.eventLoop.makeCompletedFuture {
+        // The peer's credentials are read, and its access decided, as the connection is set
+        // up: a refused peer's connection never gets a frame decoder, so nothing it sends is
+        // parsed.
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+            PeerCredentials.of(channel).flatMapThrowing { peer in
+                let access = policy.access(for: peer)
                 let sync = channel.pipeline.syncOperations
-                try sync.addHandler(ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
+                if access != .unspecified {
+                    try sync.addHandler(
+                        ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
+                }
                 try sync.addHandler(LengthPrefixedFrameEncoder())
-                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                return AcceptedConnection(channel: wrapped, peer: peer, access: access)
             }
         }
         switch configuration.target {
@@ -114,12 +195,20 @@ public final class CastdServer: Service, Sendable {
             return try await bootstrap.bind(fd, childChannelInitializer: initializer)
         case .path(let path):
             try Self.prepare(socketPath: path)
+            let server: NIOAsyncChannel<AcceptedConnection, Never>
             do {
-                return try await bootstrap.bind(
+                server = try await bootstrap.bind(
                     unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
             } catch {
                 throw CastdError(.unavailable, "cannot listen on \(path): \(error)")
             }
+            do {
+                try SocketPermissions.apply(policy.socketPermissions, to: path)
+            } catch {
+                try? await server.channel.close()
+                throw error
+            }
+            return server
         }
     }
 
@@ -162,21 +251,51 @@ public final class CastdServer: Service, Sendable {
 
     // MARK: one connection
 
-    private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    private func serve(_ accepted: AcceptedConnection) async {
+        let connection = accepted.channel
+        let peer = accepted.peer
         let id = nextConnectionID.add(1, ordering: .relaxed).newValue
         var logger = self.logger
         logger[metadataKey: "rpc.connection"] = "\(id)"
+        logger[metadataKey: "peer.uid"] = "\(peer.uid)"
+        logger[metadataKey: "peer.pid"] = "\(peer.pid)"
+
+        if let refusal = admit(peer, access: accepted.access) {
+            try? await connection.executeThenClose { _, outbound in
+                await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(callID: 0, refusal)
+            }
+            return
+        }
+        defer { release(peer) }
+
         let handle = ConnectionHandle(channel: connection.channel)
-        connections.withLock { $0[id] = handle }
-        defer { _ = connections.withLock { $0.removeValue(forKey: id) } }
+        onClientsChanged(connections.withLock { $0[id] = handle; return $0.count })
+        defer {
+            onClientsChanged(connections.withLock { $0.removeValue(forKey: id); return $0.count })
+        }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
-        logger.debug("client connected")
+        logger.debug("client connected", metadata: ["peer.access": "\(accepted.access.name)"])
+        let idleTimeout = configuration.idleTimeout
+        let channel = connection.channel
+        let idleLogger = logger
         do {
             try await connection.executeThenClose { inbound, outbound in
                 let writer = FrameWriter(outbound: outbound, allocator: connection.channel.allocator)
                 await withDiscardingTaskGroup { calls in
+                    if let idleTimeout { calls.addTask {
+                        guard await handle.sentNothing(within: idleTimeout) else { return }
+                        idleLogger.notice("closing a client connection that sent nothing", metadata: ["after": "\(idleTimeout)"])
+                        await writer.status(
+                            callID: 0,
+                            CastdError(
+                                .deadlineExceeded,
+                                "no request within \(idleTimeout) of connecting; castd closed the connection"))
+                        channel.close(promise: nil)
+                    } }
+                    defer { handle.frameArrived() }  // ends the idle timer when the client goes
                     do {
                         for try await body in inbound {
+                            handle.frameArrived()
                             let frame: Castd_V1_Frame
                             do {
                                 frame = try CastdRPC.decodeFrame(body)
@@ -185,7 +304,9 @@ public final class CastdServer: Service, Sendable {
                                 await writer.status(callID: 0, error)
                                 continue
                             }
-                            self.dispatch(frame, handle: handle, writer: writer, calls: &calls, logger: logger)
+                            self.dispatch(
+                                frame, access: accepted.access, handle: handle, writer: writer, calls: &calls,
+                                logger: logger)
                         }
                     } catch let error as LengthPrefixError {
                         let status: CastdError
@@ -211,7 +332,7 @@ public final class CastdServer: Service, Sendable {
     }
 
     private func dispatch(
-        _ frame: Castd_V1_Frame, handle: ConnectionHandle, writer: FrameWriter,
+        _ frame: Castd_V1_Frame, access: Castd_V1_Access, handle: ConnectionHandle, writer: FrameWriter,
         calls: inout DiscardingTaskGroup, logger: Logger
     ) {
         let callID = frame.callID
@@ -225,6 +346,19 @@ public final class CastdServer: Service, Sendable {
                 let known = CastdMethod.allCases.map(\.path).joined(separator: ", ")
                 calls.addTask {
                     await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
+                }
+                return
+            }
+            guard access.rawValue >= method.requiredAccess.rawValue else {
+                accessLogger.notice(
+                    "refused a call that needs control access",
+                    metadata: ["rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? ""])
+                calls.addTask {
+                    await writer.status(
+                        callID: callID,
+                        CastdError(
+                            .permissionDenied,
+                            "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
                 }
                 return
             }
@@ -251,7 +385,7 @@ public final class CastdServer: Service, Sendable {
             calls.addTask {
                 await self.run(
                     method, callID: callID, request: request, timeout: timeout, cancelSignal: cancelSignal,
-                    writer: writer, logger: callLogger)
+                    access: access, writer: writer, logger: callLogger)
                 handle.finished(callID: callID)
             }
         case .cancel?:
@@ -271,13 +405,13 @@ public final class CastdServer: Service, Sendable {
     /// Runs one call, racing it against its deadline and its cancel signal.
     private func run(
         _ method: CastdMethod, callID: UInt64, request: [UInt8], timeout: Duration?,
-        cancelSignal: AsyncStream<CastdError>, writer: FrameWriter, logger: Logger
+        cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, writer: FrameWriter, logger: Logger
     ) async {
         let service = self.service
         let outcome = await withTaskGroup(of: Outcome.self) { group -> Outcome in
             group.addTask {
                 do {
-                    let context = CallContext(connectedClients: self.clientCount)
+                    let context = CallContext(connectedClients: self.clientCount, access: access)
                     try await service.handle(method, request: request, context: context) { message in
                         try await writer.message(callID: callID, message)
                     }
@@ -318,6 +452,14 @@ public final class CastdServer: Service, Sendable {
             await writer.status(callID: callID, error)
         }
     }
+}
+
+/// A connection as it is accepted: who is at the other end, and what they may do.
+struct AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let peer: PeerCredentials
+    /// `.unspecified`: refused (the channel then has no frame decoder).
+    let access: Castd_V1_Access
 }
 
 /// Writes frames on one connection. NIO's outbound writer serializes concurrent writers; each
@@ -364,9 +506,34 @@ final class ConnectionHandle: Sendable {
     }
     private let state = Mutex(State())
     private let channel: any Channel
+    private let firstFrame = AsyncStream<Void>.makeStream()
 
     init(channel: any Channel) {
         self.channel = channel
+    }
+
+    /// A frame arrived (or the connection ended): the idle timer stops.
+    func frameArrived() {
+        firstFrame.continuation.finish()
+    }
+
+    /// True if `timeout` passed with no frame from the client and the connection still open.
+    /// Only one caller per connection.
+    func sentNothing(within timeout: Duration) async -> Bool {
+        let arrived = firstFrame.stream
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in arrived {}
+                return false
+            }
+            group.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return false }
+                return true
+            }
+            let expired = await group.next() ?? false
+            group.cancelAll()
+            return expired
+        }
     }
 
     func admit(callID: UInt64, limit: Int) -> Admission {

@@ -9,6 +9,14 @@ public struct DaemonFacts: Sendable {
     public var version: String
     public var startedAt: Date
     public var socketPath: String
+    /// "user" or "system".
+    public var mode = ""
+    public var socketActivated = false
+    /// The configuration file read, "" if none.
+    public var configFile = ""
+    /// Where sessions are kept, "" if nowhere.
+    public var stateDirectory = ""
+    public var limits = Castd_V1_Limits()
 
     public init(version: String, startedAt: Date = Date(), socketPath: String) {
         self.version = version
@@ -216,6 +224,14 @@ public struct CastdService: Sendable {
         daemon.socketPath = facts.socketPath
         daemon.discovery = await registry.discoveryState.description
         daemon.clients = UInt32(clamping: context.connectedClients)
+        daemon.mode = facts.mode
+        daemon.socketActivated = facts.socketActivated
+        daemon.configPath = facts.configFile
+        daemon.stateDirectory = facts.stateDirectory
+        daemon.limits = facts.limits
+        daemon.access = context.access
+        daemon.pid = UInt32(clamping: getpid())
+        daemon.uid = getuid()
         response.daemon = daemon
         let snapshot = hub.snapshot()
         response.devices = snapshot.devices
@@ -236,6 +252,7 @@ public struct CastdService: Sendable {
 /// What the connection layer knows about a call.
 struct CallContext: Sendable {
     var connectedClients: Int
+    var access: Castd_V1_Access = .control
 }
 
 /// Runs `body`, giving up with DEADLINE_EXCEEDED after `limit`.

@@ -3,6 +3,7 @@ import CSystemd
 import CastChannel
 import CastCore
 import CastdAPI
+import CastdDaemon
 import CastdServer
 import Foundation
 import Logging
@@ -44,129 +45,262 @@ struct Castd: AsyncParsableCommand {
         version: castdVersion
     )
 
-    @Option(name: .long, help: ArgumentHelp("The Unix socket to serve.", valueName: "path"))
-    var socket: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "user (a desktop session's daemon) or system (the machine's, as the castd user). Default: user when $XDG_RUNTIME_DIR is set, else system.",
+            valueName: "mode"))
+    var mode: DaemonMode?
 
     @Option(
-        name: .customLong("device"),
+        name: .long,
         help: ArgumentHelp(
-            "A device to use without discovery: HOST, HOST:PORT or NAME=HOST[:PORT]. Repeatable.",
-            valueName: "address"))
-    var devices: [String] = []
-
-    @Flag(name: .customLong("no-discovery"), help: "Do not browse mDNS; use only --device devices.")
-    var noDiscovery = false
-
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
-
-    @Option(
-        name: .customLong("state-directory"),
-        help: ArgumentHelp(
-            "Where castd keeps the sessions it rejoins after a restart (sessions.json). Default: $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/castd, else ~/.local/state/castd, else /var/lib/castd for root. An empty value keeps nothing.",
+            "The configuration file. Default: $CONFIGURATION_DIRECTORY/castd.toml (systemd), else $XDG_CONFIG_HOME/castd/castd.toml (user mode) or /etc/castd/castd.toml (system mode), if it exists.",
             valueName: "path"))
-    var stateDirectory: String?
+    var config: String?
+
+    @Flag(
+        name: .customLong("check-config"),
+        help: "Check the configuration file and flags, print the settings they give, and exit (1 naming the bad key and line).")
+    var checkConfig = false
 
     @Flag(name: .customLong("print-socket-path"), help: "Print the socket path castd would serve, and exit.")
     var printSocketPath = false
 
+    @Option(name: .long, help: ArgumentHelp("The Unix socket to serve. [socket]", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .customLong("state-directory"),
+        help: ArgumentHelp(
+            "Where castd keeps the sessions it rejoins after a restart (sessions.json). Default: $STATE_DIRECTORY (systemd), else $XDG_STATE_HOME/castd or ~/.local/state/castd (user mode), /var/lib/castd (system mode). An empty value keeps nothing. [state_directory]",
+            valueName: "path"))
+    var stateDirectory: String?
+
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp(
+            "A device to use without discovery: HOST, HOST:PORT or NAME=HOST[:PORT]. Repeatable. [devices]",
+            valueName: "address"))
+    var devices: [String] = []
+
+    @Flag(
+        name: .customLong("discovery"), inversion: .prefixedNo,
+        help: "Browse mDNS through Avahi (the default), or use only the --device devices. [discovery]")
+    var discovery: Bool?
+
     @Option(
         name: .customLong("trust-root"),
         help: ArgumentHelp(
-            "Also trust the root certificates in this PEM file for device authentication (besides Google's Cast roots). Repeatable.",
+            "Also trust the root certificates in this PEM file for device authentication (besides Google's Cast roots). Repeatable. [trust_roots]",
             valueName: "pem-file"))
     var trustRoots: [String] = []
 
     @Option(
         name: .customLong("device-auth"),
         help: ArgumentHelp(
-            "A device that fails device authentication: require (refuse it, the default) or warn (use it, reported as unverified).",
+            "A device that fails device authentication: require (refuse it, the default) or warn (use it, reported as unverified). [device_auth]",
             valueName: "policy"))
-    var deviceAuth: DeviceAuthenticationPolicy = .require
+    var deviceAuth: String?
 
-    func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
+    @Option(
+        name: .customLong("control-group"),
+        help: ArgumentHelp(
+            "Members of this group (name or id) may control castd, as its own user and root may. Repeatable. Default: castd in system mode, none in user mode. [access.control_groups]",
+            valueName: "group"))
+    var controlGroups: [String] = []
+
+    @Option(
+        name: .customLong("read-group"),
+        help: ArgumentHelp(
+            "Members of this group may only read: list devices, status, watch, logs. Repeatable. [access.read_groups]",
+            valueName: "group"))
+    var readGroups: [String] = []
+
+    @Option(
+        name: .customLong("max-frame-bytes"),
+        help: ArgumentHelp("The largest frame a client may send (default 4194304). [limits.max_frame_bytes]", valueName: "bytes"))
+    var maxFrameBytes: Int?
+
+    @Option(
+        name: .customLong("max-connections-per-uid"),
+        help: ArgumentHelp("Connections one uid may hold open (default 256). [limits.max_connections_per_uid]", valueName: "n"))
+    var maxConnectionsPerUID: Int?
+
+    @Option(
+        name: .customLong("max-calls-per-connection"),
+        help: ArgumentHelp("Calls open at once on one connection (default 128). [limits.max_calls_per_connection]", valueName: "n"))
+    var maxCallsPerConnection: Int?
+
+    @Option(
+        name: .customLong("watcher-queue"),
+        help: ArgumentHelp(
+            "Events a watcher may fall behind by before it is told it lagged and given a fresh snapshot (default 256). [limits.watcher_queue]",
+            valueName: "events"))
+    var watcherQueue: Int?
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Close a connection that sends nothing this many seconds after connecting (default 30; 0: never). [limits.idle_timeout_seconds]",
+            valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. [log.level]", valueName: "level"))
+    var logLevel: String?
+
+    /// The flags, as a configuration layer over the file's.
+    var flagLayer: ConfigLayer {
+        var layer = ConfigLayer()
+        func set(_ key: ConfigKey, _ value: ConfigValue?) {
+            if let value { layer.set(key, value, from: key.flag) }
         }
-        for device in devices {
-            do { _ = try StaticDevice(parsing: device) } catch let error as CastdError { throw ValidationError(error.message) }
-        }
-        _ = try trustedRoots()
+        set(.socket, socket.map(ConfigValue.string))
+        set(.stateDirectory, stateDirectory.map(ConfigValue.string))
+        set(.devices, devices.isEmpty ? nil : .strings(devices))
+        set(.discovery, discovery.map(ConfigValue.bool))
+        set(.trustRoots, trustRoots.isEmpty ? nil : .strings(trustRoots))
+        set(.deviceAuth, deviceAuth.map(ConfigValue.string))
+        set(.controlGroups, controlGroups.isEmpty ? nil : .strings(controlGroups))
+        set(.readGroups, readGroups.isEmpty ? nil : .strings(readGroups))
+        set(.maxFrameBytes, maxFrameBytes.map(ConfigValue.integer))
+        set(.maxConnectionsPerUID, maxConnectionsPerUID.map(ConfigValue.integer))
+        set(.maxCallsPerConnection, maxCallsPerConnection.map(ConfigValue.integer))
+        set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
+        set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
+        set(.logLevel, logLevel.map(ConfigValue.string))
+        return layer
     }
 
-    /// Google's Cast roots and the --trust-root files. A file that cannot be used stops castd,
-    /// naming it.
-    func trustedRoots() throws -> CastTrustRoots {
-        var roots = CastTrustRoots.cast
-        for path in trustRoots {
-            do {
-                roots = roots.adding(try CastTrustRoots(contentsOfFile: path))
-            } catch let error as CastTrustRootsError {
-                throw ValidationError("--trust-root \(error.message)")
-            }
+    /// The configuration file and the flags over it, checked.
+    func settings() throws(ConfigError) -> CastdSettings {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = DaemonPaths(mode: mode ?? DaemonMode.detect(environment: environment), environment: environment)
+        var fileLayer = ConfigLayer()
+        var configFile: String?
+        if let explicit = config {
+            fileLayer = try ConfigFile.load(path: explicit)
+            configFile = explicit
+        } else if let path = paths.configFile, FileManager.default.fileExists(atPath: path) {
+            fileLayer = try ConfigFile.load(path: path)
+            configFile = path
         }
-        return roots
+        let flags = flagLayer
+        for (key, value) in flags.values {
+            try Self.checkRange(key, value)
+        }
+        let settings = try CastdSettings.resolve(fileLayer.overridden(by: flags), paths: paths, configFile: configFile)
+        guard Logger.Level(rawValue: settings.logLevel) != nil else {
+            throw ConfigError(
+                origin: fileLayer.overridden(by: flags).origins[.logLevel] ?? "--log-level", key: ConfigKey.logLevel.name,
+                problem: "unknown log level '\(settings.logLevel)'; use trace, debug, info, notice, warning, error or critical")
+        }
+        return settings
+    }
+
+    /// A flag's integer within the key's range.
+    static func checkRange(_ key: ConfigKey, _ value: ConfigValue) throws(ConfigError) {
+        if case .integer(let range) = key.kind, case .integer(let number) = value, !range.contains(number) {
+            throw ConfigError(
+                file: key.flag, line: nil, key: nil,
+                problem: "\(number) is out of range; use \(range.lowerBound) to \(range.upperBound)")
+        }
     }
 
     func run() async throws {
-        if printSocketPath {
-            print(CastdSocketPath.resolve(explicit: socket))
+        let settings: CastdSettings
+        do {
+            settings = try self.settings()
+        } catch {
+            FileHandle.standardError.write(Data("castd: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        if checkConfig {
+            print(Self.describe(settings))
             return
         }
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        if printSocketPath {
+            print(settings.socket)
+            return
+        }
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "castd")
+        for note in settings.notes { logger.notice("\(note)") }
+        if let file = settings.configFile { logger.info("configuration", metadata: ["file": "\(file)"]) }
 
         let target: CastdListenTarget
         let activated = sd_listen_fds(1)
-        let resolved = CastdSocketPath.resolve(explicit: socket)
-        let path = activated > 0 ? Self.boundPath(of: SD_LISTEN_FDS_START) ?? resolved : resolved
-        if activated > 0 {
+        if activated > 1 {
+            logger.critical("systemd passed \(activated) sockets; castd serves exactly one (ListenStream= once)")
+            throw ExitCode(1)
+        }
+        let path = activated == 1 ? Self.boundPath(of: SD_LISTEN_FDS_START) ?? settings.socket : settings.socket
+        if activated == 1 {
             target = .activated(fd: SD_LISTEN_FDS_START, path: path)
-            logger.info("socket activated", metadata: ["fds": "\(activated)"])
+            logger.info("socket activated", metadata: ["socket": "\(path)"])
+            for problem in SocketPermissions.check(path: path, against: settings.access) {
+                logger.warning("\(problem)")
+            }
         } else {
             target = .path(path)
         }
 
         var linkConfiguration = CastLinkConfiguration()
-        linkConfiguration.authentication = DeviceAuthenticationSettings(
-            trustedRoots: try trustedRoots(), policy: deviceAuth)
+        var roots = CastTrustRoots.cast
+        for file in settings.trustRoots { roots = roots.adding(try CastTrustRoots(contentsOfFile: file)) }
+        linkConfiguration.authentication = DeviceAuthenticationSettings(trustedRoots: roots, policy: settings.deviceAuth)
         logger.info(
-            "device authentication: \(deviceAuth.rawValue)",
-            metadata: [
-                "auth.roots": "\(linkConfiguration.authentication.trustedRoots.names)"
-            ])
+            "device authentication: \(settings.deviceAuth.rawValue)",
+            metadata: ["auth.roots": "\(linkConfiguration.authentication.trustedRoots.names)"])
 
-        let hub = CastdEventHub()
-        let stateDirectory = Self.stateDirectory(explicit: self.stateDirectory)
-        if let stateDirectory { logger.info("state", metadata: ["directory": "\(stateDirectory)"]) }
+        let hub = CastdEventHub(watcherQueueLimit: settings.watcherQueue)
+        if let stateDirectory = settings.stateDirectory {
+            logger.info("state", metadata: ["directory": "\(stateDirectory)"])
+        }
         let registry = DeviceRegistry(
             hub: hub,
-            staticDevices: try devices.map(StaticDevice.init(parsing:)),
-            discovery: !noDiscovery,
+            staticDevices: settings.devices,
+            discovery: settings.discovery,
             linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(
-                directory: stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
+                directory: settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
                 logger: Logger(label: "castd.state")),
             logger: Logger(label: "castd.devices"))
-        let service = CastdService(
-            registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))
+        var facts = DaemonFacts(version: castdVersion, socketPath: path)
+        facts.mode = settings.mode.rawValue
+        facts.socketActivated = activated == 1
+        facts.configFile = settings.configFile ?? ""
+        facts.stateDirectory = settings.stateDirectory ?? ""
+        facts.limits = settings.limits
+        let service = CastdService(registry: registry, hub: hub, facts: facts)
+
+        var configuration = CastdServerConfiguration(target: target)
+        configuration.accessPolicy = settings.access
+        configuration.maximumFrameLength = settings.maxFrameBytes
+        configuration.maximumConcurrentCalls = settings.maxCallsPerConnection
+        configuration.maximumConnectionsPerUID = settings.maxConnectionsPerUID
+        configuration.idleTimeout = settings.idleTimeout
+        let status = DaemonStatusReporter(hub: hub, socketPath: path)
         let server = CastdServer(
-            configuration: CastdServerConfiguration(target: target), service: service,
+            configuration: configuration, service: service,
             logger: Logger(label: "castd.rpc"),
-            onListening: {
-                _ = sd_notify(0, "READY=1\nSTATUS=Serving \(path)")
-            })
+            onListening: { status.listening() },
+            onClientsChanged: { count in status.clientsChanged(count) })
 
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: RegistryService(registry: registry)),
                     .init(service: server),
+                    // Last, so it hears of the shutdown first and says STOPPING=1 at once.
+                    .init(service: status),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
@@ -176,25 +310,37 @@ struct Castd: AsyncParsableCommand {
             logger.critical("\(error.message)")
             throw ExitCode(1)
         }
-        _ = sd_notify(0, "STOPPING=1")
         logger.info("stopped; apps on the devices keep running")
     }
 }
 
 extension Castd {
-    /// The state directory: the flag, else systemd's `$STATE_DIRECTORY` (StateDirectory=), else
-    /// `$XDG_STATE_HOME/castd`, else `~/.local/state/castd` for a user, `/var/lib/castd` for
-    /// root. An empty flag value: no state is kept.
-    static func stateDirectory(explicit: String?) -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let explicit { return explicit.isEmpty ? nil : explicit }
-        if let systemd = environment["STATE_DIRECTORY"], !systemd.isEmpty {
-            // systemd may list several, separated by colons; castd's is the first.
-            return String(systemd.split(separator: ":").first ?? Substring(systemd))
-        }
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/castd" }
-        if getuid() != 0, let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/castd" }
-        return "/var/lib/castd"
+    /// What `--check-config` prints: every setting and where it came from.
+    static func describe(_ settings: CastdSettings) -> String {
+        var lines = ["configuration ok: \(settings.configFile ?? "no file (defaults and flags)")"]
+        func line(_ name: String, _ value: String) { lines.append("  \(name) = \(value)") }
+        line("mode", settings.mode.rawValue)
+        line("socket", settings.socket)
+        line("state_directory", settings.stateDirectory ?? "(none: nothing is kept)")
+        line("devices", "\(settings.devices.map { ($0.name.map { $0 + "=" } ?? "") + $0.endpoint.description })")
+        line("discovery", "\(settings.discovery)")
+        line("trust_roots", "\(settings.trustRoots)")
+        line("device_auth", settings.deviceAuth.rawValue)
+        line("access.control_groups", "\(settings.controlGroupNames)")
+        line("access.read_groups", "\(settings.readGroupNames)")
+        let permissions = settings.access.socketPermissions
+        lines.append(
+            "    (so the socket is mode 0\(String(permissions.mode, radix: 8))"
+                + (permissions.group.map { ", group \(GroupLookup.name($0) ?? "\($0)"))" } ?? ")"))
+        line("limits.max_frame_bytes", "\(settings.maxFrameBytes)")
+        line("limits.max_connections_per_uid", "\(settings.maxConnectionsPerUID)")
+        line("limits.max_calls_per_connection", "\(settings.maxCallsPerConnection)")
+        line("limits.watcher_queue", "\(settings.watcherQueue)")
+        line("limits.idle_timeout_seconds", settings.idleTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
+        line("log.level", settings.logLevel)
+        line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))
+        for note in settings.notes { lines.append("note: \(note)") }
+        return lines.joined(separator: "\n")
     }
 
     /// The path an activated Unix socket is bound to.
@@ -224,4 +370,4 @@ struct RegistryService: Service {
     }
 }
 
-extension DeviceAuthenticationPolicy: ExpressibleByArgument {}
+extension DaemonMode: ExpressibleByArgument {}
