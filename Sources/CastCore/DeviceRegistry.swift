@@ -65,10 +65,10 @@ public enum DiscoveryState: Sendable, Equatable {
 
     public var description: String {
         switch self {
-        case .off: return "off"
+        case .off: return "off (--no-discovery)"
         case .starting: return "starting"
-        case .running: return "running"
-        case .unavailable(let reason): return reason
+        case .running: return "running (Avahi reachable)"
+        case .unavailable(let reason): return "unavailable: \(reason)"
         }
     }
 }

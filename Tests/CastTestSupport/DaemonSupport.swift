@@ -24,6 +24,7 @@ public func withDaemon<T>(
     watcherQueueLimit: Int = 256,
     linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
+    configure: (inout CastdServerConfiguration) -> Void = { _ in },
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
@@ -38,6 +39,7 @@ public func withDaemon<T>(
             logger: logger)
         var configuration = CastdServerConfiguration(target: .path(socketPath))
         configuration.maximumFrameLength = maximumFrameLength
+        configure(&configuration)
         let listening = AsyncStream<Void>.makeStream()
         let server = CastdServer(
             configuration: configuration,

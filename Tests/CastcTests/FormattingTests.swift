@@ -216,8 +216,11 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         daemon.version = "0.1.0"
         daemon.startedAtMs = 1_700_000_000_000 - 7_380_000
         daemon.socketPath = "/run/user/1000/castd/castd.sock"
-        daemon.discovery = "running"
+        daemon.discovery = "running (Avahi reachable)"
         daemon.clients = 2
+        daemon.mode = "user"
+        daemon.pid = 4321
+        daemon.access = .control
         status.daemon = daemon
         var tv = castDevice("abc", "Living Room TV", model: "Chromecast Ultra", host: "192.168.1.20", link: .connected)
         var receiver = Castd_V1_ReceiverStatus()
@@ -235,9 +238,10 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         let report = StatusReport.render(status, now: Date(timeIntervalSince1970: 1_700_000_010))
         #expect(
             report == """
-                castd      0.1.0, up 2h 3m, 2 clients
-                socket     /run/user/1000/castd/castd.sock
-                discovery  running
+                castd      0.1.0, up 2h 3m, user mode, pid 4321
+                socket     /run/user/1000/castd/castd.sock, you may control
+                discovery  running (Avahi reachable)
+                serving    2 devices (1 connected), 1 session, 2 clients
 
                 Living Room TV (Chromecast Ultra, 192.168.1.20:8009): connected
                   auth      verified by Cast Root CA

@@ -5,7 +5,9 @@ import Foundation
 enum StatusReport {
     static func render(_ status: CastdStatusResponse, now: Date, verbose: Bool = false) -> String {
         var blocks: [String] = []
-        if status.hasDaemon { blocks.append(daemon(status.daemon, now: now)) }
+        if status.hasDaemon {
+            blocks.append(daemon(status.daemon, devices: status.devices, sessions: status.sessions, now: now, verbose: verbose))
+        }
 
         // Devices in the daemon's order, then any device ids only sessions or media name.
         var deviceIDs = status.devices.map(\.id)
@@ -28,17 +30,54 @@ enum StatusReport {
         return blocks.joined(separator: "\n\n")
     }
 
-    static func daemon(_ daemon: CastdDaemonInfo, now: Date) -> String {
+    static func daemon(
+        _ daemon: CastdDaemonInfo, devices: [CastdDevice] = [], sessions: [CastdSession] = [], now: Date,
+        verbose: Bool = false
+    ) -> String {
         var summary = daemon.version.isEmpty ? "running" : daemon.version
         if daemon.startedAtMs > 0 {
             let uptime = now.timeIntervalSince1970 - Double(daemon.startedAtMs) / 1000
             summary += ", up \(PlaybackTime.formatUptime(uptime))"
         }
-        summary += ", \(daemon.clients) client\(daemon.clients == 1 ? "" : "s")"
+        if !daemon.mode.isEmpty { summary += ", \(daemon.mode) mode" }
+        if daemon.pid > 0 { summary += ", pid \(daemon.pid)" }
         var rows = [["castd", summary]]
-        if !daemon.socketPath.isEmpty { rows.append(["socket", daemon.socketPath]) }
+        if !daemon.socketPath.isEmpty {
+            var socket = daemon.socketPath
+            if daemon.socketActivated { socket += " (socket-activated)" }
+            switch daemon.access {
+            case .control: socket += ", you may control"
+            case .read: socket += ", you may only read"
+            default: break
+            }
+            rows.append(["socket", socket])
+        }
         if !daemon.discovery.isEmpty { rows.append(["discovery", daemon.discovery]) }
+        let connected = devices.filter { $0.linkState == .connected }.count
+        let open = sessions.filter { ![.ended, .startFailed, .unspecified].contains($0.state) }.count
+        rows.append([
+            "serving",
+            "\(plural(devices.count, "device"))\(devices.isEmpty ? "" : " (\(connected) connected)"), "
+                + "\(plural(open, "session")), \(plural(Int(daemon.clients), "client"))",
+        ])
+        if verbose {
+            rows.append(["config", daemon.configPath.isEmpty ? "none (defaults)" : daemon.configPath])
+            rows.append(["state", daemon.stateDirectory.isEmpty ? "none (sessions are not kept)" : daemon.stateDirectory])
+            if daemon.hasLimits {
+                let limits = daemon.limits
+                rows.append([
+                    "limits",
+                    "frame \(limits.maxFrameBytes) B, \(limits.maxConnectionsPerUid) connections per uid, "
+                        + "\(limits.maxCallsPerConnection) calls per connection, watcher queue \(limits.watcherQueue), "
+                        + "idle close \(limits.idleTimeoutMs == 0 ? "never" : "after \(limits.idleTimeoutMs / 1000) s")",
+                ])
+            }
+        }
         return TextTable.render(rows)
+    }
+
+    private static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     static func device(

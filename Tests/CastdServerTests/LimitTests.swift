@@ -1,0 +1,101 @@
+import CastClient
+import CastTestSupport
+import CastdAPI
+import CastdServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Each limit refuses the one client that hits it, with a status that says which limit, and
+/// nobody else notices.
+struct LimitTests {
+    @Test func connectionsPerUIDAreCountedAndFreedAgain() async throws {
+        try await withDaemon(configure: { $0.maximumConnectionsPerUID = 3 }) { socket, _ in
+            // Every connection in this process has the same uid: three are allowed. Each one
+            // makes a call, so it is known to be admitted before the next connects.
+            let first = try RawSocket(path: socket)
+            try await first.roundTrip(callID: 1)
+            let second = try RawSocket(path: socket)
+            try await second.roundTrip(callID: 1)
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                _ = try await bystander.listDevices()
+                let refused = try RawSocket(path: socket)
+                let status = try #require(try await refused.receive())
+                #expect(status.callID == 0 && status.status.code == .resourceExhausted)
+                #expect(status.status.message.contains("3 connections"), "\(status.status.message)")
+                #expect(status.status.message.contains("max_connections_per_uid"))
+                #expect(try await refused.receive() == nil)  // closed
+
+                // The connections already open are untouched.
+                _ = try await bystander.listDevices()
+                try await first.roundTrip(callID: 2)
+            }
+            // The bystander closed: its place is free again.
+            try await eventually("the closed connection to be released") {
+                (try? await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }) != nil
+            }
+            _ = second
+        }
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosedAndOthersAreNot() async throws {
+        try await withDaemon(configure: { $0.idleTimeout = .milliseconds(300) }) { socket, hub in
+            try await CastdClient.withConnection(socketPath: socket) { watcher in
+                var events = watcher.watch().makeAsyncIterator()
+                _ = try await events.next()  // the snapshot: this client spoke in time
+
+                let silent = try RawSocket(path: socket)
+                let status = try #require(try await silent.receive())
+                #expect(status.callID == 0 && status.status.code == .deadlineExceeded)
+                #expect(status.status.message.contains("no request within"), "\(status.status.message)")
+                #expect(try await silent.receive() == nil)  // closed
+
+                // Half a frame is not a request either.
+                let halfFrame = try RawSocket(path: socket)
+                try halfFrame.write([0, 0, 0, 20, 1, 2])
+                #expect(try await halfFrame.receive()?.status.code == .deadlineExceeded)
+
+                // The watcher, well past the timeout, still gets events.
+                var device = CastdDevice()
+                device.id = "late"
+                device.friendlyName = "Late TV"
+                hub.updateDevice(id: device.id) { $0 = device }
+                let next = try #require(try await events.next())
+                #expect(next.deviceAdded.id == "late" || next.deviceUpdated.id == "late", "\(next)")
+            }
+        }
+    }
+
+    @Test func callsPerConnectionAreCapped() async throws {
+        try await withDaemon(configure: { $0.maximumConcurrentCalls = 2 }) { socket, _ in
+            let raw = try RawSocket(path: socket)
+            // Two watches stay open; the third call is refused on this connection only.
+            try raw.start(callID: 1, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
+            try raw.start(callID: 2, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
+            try raw.start(callID: 3, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+            var refused: Castd_V1_Frame?
+            while refused == nil, let frame = try await raw.receive() {
+                if frame.callID == 3 { refused = frame }
+            }
+            #expect(refused?.status.code == .resourceExhausted)
+            #expect(refused?.status.message.contains("more than 2 calls") == true)
+            try await CastdClient.withConnection(socketPath: socket) { other in
+                _ = try await other.listDevices()
+            }
+        }
+    }
+}
+
+extension RawSocket {
+    /// A ListDevices call answered with its message and an OK status.
+    func roundTrip(callID: UInt64) async throws {
+        try start(callID: callID, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+        let message = try #require(try await receive())
+        #expect(message.callID == callID && message.kind == .message(message.message))
+        let status = try #require(try await receive())
+        #expect(status.callID == callID && status.status.code == .ok)
+    }
+}
