@@ -73,7 +73,7 @@ public enum ConfigFile {
             if prefix.isEmpty, ConfigKey.tables.contains(name) {
                 guard let inner = value.table else {
                     throw ConfigError(
-                        file: file, line: line, key: dotted, problem: "must be a table ([\(name)]), not \(value.type)")
+                        file: file, line: line, key: dotted, problem: "must be a table ([\(name)]), not \(describe(value))")
                 }
                 try read(inner, at: path, into: &layer, file: file, lines: lines)
                 continue
@@ -82,6 +82,7 @@ public enum ConfigFile {
                 throw ConfigError(file: file, line: line, key: dotted, problem: unknownKeyProblem(path))
             }
             let converted = try convert(value, for: key, file: file, line: line, lines: lines)
+            if converted == .table([]) { continue }  // an empty [log.filters]: nothing set
             layer.set(key, converted, from: line.map { "\(file):\($0)" } ?? file)
         }
     }
@@ -216,7 +217,10 @@ struct KeyLines: Sendable {
             }
             guard !line.hasPrefix("#"), let equals = Self.assignment(in: line) else { continue }
             let key = table + Self.keyParts(String(line[..<equals]))
-            if lines[key] == nil { lines[key] = number }
+            // `a.b.c = 1` also defines a and a.b here.
+            for end in (table.count + 1)...key.count where lines[Array(key.prefix(end))] == nil {
+                lines[Array(key.prefix(end))] = number
+            }
             // Keys of an inline table on this line: `filters = { "A*" = "debug", B = "info" }`.
             let rest = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             if rest.hasPrefix("{") {

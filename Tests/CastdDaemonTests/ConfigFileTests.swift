@@ -1,0 +1,213 @@
+import CastdAPI
+import CastdDaemon
+import CastdServer
+import Foundation
+import Testing
+
+/// castd.toml: every key read, every mistake named with its key and line.
+struct ConfigFileTests {
+    static let complete = """
+        # every key castd takes
+        socket = "/run/castd/castd.sock"
+        state_directory = "/var/lib/castd"
+        devices = ["Kitchen=192.168.1.21:8009", "192.168.1.22"]
+        discovery = false
+        trust_roots = []
+        device_auth = "warn"
+
+        [access]
+        control_groups = ["4301"]
+        read_groups = ["4300"]
+
+        [limits]
+        max_frame_bytes = 1048576
+        max_connections_per_uid = 16
+        max_calls_per_connection = 32
+        watcher_queue = 64
+        idle_timeout_seconds = 10
+
+        [log]
+        level = "debug"
+
+        [log.filters]
+        "Cast*Session" = "verbose"
+        "Discovery*" = "warning"
+        RPC = "error"
+        """
+
+    @Test func everyKeyIsReadWithItsLine() throws {
+        let layer = try ConfigFile.parse(Self.complete, file: "castd.toml")
+        #expect(layer[.socket] == .string("/run/castd/castd.sock"))
+        #expect(layer[.devices] == .strings(["Kitchen=192.168.1.21:8009", "192.168.1.22"]))
+        #expect(layer[.discovery] == .bool(false))
+        #expect(layer[.controlGroups] == .strings(["4301"]))
+        #expect(layer[.maxFrameBytes] == .integer(1_048_576))
+        #expect(layer[.idleTimeoutSeconds] == .integer(10))
+        #expect(layer[.logLevel] == .string("debug"))
+        // The file's order, which decides which filter wins.
+        #expect(
+            layer[.logFilters]
+                == .table([("Cast*Session", "verbose"), ("Discovery*", "warning"), ("RPC", "error")]))
+        #expect(layer.origins[.socket] == "castd.toml:2")
+        #expect(layer.origins[.maxFrameBytes] == "castd.toml:14")
+        #expect(Set(layer.values.keys) == Set(ConfigKey.allCases), "the example names every key")
+    }
+
+    @Test(arguments: [
+        ("[limits]\nmax_frame_byte = 10\n", "castd.toml:2: limits.max_frame_byte: unknown key", "did you mean max_frame_bytes?"),
+        ("sockets = \"/x\"\n", "castd.toml:1: sockets: unknown key", "did you mean socket?"),
+        ("\n\n[limits]\nwatcher_queue = \"many\"\n", "castd.toml:4: limits.watcher_queue: must be an integer", "\"many\""),
+        ("[limits]\nwatcher_queue = 1\n", "castd.toml:2: limits.watcher_queue: 1 is out of range", "2 to 1000000"),
+        ("discovery = \"yes\"\n", "castd.toml:1: discovery: must be true or false", "a string"),
+        ("devices = \"192.168.1.2\"\n", "castd.toml:1: devices: must be an array of strings", ""),
+        ("devices = [\"a\", 3]\n", "castd.toml:1: devices: element 2 must be a string", "an integer"),
+        ("limits = 3\n", "castd.toml:1: limits: must be a table", ""),
+        ("[log.filters]\nRPC = 3\n", "castd.toml:2: log.filters.RPC: must be a string", ""),
+        ("[log]\nfilters = { \"Cast*\" = 1 }\n", "castd.toml:2: log.filters.\"Cast*\": must be a string", ""),
+        ("[access]\ncontrol_groups = [\"a\"]\nrules = 1\n", "castd.toml:3: access.rules: unknown key", "control_groups"),
+        ("[extras]\nx = 1\n", "castd.toml:1: extras: unknown key", "[limits]"),
+        ("socket = \"/x\n", "castd.toml:1: not valid TOML", ""),
+        ("a.b.c = 1\n", "castd.toml:1: a: unknown key", ""),
+        ("[limits]\nmax_frame_bytes = 1.5\n", "castd.toml:2: limits.max_frame_bytes: must be an integer", "a number"),
+    ])
+    func mistakesAreNamedWithKeyAndLine(_ text: String, _ prefix: String, _ detail: String) {
+        let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "castd.toml") }
+        let message = error?.description ?? ""
+        #expect(message.hasPrefix(prefix), "\(message)")
+        #expect(detail.isEmpty || message.contains(detail), "\(message)")
+    }
+
+    @Test func aFileThatCannotBeReadSaysWhy() {
+        let error = #expect(throws: ConfigError.self) { try ConfigFile.load(path: "/nonexistent/castd.toml") }
+        #expect(error?.description == "/nonexistent/castd.toml: cannot read the file: no such file")
+    }
+
+    @Test func flagsOverrideTheFileAndSayWhereValuesCameFrom() throws {
+        let file = try ConfigFile.parse("[limits]\nwatcher_queue = 64\nmax_calls_per_connection = 8\n", file: "c.toml")
+        var flags = ConfigLayer()
+        flags.set(.watcherQueue, .integer(1000), from: "--watcher-queue")
+        let merged = file.overridden(by: flags)
+        #expect(merged[.watcherQueue] == .integer(1000))
+        #expect(merged.origins[.watcherQueue] == "--watcher-queue")
+        #expect(merged[.maxCallsPerConnection] == .integer(8))
+        #expect(merged.origins[.maxCallsPerConnection] == "c.toml:3")
+    }
+
+    @Test func theShippedExampleIsValid() throws {
+        let example = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("packaging/castd.toml").path
+        let layer = try ConfigFile.load(path: example)
+        // Everything in it is commented out: it documents the defaults without setting them.
+        #expect(layer.values.isEmpty)
+        let text = try String(contentsOfFile: example, encoding: .utf8)
+        for key in ConfigKey.allCases {
+            #expect(text.contains(key.path.last!), "the example documents \(key.name)")
+        }
+    }
+}
+
+/// Settings resolved from the layers and the mode.
+struct SettingsTests {
+    let systemPaths = DaemonPaths(mode: .system, environment: [:], isRoot: true)
+
+    @Test func defaultsFollowTheMode() throws {
+        let user = DaemonPaths(
+            mode: .user, environment: ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/ann"], isRoot: false)
+        let settings = try CastdSettings.resolve(ConfigLayer(), paths: user, configFile: nil)
+        #expect(settings.socket == "/run/user/1000/castd/castd.sock")
+        #expect(settings.stateDirectory == "/home/ann/.local/state/castd")
+        #expect(user.configFile == "/home/ann/.config/castd/castd.toml")
+        #expect(settings.access.controlGroups.isEmpty && settings.access.readGroups.isEmpty)
+        #expect(settings.maxFrameBytes == 4 << 20 && settings.maxConnectionsPerUID == 256)
+        #expect(settings.maxCallsPerConnection == 128 && settings.watcherQueue == 256)
+        #expect(settings.idleTimeout == .seconds(30))
+
+        #expect(systemPaths.socket == "/run/castd/castd.sock")
+        #expect(systemPaths.stateDirectory == "/var/lib/castd")
+        #expect(systemPaths.configFile == "/etc/castd/castd.toml")
+        #expect(systemPaths.defaultControlGroups == ["castd"])
+
+        let systemd = DaemonPaths(
+            mode: .system, environment: ["STATE_DIRECTORY": "/var/lib/castd:/var/lib/other", "CONFIGURATION_DIRECTORY": "/etc/castd"])
+        #expect(systemd.stateDirectory == "/var/lib/castd")
+        #expect(systemd.configFile == "/etc/castd/castd.toml")
+        #expect(DaemonMode.detect(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == .user)
+        #expect(DaemonMode.detect(environment: [:]) == .system)
+    }
+
+    @Test func aUserDaemonWithoutARuntimeDirectoryMustBeGivenASocket() {
+        let paths = DaemonPaths(mode: .user, environment: ["HOME": "/home/ann"], isRoot: false)
+        let error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(ConfigLayer(), paths: paths, configFile: nil) }
+        #expect(error?.description.contains("XDG_RUNTIME_DIR") == true)
+    }
+
+    @Test func valuesAreCheckedWhereTheyCameFrom() throws {
+        var layer = try ConfigFile.parse("devices = [\"Kitchen=\"]\n", file: "c.toml")
+        var error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        #expect(error?.description.hasPrefix("c.toml:1: devices: ") == true, "\(error?.description ?? "")")
+
+        layer = try ConfigFile.parse("device_auth = \"maybe\"\n", file: "c.toml")
+        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        #expect(error?.description == "c.toml:1: device_auth: 'maybe' is not a policy; use require or warn")
+
+        layer = ConfigLayer()
+        layer.set(.controlGroups, .strings(["no-such-group-here"]), from: "--control-group")
+        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil) }
+        #expect(error?.description == "--control-group: access.control_groups: no group named no-such-group-here")
+
+        layer = try ConfigFile.parse("trust_roots = [\"/nonexistent/root.pem\"]\n", file: "c.toml")
+        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        #expect(error?.description.contains("/nonexistent/root.pem") == true)
+    }
+
+    @Test func groupsByNameOrNumberMakeThePolicyAndTheSocketMode() throws {
+        var layer = ConfigLayer()
+        layer.set(.controlGroups, .strings(["4301"]), from: "--control-group")
+        var settings = try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil)
+        #expect(settings.access.controlGroups == [4301])
+        #expect(settings.access.socketPermissions.mode == 0o660 && settings.access.socketPermissions.group == 4301)
+
+        layer.set(.readGroups, .strings(["4300"]), from: "--read-group")
+        settings = try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil)
+        #expect(settings.access.socketPermissions.mode == 0o666 && settings.access.socketPermissions.group == nil)
+
+        layer.set(.controlGroups, .strings(["root"]), from: "--control-group")
+        let error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil) }
+        #expect(error?.description.contains("root group") == true)
+    }
+
+    @Test func aDefaultGroupThatDoesNotExistIsANoteNotAnError() throws {
+        guard GroupLookup.gid("castd") == nil else { return }  // a machine with castd installed
+        let settings = try CastdSettings.resolve(ConfigLayer(), paths: systemPaths, configFile: nil)
+        #expect(settings.access.controlGroups.isEmpty)
+        #expect(settings.notes.contains { $0.contains("group castd does not exist") })
+    }
+}
+
+/// Who may call, from the kernel's word on who is calling.
+struct AccessPolicyTests {
+    let policy = CastdAccessPolicy(ownerUID: 1000, controlGroups: [4301], readGroups: [4300])
+
+    @Test func ownerAndRootControlGroupsDecideTheRest() {
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 1000, gid: 1000)) == .control)
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 0, gid: 0)) == .control)
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 2000, gid: 2000, groups: [27, 4301])) == .control)
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 2000, gid: 4301)) == .control, "primary group")
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 2000, gid: 2000, groups: [4300])) == .read)
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 2000, gid: 2000, groups: [4300, 4301])) == .control)
+        #expect(policy.access(for: PeerCredentials(pid: 1, uid: 2000, gid: 2000, groups: [27])) == .unspecified)
+    }
+
+    @Test func readMethodsChangeNothing() {
+        let read = CastdMethod.allCases.filter { $0.requiredAccess == .read }.map(\.rawValue)
+        #expect(Set(read) == ["ListDevices", "GetStatus", "GetAppAvailability", "Watch", "GetLogFilter", "StreamLogs"])
+    }
+
+    @Test func socketPermissionsFollowThePolicy() {
+        #expect(CastdAccessPolicy(ownerUID: 1000).socketPermissions.mode == 0o600)
+        let one = CastdAccessPolicy(ownerUID: 1000, controlGroups: [4301], readGroups: [4301])
+        #expect(one.socketPermissions.mode == 0o660 && one.socketPermissions.group == 4301)
+        #expect(policy.socketPermissions.mode == 0o666)
+    }
+}
