@@ -461,7 +461,7 @@ struct EndToEndTests {
             let notify = try DatagramListener(path: directory + "/notify.sock")
             let socket = directory + "/castd.sock"
             let castd = try ChildProcess(
-                "castd", ["--socket", socket, "--no-discovery"], directory: directory,
+                "castd", ["--socket", socket, "--no-discovery", "--state-directory", ""], directory: directory,
                 environment: ["NOTIFY_SOCKET": notify.path])
             defer { castd.signal(SIGKILL) }
             let message = try #require(try await notify.receive(timeout: .seconds(10)))
@@ -471,7 +471,12 @@ struct EndToEndTests {
             #expect(status.status == 0, "\(status)")
             castd.signal(SIGTERM)
             #expect(try await castd.waitForExit() == 0)
-            #expect(try await notify.receive(timeout: .seconds(5))?.contains("STOPPING=1") == true)
+            // STATUS lines may come first (castc's connection); then STOPPING.
+            var stopping = false
+            while !stopping, let message = try await notify.receive(timeout: .seconds(5)) {
+                stopping = message.contains("STOPPING=1")
+            }
+            #expect(stopping)
         }
     }
 
@@ -481,7 +486,7 @@ struct EndToEndTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let activator = try ChildProcess(
                 "/usr/bin/systemd-socket-activate",
-                ["-l", socket, castd, "--no-discovery", "--device", "Static TV=127.0.0.1:9"],
+                ["-l", socket, castd, "--no-discovery", "--state-directory", "", "--device", "Static TV=127.0.0.1:9"],
                 directory: directory)
             defer { activator.signal(SIGKILL) }
             try await eventually("the activation socket") { FileManager.default.fileExists(atPath: socket) }
