@@ -33,6 +33,9 @@ import Synchronization
 /// }
 /// ```
 ///
+/// castd closes a connection that opens no call within 30 s of connecting (its
+/// `limits.idle_timeout_seconds`): connect when there is something to ask.
+///
 /// Every call fails with a ``CastdError``: the daemon's status (NOT_FOUND for an unknown
 /// device, …), UNAVAILABLE when the connection is lost, CANCELLED when the calling task is
 /// cancelled. Devices are named by a selector (an id, a friendly name, a host or host:port);
@@ -64,8 +67,8 @@ public final class CastdClient: Sendable {
     ///
     /// - Parameters:
     ///   - socketPath: The daemon's socket; `nil` finds it by the rules of ``CastdSocketPath``:
-    ///     `$CASTD_SOCKET`, else `$XDG_RUNTIME_DIR/castd/castd.sock`, else
-    ///     `/run/castd/castd.sock`.
+    ///     `$CASTD_SOCKET`, else `$XDG_RUNTIME_DIR/castd/castd.sock` if it is there, else
+    ///     `/run/castd/castd.sock` if that is there.
     ///   - maximumFrameLength: The largest frame accepted from the daemon, and sent to it.
     /// - Returns: A connected client. Call ``close()`` when done with it (releasing the last
     ///   reference to it closes the connection too).

@@ -152,18 +152,22 @@ extension CastdCode {
     }
 }
 
-/// Where the daemon's socket is, by the rules every client and the daemon share:
-/// `--socket PATH`, else `$CASTD_SOCKET`, else `$XDG_RUNTIME_DIR/castd/castd.sock` (a user
-/// daemon), else `/run/castd/castd.sock` (the system daemon).
+/// Where a client finds the daemon's socket: `--socket PATH`, else `$CASTD_SOCKET`, else the
+/// desktop session's daemon at `$XDG_RUNTIME_DIR/castd/castd.sock` if it is there, else the
+/// system daemon's `/run/castd/castd.sock` if that is there, else the session's path (so that
+/// the error names the socket a user would start).
 public enum CastdSocketPath {
     public static let system = "/run/castd/castd.sock"
 
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> String
-    {
+    public static func resolve(
+        explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) -> String {
         if let explicit, !explicit.isEmpty { return explicit }
         if let path = environment["CASTD_SOCKET"], !path.isEmpty { return path }
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/castd/castd.sock" }
-        return system
+        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return system }
+        let user = runtime + "/castd/castd.sock"
+        if !exists(user) && exists(system) { return system }
+        return user
     }
 }

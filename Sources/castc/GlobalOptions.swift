@@ -47,8 +47,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// The socket to connect to, by `CastdSocketPath`'s rules (which `CastdClient` applies to
     /// `socket` when it connects).
-    func socketPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        CastdSocketPath.resolve(explicit: socket, environment: environment)
+    func socketPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
+    ) -> String {
+        CastdSocketPath.resolve(explicit: socket, environment: environment, exists: exists)
     }
 
     /// The selector to send: "" lets castd choose.

@@ -21,13 +21,25 @@ struct Castd: AsyncParsableCommand {
         commandName: "castd",
         abstract: "Google Cast for Linux: one daemon that discovers Cast devices and shares them with every local client.",
         discussion: """
-            castd finds Cast devices through the system's Avahi daemon (mDNS), holds one TLS
-            connection per device, and serves the castd.v1 RPC on a Unix socket. Clients such as
+            castd finds Cast devices through the system's Avahi daemon (mDNS), holds one TLS \
+            connection per device, and serves the castd.v1 RPC on a Unix socket. Clients such as \
             castc share one session and one media status per device.
 
-            Socket: --socket PATH, else $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock
-            (a desktop session's daemon), else /run/castd/castd.sock (the system daemon). Under
-            systemd socket activation (LISTEN_FDS) castd serves the socket it is given.
+            Two modes (--mode): a desktop session's daemon (user: runs as you, serves \
+            $XDG_RUNTIME_DIR/castd/castd.sock, reads ~/.config/castd/castd.toml, keeps state in \
+            ~/.local/state/castd) and the machine's daemon (system: runs as the castd user, serves \
+            /run/castd/castd.sock, reads /etc/castd/castd.toml, keeps state in /var/lib/castd). \
+            Under systemd socket activation (LISTEN_FDS) castd serves the socket it is given and \
+            tells systemd how it is doing (READY, STATUS, WATCHDOG, STOPPING).
+
+            Who may call: castd's own user and root control it; members of --control-group \
+            groups control it too (system mode: the castd group); members of --read-group groups \
+            may only read. castd asks the kernel who each client is (SO_PEERCRED) before reading \
+            anything it sends, and refuses everyone else with PERMISSION_DENIED.
+
+            Configuration: every flag below marked [key] is also that key in castd.toml; a flag \
+            overrides the file. `castd --check-config` checks a file and prints the settings, or \
+            names the bad key and line. packaging/castd.toml documents every key.
 
             Device authentication: on every connection castd challenges the device and checks \
             that its certificate chains to a Cast root (Google's roots ship with castd), that \
@@ -38,6 +50,8 @@ struct Castd: AsyncParsableCommand {
 
             Examples:
               castd                                   # discover devices on the network
+              castd --mode system --control-group audio   # the machine's daemon; group audio controls it
+              castd --check-config --config /etc/castd/castd.toml
               castd --device 192.168.1.20             # also use a device mDNS cannot see
               castd --device "Kitchen=192.168.1.21:8009" --no-discovery
               castd --trust-root /tmp/cast-ca/root.pem   # the root of cast-emulators
