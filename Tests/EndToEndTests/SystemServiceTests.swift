@@ -173,6 +173,26 @@ struct SystemServiceTests {
         }
     }
 
+    @Test func socketsPassedForAnotherProcessAreNotTaken() async throws {
+        // LISTEN_FDS meant for another pid (LISTEN_PID): castd binds its own socket instead of
+        // taking whatever fd 3 is.
+        try await withTemporaryDirectory { directory in
+            let socket = directory + "/castd.sock"
+            let castd = try ChildProcess(
+                "castd", ["--socket", socket, "--no-discovery", "--state-directory", ""], directory: directory,
+                environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "castd.socket"])
+            defer { castd.signal(SIGKILL) }
+            try await eventually("castd to serve its own socket") {
+                try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0
+            }
+            let status = try await run("castc", ["status", "--json"], environment: ["CASTD_SOCKET": socket])
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            let parsed = try CastdStatusResponse(jsonString: status.stdout, options: options)
+            #expect(!parsed.daemon.socketActivated && parsed.daemon.socketPath == socket)
+        }
+    }
+
     // MARK: limits across uids
 
     @Test func oneUIDAtItsConnectionLimitDoesNotStopAnother() async throws {
