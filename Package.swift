@@ -84,10 +84,19 @@ let package = Package(
 
         // MARK: daemon
         .target(
+            name: "CastdLogging",
+            dependencies: [
+                "CastdAPI",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "CastdServer",
             dependencies: [
                 "CastdAPI",
                 "CastCore",
+                "CastdLogging",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,6 +108,7 @@ let package = Package(
             name: "castd",
             dependencies: [
                 "CastdServer",
+                "CastdLogging",
                 "CastCore",
                 "CastChannel",
                 "CSystemd",
@@ -162,6 +172,7 @@ let package = Package(
                 "CastClient",
                 "CastCore",
                 "CastdServer",
+                "CastdLogging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -208,6 +219,13 @@ let package = Package(
             dependencies: [
                 "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .testTarget(
+            name: "CastdLoggingTests",
+            dependencies: [
+                "CastdLogging", "CastdServer", "CastClient", "CastTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),

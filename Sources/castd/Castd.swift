@@ -3,6 +3,7 @@ import CSystemd
 import CastChannel
 import CastCore
 import CastdAPI
+import CastdLogging
 import CastdServer
 import Foundation
 import Logging
@@ -40,6 +41,7 @@ struct Castd: AsyncParsableCommand {
               castd --device 192.168.1.20             # also use a device mDNS cannot see
               castd --device "Kitchen=192.168.1.21:8009" --no-discovery
               castd --trust-root /tmp/cast-ca/root.pem   # the root of cast-emulators
+              castd --log-level notice --log-filter 'CastChannel*=verbose'
             """,
         version: castdVersion
     )
@@ -57,8 +59,19 @@ struct Castd: AsyncParsableCommand {
     @Flag(name: .customLong("no-discovery"), help: "Do not browse mDNS; use only --device devices.")
     var noDiscovery = false
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "The minimum log level: verbose (or trace), debug, info (the default), notice, warning, error, critical (or assert), none.",
+            valueName: "level"))
+    var logLevel: String?
+
+    @Option(
+        name: .customLong("log-filter"),
+        help: ArgumentHelp(
+            "A level for the subsystems a glob names, e.g. 'CastChannel*=verbose' (the last matching pattern decides). Repeatable.",
+            valueName: "pattern=level"))
+    var logFilters: [String] = []
 
     @Option(
         name: .customLong("state-directory"),
@@ -85,13 +98,20 @@ struct Castd: AsyncParsableCommand {
     var deviceAuth: DeviceAuthenticationPolicy = .require
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("unknown log level '\(logLevel)'; use trace, debug, info, notice, warning, error or critical")
-        }
+        _ = try logFilter()
         for device in devices {
             do { _ = try StaticDevice(parsing: device) } catch let error as CastdError { throw ValidationError(error.message) }
         }
         _ = try trustedRoots()
+    }
+
+    /// The log filter of --log-level and --log-filter. A bad level or entry stops castd, naming it.
+    func logFilter() throws -> LogFilter {
+        do {
+            return try LogFilter(level: logLevel, filters: logFilters)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     /// Google's Cast roots and the --trust-root files. A file that cannot be used stops castd,
@@ -113,13 +133,9 @@ struct Castd: AsyncParsableCommand {
             print(CastdSocketPath.resolve(explicit: socket))
             return
         }
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "castd")
+        let logs = CastdLogs.bootstrap(filter: try logFilter())
+        let logger = Logger(label: CastdSubsystem.castd)
+        logger.info("logging", metadata: ["log.filter": "\(logs.store.filter)", "log.output": "\(logs.output)"])
 
         let target: CastdListenTarget
         let activated = sd_listen_fds(1)
@@ -151,13 +167,13 @@ struct Castd: AsyncParsableCommand {
             linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(
                 directory: stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
-                logger: Logger(label: "castd.state")),
-            logger: Logger(label: "castd.devices"))
+                logger: Logger(label: CastdSubsystem.state)),
+            logger: Logger(label: CastdSubsystem.castDevice))
         let service = CastdService(
-            registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path))
+            registry: registry, hub: hub, facts: DaemonFacts(version: castdVersion, socketPath: path), logs: logs)
         let server = CastdServer(
             configuration: CastdServerConfiguration(target: target), service: service,
-            logger: Logger(label: "castd.rpc"),
+            logger: Logger(label: CastdSubsystem.rpc),
             onListening: {
                 _ = sd_notify(0, "READY=1\nSTATUS=Serving \(path)")
             })
