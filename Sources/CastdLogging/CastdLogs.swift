@@ -41,21 +41,26 @@ public enum CastdSubsystem {
 
 /// Where records go besides castd's own buffer (``LogRecordBuffer``).
 public enum LogOutput: Sendable, Equatable {
-    /// The journal when standard error is the journal stream (``JournalStream``), else standard
-    /// error.
+    /// The journal when standard error is the journal stream (``JournalStream``) and journald's
+    /// socket is there, else standard error.
     case automatic
     /// Lines on standard error.
     case standardError
     /// Journal entries with structured fields, sent to journald's socket; a record the journal
-    /// does not take goes to standard error instead.
+    /// refuses goes to standard error instead. (Without the socket at all, libsystemd drops
+    /// records silently, reporting success: `.automatic` does not choose the journal then.)
     case journal
     /// Nowhere: records are only kept in the buffer (tests).
     case discard
 
     /// `.automatic` decided for this process.
-    public func resolved(environment: [String: String] = ProcessInfo.processInfo.environment) -> LogOutput {
+    public func resolved(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        journalSocket: String = JournalFields.socketPath
+    ) -> LogOutput {
         guard self == .automatic else { return self }
-        return JournalStream.isStderrConnectedToJournal(environment: environment) ? .journal : .standardError
+        guard JournalStream.isStderrConnectedToJournal(environment: environment) else { return .standardError }
+        return access(journalSocket, F_OK) == 0 ? .journal : .standardError
     }
 }
 

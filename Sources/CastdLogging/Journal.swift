@@ -43,6 +43,9 @@ public enum JournalFields {
         "DOCUMENTATION", "TID", "UNIT", "USER_UNIT", "OBJECT_PID", "CASTD_SUBSYSTEM",
     ]
 
+    /// Where journald listens for entries (sd_journal_sendv(3) sends there).
+    public static let socketPath = "/run/systemd/journal/socket"
+
     /// The longest field name journald accepts.
     public static let maximumNameLength = 64
 
@@ -87,7 +90,8 @@ public enum JournalFields {
     }
 
     /// Sends one entry to the journal's socket. Returns sd_journal_sendv's result: 0, or a
-    /// negative errno (no journal socket, for one).
+    /// negative errno (journald refused it). If the socket does not exist, libsystemd drops the
+    /// entry and returns 0.
     static func send(_ fields: [(name: String, value: String)]) -> Int32 {
         // Every "NAME=value" in one buffer, then an iovec for each: values may hold newlines,
         // which libsystemd sends in the journal's binary form.

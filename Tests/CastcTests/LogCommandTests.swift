@@ -57,7 +57,7 @@ import Testing
         #expect(request.recent == 5 && request.follow)
         request = try parse(["logs", "--lines", "0", "--follow"], as: LogsCommand.self).request
         #expect(request.recent == 0 && request.follow)
-        #expect(usageError(["logs", "-n", "-1"]).contains("-n -1"))
+        #expect(usageError(["logs", "--lines=-1"]).contains("-n -1: give 0 or more"))
     }
 
     static func record(

@@ -168,15 +168,16 @@ struct LoggingEndToEndTests {
     /// `castc log-level --reset` returns to.
     @Test func castdsLogFlags() async throws {
         try await withEmulator { setup in
+            // Cast* matches Castd too: the later, narrower patterns make the exceptions.
             let castd = try await setup.startCastd([
                 "--log-level", "warning", "--log-filter", "RPC=debug", "--log-filter", "Cast*=verbose",
-                "--log-filter", "CastAuth=error",
+                "--log-filter", "CastAuth=error", "--log-filter", "Castd=warning",
             ])
             let shown = try await setup.castc(["log-level", "--json"])
             let filter = try CastdLogFilter(jsonString: shown.stdout)
             #expect(filter.minimumLevel == .warning)
-            #expect(filter.subsystems.map(\.pattern) == ["RPC", "Cast*", "CastAuth"])
-            #expect(filter.subsystems.map(\.level) == [.debug, .verbose, .error])
+            #expect(filter.subsystems.map(\.pattern) == ["RPC", "Cast*", "CastAuth", "Castd"])
+            #expect(filter.subsystems.map(\.level) == [.debug, .verbose, .error, .warning])
 
             #expect(try await setup.castc(["connect", setup.deviceName]).status == 0)
             let records = try await setup.records()

@@ -8,8 +8,8 @@ struct LogLevelCommand: CastcCommand {
         abstract: "Show or change castd's log filter: which subsystems log what.",
         // By hand: --device does not apply (castd has one log filter for every device).
         usage: """
-            castc log-level [<level> [<pattern> ...]] [--unset <pattern> ...] [--reset]
-                            [--socket <path>] [--json]
+            castc log-level [<level> [<pattern> ...]] [--unset <pattern> ...]
+                            [--reset] [--socket <path>] [--json]
             """,
         discussion: """
             Without arguments, shows castd's log filter: the minimum level, each pattern with its \

@@ -15,11 +15,25 @@ enum LogFormatter {
     /// local time, the level, the subsystem, the message, then the fields by name. Line breaks
     /// and other control characters are escaped, so that a record is one line.
     static func line(_ record: CastdLogRecord, timeZone: TimeZone = .current) -> String {
-        let time = EventFormatter(timeZone: timeZone).timestamp(Date(timeIntervalSince1970: Double(record.timeMs) / 1000))
-        var line = "\(time) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(escaped(record.message))"
+        var line = "\(timestamp(record.timeMs, timeZone: timeZone)) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(escaped(record.message))"
         let fields = record.fields.keys.sorted().map { "\(escaped($0))=\(quoted(record.fields[$0]!))" }
         if !fields.isEmpty { line += "  " + fields.joined(separator: " ") }
         return line
+    }
+
+    /// `14:03:07.250` in `timeZone`, from whole milliseconds (no rounding through a Double).
+    static func timestamp(_ milliseconds: Int64, timeZone: TimeZone) -> String {
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = fraction < 0 ? seconds - 1 : seconds
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.hour, .minute, .second], from: Date(timeIntervalSince1970: Double(whole)))
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let ms = Int(fraction < 0 ? fraction + 1000 : fraction)
+        return "\(pad(parts.hour ?? 0, 2)):\(pad(parts.minute ?? 0, 2)):\(pad(parts.second ?? 0, 2)).\(pad(ms, 3))"
     }
 
     /// What castc says on stderr before a record that comes after a gap.
