@@ -68,7 +68,8 @@ public enum CastdLogPattern {
         guard pattern.utf8.count <= maximumLength else {
             return "subsystem pattern '\(pattern.prefix(40))…' is longer than \(maximumLength) bytes"
         }
-        if pattern.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) {
+        if pattern.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F })
+        {
             return "subsystem pattern '\(printable(pattern))' contains white space or control characters"
         }
         if pattern.contains("=") {

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// castd's subsystems: the names its log records carry, which log filter patterns select
@@ -40,7 +40,7 @@ public enum CastdSubsystem {
 }
 
 /// Where records go besides castd's own buffer (``LogRecordBuffer``).
-public enum LogOutput: Sendable, Equatable {
+public enum LogOutput: Sendable, Equatable, CustomStringConvertible {
     /// The journal when standard error is the journal stream (``JournalStream``) and journald's
     /// socket is there, else standard error.
     case automatic
@@ -52,6 +52,16 @@ public enum LogOutput: Sendable, Equatable {
     case journal
     /// Nowhere: records are only kept in the buffer (tests).
     case discard
+
+    /// "journal", "stderr", "automatic" or "nowhere".
+    public var description: String {
+        switch self {
+        case .automatic: "automatic"
+        case .standardError: "stderr"
+        case .journal: "journal"
+        case .discard: "nowhere"
+        }
+    }
 
     /// `.automatic` decided for this process.
     public func resolved(

@@ -2,7 +2,7 @@ import CSystemd
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whether standard error is the systemd journal, by systemd's documented rule: a service whose
@@ -163,7 +163,8 @@ public enum StandardErrorLine {
         let needsQuotes =
             value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" }
         guard needsQuotes else { return escaped(value) }
-        return "\"" + escaped(value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
+        return "\""
+            + escaped(value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
             + "\""
     }
 

@@ -1,11 +1,11 @@
 import CastdAPI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Which records castd keeps: a minimum level, and levels for subsystems named by patterns.
@@ -110,16 +110,11 @@ public struct LogFilter: Sendable, Equatable, CustomStringConvertible {
     /// ```
     ///
     /// - Throws: ``LogFilterError`` whose message names the bad level or entry:
+    ///   `unknown log level 'loud': use verbose, …`, or
     ///   `log filter 'CastChannel*=loud': unknown log level 'loud': use verbose, …`.
     public init(level: String?, filters: [String]) throws(LogFilterError) {
         var filter = LogFilter()
-        if let level {
-            do {
-                filter.minimum = try LogLevel(parsing: level)
-            } catch {
-                throw LogFilterError("log level '\(level)': \(error.message)")
-            }
-        }
+        if let level { filter.minimum = try LogLevel(parsing: level) }
         for text in filters {
             let (pattern, level) = try Self.parse(entry: text)
             try filter.set(level, for: pattern)

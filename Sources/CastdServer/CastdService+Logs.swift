@@ -13,7 +13,8 @@ extension CastdService {
     ) async throws {
         guard let logs else {
             throw CastdError(
-                .failedPrecondition, "\(method.rawValue): this castd runs without its log system, so it has no log filter or records")
+                .failedPrecondition,
+                "\(method.rawValue): this castd runs without its log system, so it has no log filter or records")
         }
         switch method {
         case .getLogFilter:

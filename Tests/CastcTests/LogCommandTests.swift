@@ -21,7 +21,8 @@ import Testing
     }
 
     @Test func aLevelWithPatternsSetsEachPattern() throws {
-        let requests = try parse(["log-level", "verbose", "CastChannel*", "Cast*Session"], as: LogLevelCommand.self).requests
+        let requests = try parse(["log-level", "verbose", "CastChannel*", "Cast*Session"], as: LogLevelCommand.self)
+            .requests
         #expect(requests.map(\.pattern) == ["CastChannel*", "Cast*Session"])
         #expect(requests.allSatisfy { $0.level == .verbose && !$0.reset })
     }
@@ -61,7 +62,8 @@ import Testing
     }
 
     static func record(
-        _ sequence: UInt64, _ level: CastdLogLevel, _ subsystem: String, _ message: String, fields: [String: String] = [:],
+        _ sequence: UInt64, _ level: CastdLogLevel, _ subsystem: String, _ message: String,
+        fields: [String: String] = [:],
         dropped: UInt64 = 0
     ) -> CastdLogRecord {
         var record = CastdLogRecord()
@@ -78,7 +80,8 @@ import Testing
     @Test func humanLines() {
         let utc = TimeZone(identifier: "UTC")!
         let line = LogFormatter.line(
-            Self.record(0, .verbose, "CastChannel", "sent", fields: ["cast.type": "LAUNCH", "device.id": "tv1"]), timeZone: utc)
+            Self.record(0, .verbose, "CastChannel", "sent", fields: ["cast.type": "LAUNCH", "device.id": "tv1"]),
+            timeZone: utc)
         #expect(line == "10:00:00.123 verbose  CastChannel  sent  cast.type=LAUNCH device.id=tv1")
         #expect(
             LogFormatter.line(Self.record(2, .info, "RPC", "listening"), timeZone: utc)
@@ -100,7 +103,9 @@ import Testing
                 for record in records { continuation.yield(record) }
                 continuation.finish()
             }, json: false, timeZone: TimeZone(identifier: "UTC")!,
-            output: { line in lines.withLock { $0.append(line) }; return true },
+            output: { line in
+                lines.withLock { $0.append(line) }; return true
+            },
             notice: { line in notices.withLock { $0.append(line) } })
         #expect(lines.withLock { $0 }.map { $0.split(separator: " ").last.map(String.init) ?? "" } == ["one", "gap"])
         #expect(notices.withLock { $0 } == ["castc: 7 log records skipped: castc read more slowly than castd logged"])
@@ -111,7 +116,9 @@ import Testing
                 for record in records { continuation.yield(record) }
                 continuation.finish()
             }, json: true,
-            output: { line in lines.withLock { $0.append(line) }; return true })
+            output: { line in
+                lines.withLock { $0.append(line) }; return true
+            })
         let parsed = try lines.withLock { $0 }.map { try CastdLogRecord(jsonString: $0) }
         #expect(parsed == records)
         #expect(lines.withLock { $0 }[1].contains(#""droppedBefore":"7""#))
@@ -127,7 +134,9 @@ import Testing
                 continuation.yield(Self.record(4, .verbose, "CastChannel", "sent", fields: ["device.id": "tv1"]))
                 continuation.finish()
             }, json: true, deviceIDs: ["tv1"],
-            output: { line in lines.withLock { $0.append(line) }; return true })
+            output: { line in
+                lines.withLock { $0.append(line) }; return true
+            })
         #expect(try lines.withLock { $0 }.map { try CastdLogRecord(jsonString: $0).sequence } == [1, 4])
     }
 
@@ -138,7 +147,11 @@ import Testing
                 for i in 1...5 { continuation.yield(Self.record(UInt64(i), .info, "RPC", "r\(i)")) }
                 continuation.finish()
             }, json: false,
-            output: { _ in printed.withLock { $0 += 1; return $0 < 2 } })
+            output: { _ in
+                printed.withLock {
+                    $0 += 1; return $0 < 2
+                }
+            })
         #expect(printed.withLock { $0 } == 2)
     }
 
@@ -167,6 +180,7 @@ import Testing
                 Subsystems: Castd, Config, RPC, Access, Discovery, CastDevice, CastChannel,
                   CastAuth, CastSession, CastMedia, State
                 """)
-        #expect(LogFormatter.unmatched(["Cast*Session", "Nothing*", "RPC"], known: filter.knownSubsystems) == ["Nothing*"])
+        #expect(
+            LogFormatter.unmatched(["Cast*Session", "Nothing*", "RPC"], known: filter.knownSubsystems) == ["Nothing*"])
     }
 }

@@ -137,7 +137,9 @@ import Testing
             #expect(throws: LogFilterError.self) { try filter.set(.debug, for: pattern) }
             #expect(filter.entries.isEmpty)
         }
-        for good in ["CastChannel", "Cast*Session", "Discovery*", "Cast[]]x", "Cast[!A]*", "Cast[[:upper:]]*", "Cast\\[", "*"] {
+        for good in [
+            "CastChannel", "Cast*Session", "Discovery*", "Cast[]]x", "Cast[!A]*", "Cast[[:upper:]]*", "Cast\\[", "*",
+        ] {
             #expect(throws: Never.self) { try LogFilter.validate(pattern: good) }
         }
     }
@@ -145,10 +147,11 @@ import Testing
     @Test func theFlagAndConfigurationFormsBuildTheStartupFilter() throws {
         let filter = try LogFilter(level: "NOTICE", filters: ["Cast*=debug", "CastChannel*=verbose", "Discovery=none"])
         #expect(filter.minimum == .notice)
-        #expect(filter.entries == [
-            .init(pattern: "Cast*", level: .debug), .init(pattern: "CastChannel*", level: .verbose),
-            .init(pattern: "Discovery", level: .none),
-        ])
+        #expect(
+            filter.entries == [
+                .init(pattern: "Cast*", level: .debug), .init(pattern: "CastChannel*", level: .verbose),
+                .init(pattern: "Discovery", level: .none),
+            ])
         #expect(try LogFilter(level: nil, filters: []) == LogFilter(minimum: .info))
         // The level follows the last '='.
         #expect(try LogFilter.parse(entry: "RPC=trace") == ("RPC", .verbose))
@@ -167,11 +170,13 @@ import Testing
             (["RPC=debug", "Cast[=info"], "Cast[=info", ["without its ']'"]),
         ]
         for (filters, entry, reasons) in cases {
-            let message = #expect(throws: LogFilterError.self) { try LogFilter(level: nil, filters: filters) }?.message ?? ""
+            let message =
+                #expect(throws: LogFilterError.self) { try LogFilter(level: nil, filters: filters) }?.message ?? ""
             #expect(message.contains("'\(entry)'") && reasons.allSatisfy(message.contains), "\(message)")
         }
         let level = #expect(throws: LogFilterError.self) { try LogFilter(level: "loud", filters: []) }
-        #expect(level?.message.hasPrefix("log level 'loud': unknown log level") == true, "\(String(describing: level))")
+        #expect(
+            level?.message.hasPrefix("unknown log level 'loud': use verbose") == true, "\(String(describing: level))")
         let table = #expect(throws: LogFilterError.self) {
             try LogFilter(level: nil, patterns: [("Cast Channel", "debug")])
         }

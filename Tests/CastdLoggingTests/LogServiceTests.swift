@@ -88,7 +88,9 @@ import Testing
                 request.level = .debug
                 request.reset = true
                 var error = await refused(request)
-                #expect(error?.code == .invalidArgument && error?.message.contains("white space") == true, "\(String(describing: error))")
+                #expect(
+                    error?.code == .invalidArgument && error?.message.contains("white space") == true,
+                    "\(String(describing: error))")
                 request.pattern = "Cast[AB"
                 error = await refused(request)
                 #expect(error?.code == .invalidArgument && error?.message.contains("'[' without its ']'") == true)

@@ -6,7 +6,7 @@ import Testing
 @testable import CastdLogging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct JournalFieldTests {
@@ -35,31 +35,41 @@ import Glibc
         var entry = LogEntry(
             timeMilliseconds: 1_800_000_000_123, level: .warning, subsystem: "CastChannel",
             message: "device silent;\nclosing link",
-            fields: ["device.id": "abc123", "cast.namespace": "urn:x-cast:com.google.cast.tp.heartbeat", "message": "x"],
+            fields: [
+                "device.id": "abc123", "cast.namespace": "urn:x-cast:com.google.cast.tp.heartbeat", "message": "x",
+            ],
             file: "CastChannel/CastMessageDecoder.swift", function: "tick(context:)", line: 90)
         entry.sequence = 7
         let fields = JournalFields.fields(for: entry)
-        #expect(fields.map(\.name) == [
-            "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CASTD_SUBSYSTEM", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
-            "CAST_NAMESPACE", "DEVICE_ID", "F_MESSAGE",
-        ])
-        #expect(fields.map(\.value) == [
-            "device silent;\nclosing link", "4", "castd", "CastChannel", "CastChannel/CastMessageDecoder.swift", "90",
-            "tick(context:)", "urn:x-cast:com.google.cast.tp.heartbeat", "abc123", "x",
-        ])
+        #expect(
+            fields.map(\.name) == [
+                "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "CASTD_SUBSYSTEM", "CODE_FILE", "CODE_LINE", "CODE_FUNC",
+                "CAST_NAMESPACE", "DEVICE_ID", "F_MESSAGE",
+            ])
+        #expect(
+            fields.map(\.value) == [
+                "device silent;\nclosing link", "4", "castd", "CastChannel", "CastChannel/CastMessageDecoder.swift",
+                "90",
+                "tick(context:)", "urn:x-cast:com.google.cast.tp.heartbeat", "abc123", "x",
+            ])
         for level in LogLevel.allCases.dropLast() {
             entry.level = level
-            let priority = JournalFields.fields(for: entry, identifier: "castd-test").first { $0.name == "PRIORITY" }?.value
+            let priority = JournalFields.fields(for: entry, identifier: "castd-test").first { $0.name == "PRIORITY" }?
+                .value
             #expect(priority == String(level.syslogPriority))
         }
-        #expect(JournalFields.fields(for: entry, identifier: "castd-test").contains { $0 == ("SYSLOG_IDENTIFIER", "castd-test") })
+        #expect(
+            JournalFields.fields(for: entry, identifier: "castd-test").contains {
+                $0 == ("SYSLOG_IDENTIFIER", "castd-test")
+            })
     }
 
     @Test func theJournalIsOnlyChosenWhenItsSocketExists() throws {
         var info = stat()
         fstat(2, &info)
         let stderr = ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]
-        #expect(LogOutput.automatic.resolved(environment: stderr, journalSocket: "/nonexistent/socket") == .standardError)
+        #expect(
+            LogOutput.automatic.resolved(environment: stderr, journalSocket: "/nonexistent/socket") == .standardError)
         #expect(LogOutput.automatic.resolved(environment: stderr, journalSocket: "/dev/null") == .journal)
     }
 }
@@ -93,7 +103,8 @@ import Glibc
             #expect(!JournalStream.isStderrConnectedToJournal(environment: ["JOURNAL_STREAM": elsewhere]))
             #expect(LogOutput.automatic.resolved(environment: ["JOURNAL_STREAM": elsewhere]) == .standardError)
         }
-        #expect(LogOutput.automatic.resolved(environment: ["JOURNAL_STREAM": mine], journalSocket: "/dev/null") == .journal)
+        #expect(
+            LogOutput.automatic.resolved(environment: ["JOURNAL_STREAM": mine], journalSocket: "/dev/null") == .journal)
         #expect(LogOutput.automatic.resolved(environment: [:]) == .standardError)
         #expect(LogOutput.discard.resolved(environment: ["JOURNAL_STREAM": mine]) == .discard)
     }
@@ -117,7 +128,9 @@ import Glibc
     @Test func oneLinePerRecord() {
         let entry = LogEntry(
             timeMilliseconds: 1_795_860_000_123, level: .info, subsystem: "CastChannel", message: "sent",
-            fields: ["device.id": "abc", "cast.type": "LAUNCH", "reason": "the device closed the connection", "empty": ""])
+            fields: [
+                "device.id": "abc", "cast.type": "LAUNCH", "reason": "the device closed the connection", "empty": "",
+            ])
         #expect(
             StandardErrorLine.format(entry)
                 == #"2026-11-28T10:00:00.123Z info CastChannel: sent cast.type=LAUNCH device.id=abc empty="" reason="the device closed the connection""#
@@ -127,7 +140,8 @@ import Glibc
             fields: ["quote": #"say "hi""#, "path": #"C:\x"#, "eq": "a=b"])
         #expect(
             StandardErrorLine.format(tricky)
-                == #"1970-01-01T00:00:00.005Z error RPC: two\nlines\tand \u{1} eq="a=b" path="C:\\x" quote="say \"hi\"""#)
+                == #"1970-01-01T00:00:00.005Z error RPC: two\nlines\tand \u{1} eq="a=b" path="C:\\x" quote="say \"hi\"""#
+        )
         #expect(StandardErrorLine.timestamp(-1) == "1969-12-31T23:59:59.999Z")
     }
 }
@@ -210,7 +224,10 @@ import Glibc
         logs.logger("CastChannel").info("one it does")
         #expect(logs.knownSubsystems == CastdSubsystem.all + ["Zeta"])
         #expect(CastdSubsystem.all.count == Set(CastdSubsystem.all).count)
-        for name in ["Castd", "Config", "RPC", "Access", "Discovery", "CastDevice", "CastChannel", "CastAuth", "CastSession", "CastMedia", "State"] {
+        for name in [
+            "Castd", "Config", "RPC", "Access", "Discovery", "CastDevice", "CastChannel", "CastAuth", "CastSession",
+            "CastMedia", "State",
+        ] {
             #expect(CastdSubsystem.all.contains(name), "\(name)")
         }
     }

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// castd's logging, with the real programs: castd's flags, `castc log-level` and `castc logs`,
@@ -71,7 +71,8 @@ struct LoggingEndToEndTests {
                 let name = "Log TV " + String(UInt32.random(in: 0...UInt32.max), radix: 36)
                 _ = try launch(
                     "cast-emulator",
-                    ["--name", name, "--port", "0", "--ready-file", ready, "--authority", directory + "/authority"], [:])
+                    ["--name", name, "--port", "0", "--ready-file", ready, "--authority", directory + "/authority"], [:]
+                )
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ready)))
                 let port = try #require((info as? [String: Any])?["port"] as? Int)
@@ -93,7 +94,8 @@ struct LoggingEndToEndTests {
             _ = try await setup.startCastd()
             let before = try await setup.records()
             #expect(before.contains { $0.subsystem == "RPC" && $0.message == "listening" }, "\(before)")
-            #expect(before.allSatisfy { $0.level.rawValue >= CastdLogLevel.info.rawValue }, "info is the default minimum")
+            #expect(
+                before.allSatisfy { $0.level.rawValue >= CastdLogLevel.info.rawValue }, "info is the default minimum")
 
             let set = try await setup.castc(["log-level", "verbose", "CastChannel*"])
             #expect(set.status == 0, "\(set)")
@@ -103,14 +105,24 @@ struct LoggingEndToEndTests {
 
             let after = try await setup.records()
             let channel = after.filter { $0.subsystem == "CastChannel" }
-            #expect(channel.contains { $0.level == .verbose && $0.message == "sent" && $0.fields["cast.type"] == "LAUNCH" })
-            #expect(channel.contains { $0.level == .verbose && $0.message == "received" && $0.fields["cast.type"] == "RECEIVER_STATUS" })
-            #expect(channel.allSatisfy { $0.fields["device.id"] != nil && $0.fields["device.address"] == "127.0.0.1:\(setup.port)" })
+            #expect(
+                channel.contains { $0.level == .verbose && $0.message == "sent" && $0.fields["cast.type"] == "LAUNCH" })
+            #expect(
+                channel.contains {
+                    $0.level == .verbose && $0.message == "received" && $0.fields["cast.type"] == "RECEIVER_STATUS"
+                })
+            #expect(
+                channel.allSatisfy {
+                    $0.fields["device.id"] != nil && $0.fields["device.address"] == "127.0.0.1:\(setup.port)"
+                })
             // The rest stayed at info: RPC's debug records for these very calls were not kept.
             let others = after.filter { $0.subsystem != "CastChannel" }
             #expect(others.allSatisfy { $0.level.rawValue >= CastdLogLevel.info.rawValue }, "\(others)")
             #expect(others.contains { $0.subsystem == "CastSession" && $0.message == "session started" })
-            #expect(others.contains { $0.subsystem == "Castd" && $0.message == "log filter changed: CastChannel* at verbose" })
+            #expect(
+                others.contains {
+                    $0.subsystem == "Castd" && $0.message == "log filter changed: CastChannel* at verbose"
+                })
 
             // Lowering RPC too shows what the minimum had kept out.
             #expect(try await setup.castc(["log-level", "debug", "RPC"]).status == 0)
@@ -129,7 +141,8 @@ struct LoggingEndToEndTests {
         try await withEmulator { setup in
             let castd = try await setup.startCastd()
             let follower = try ChildProcess(
-                "castc", ["logs", "-f", "-n", "1", "--json"], directory: setup.directory, environment: setup.environment)
+                "castc", ["logs", "-f", "-n", "1", "--json"], directory: setup.directory, environment: setup.environment
+            )
             defer { follower.signal(SIGKILL) }
             // The newest recent record is printed once the follower is in place.
             try await eventually("castc logs -f to print the newest record") { follower.stdout.contains("\n") }
@@ -142,7 +155,8 @@ struct LoggingEndToEndTests {
             let records = try follower.stdout.split(separator: "\n").map { try CastdLogRecord(jsonString: String($0)) }
             let change = try #require(records.first { $0.message.hasPrefix("log filter changed") })
             #expect(change.message == "log filter changed: Discovery* at debug")
-            #expect(change.level == .notice && change.subsystem == "Castd" && change.fields["rpc.method"] == "SetLogFilter")
+            #expect(
+                change.level == .notice && change.subsystem == "Castd" && change.fields["rpc.method"] == "SetLogFilter")
             #expect(change.sequence > first.sequence)
             #expect(records.map(\.sequence) == records.map(\.sequence).sorted())
             #expect(castd.isRunning)
@@ -201,10 +215,16 @@ struct LoggingEndToEndTests {
         try await withTemporaryDirectory { directory in
             let socket = ["--socket", directory + "/castd.sock", "--no-discovery"]
             let cases: [([String], [String])] = [
-                (["--log-filter", "CastChannel*=loud"], ["'CastChannel*=loud'", "unknown log level 'loud'", "verbose, debug"]),
-                (["--log-filter", "RPC=debug", "--log-filter", "Cast Channel=debug"], ["'Cast Channel=debug'", "white space"]),
+                (
+                    ["--log-filter", "CastChannel*=loud"],
+                    ["'CastChannel*=loud'", "unknown log level 'loud'", "verbose, debug"]
+                ),
+                (
+                    ["--log-filter", "RPC=debug", "--log-filter", "Cast Channel=debug"],
+                    ["'Cast Channel=debug'", "white space"]
+                ),
                 (["--log-filter", "CastChannel"], ["'CastChannel'", "PATTERN=LEVEL"]),
-                (["--log-level", "loud"], ["log level 'loud'"]),
+                (["--log-level", "loud"], ["unknown log level 'loud'"]),
             ]
             for (arguments, expected) in cases {
                 let result = try await run("castd", socket + arguments)
@@ -225,7 +245,9 @@ struct LoggingEndToEndTests {
             let castd = try await setup.startCastd(environment: ["JOURNAL_STREAM": "\(null.st_dev):\(null.st_ino)"])
             let line = try #require(castd.stderr.split(separator: "\n").first { $0.contains(" Castd: logging") })
             #expect(
-                line.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info Castd: logging log\.filter=info log\.output=standardError/)
+                line.wholeMatch(
+                    of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info Castd: logging log\.filter=info log\.output=stderr/
+                )
                     != nil, "\(line)")
         }
     }
@@ -246,7 +268,9 @@ struct LoggingEndToEndTests {
             let send = try await setup.castc(["send", "urn:x-cast:com.castd.echo", "--json", #"{"type":"two\nlines"}"#])
             #expect(send.status == 0, "\(send)")
 
-            func entry(_ what: String, _ match: @escaping ([String: [String]]) -> Bool) async throws -> [String: [String]] {
+            func entry(_ what: String, _ match: @escaping ([String: [String]]) -> Bool) async throws -> [String:
+                [String]]
+            {
                 var found: [String: [String]]?
                 try await eventually("a journal entry: \(what)") {
                     found = journal.entries.first(where: match)
@@ -270,13 +294,15 @@ struct LoggingEndToEndTests {
 
             // A value with a line break travels in the protocol's binary form, whole.
             let sent = try await entry("the sent message whose type has a line break") {
-                $0["CASTD_SUBSYSTEM"] == ["CastChannel"] && $0["MESSAGE"] == ["sent"] && $0["CAST_TYPE"] == ["two\nlines"]
+                $0["CASTD_SUBSYSTEM"] == ["CastChannel"] && $0["MESSAGE"] == ["sent"]
+                    && $0["CAST_TYPE"] == ["two\nlines"]
             }
             #expect(sent["CAST_NAMESPACE"] == ["urn:x-cast:com.castd.echo"] && sent["PRIORITY"] == ["7"])
 
             for fields in journal.entries {
                 #expect(fields["MESSAGE"]?.count == 1 && fields["SYSLOG_IDENTIFIER"] == ["castd"], "\(fields)")
-                #expect(fields.keys.allSatisfy { $0.wholeMatch(of: /[A-Z0-9][A-Z0-9_]{0,63}/) != nil }, "\(fields.keys)")
+                #expect(
+                    fields.keys.allSatisfy { $0.wholeMatch(of: /[A-Z0-9][A-Z0-9_]{0,63}/) != nil }, "\(fields.keys)")
             }
             // Nothing of it on stderr: the journal took every record.
             #expect(!castd.stderr.contains("connected") && !castd.stderr.contains("call ok"), "\(castd.stderr)")
@@ -293,10 +319,11 @@ struct LoggingEndToEndTests {
             var null = stat()
             stat("/dev/null", &null)
             let castd = try await setup.startCastd(
-                ["--log-level", "debug"], wrapper: journalWrapper(journal, journalStream: "\(null.st_dev):\(null.st_ino)"))
+                ["--log-level", "debug"],
+                wrapper: journalWrapper(journal, journalStream: "\(null.st_dev):\(null.st_ino)"))
             #expect(try await setup.castc(["status"]).status == 0)
             try await eventually("castd's stderr to have the call") { castd.stderr.contains(" debug RPC: call ok") }
-            #expect(castd.stderr.contains("log.output=standardError"))
+            #expect(castd.stderr.contains("log.output=stderr"))
             #expect(journal.entries.isEmpty, "\(journal.entries)")
         }
     }
@@ -318,14 +345,19 @@ struct LoggingEndToEndTests {
             shift 2
             exec "$@"
             """
-        return ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", journal.directory, journalStream ?? ""]
+        return [
+            "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", journal.directory,
+            journalStream ?? "",
+        ]
     }
 }
 
 /// Whether this process may run `unshare --mount` (root with CAP_SYS_ADMIN, as in CI).
 func canUnshareMounts() async -> Bool {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
-    return (try? await run("/usr/bin/unshare", ["--mount", "--propagation", "private", "true"], timeout: .seconds(5)).status) == 0
+    return
+        (try? await run("/usr/bin/unshare", ["--mount", "--propagation", "private", "true"], timeout: .seconds(5))
+        .status) == 0
 }
 
 /// A datagram socket named `socket` in `directory`, standing in for journald's: a thread reads

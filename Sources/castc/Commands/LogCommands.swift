@@ -41,7 +41,8 @@ struct LogLevelCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The level: the minimum, or that of the subsystems PATTERN matches.", valueName: "level"))
+    @Argument(
+        help: ArgumentHelp("The level: the minimum, or that of the subsystems PATTERN matches.", valueName: "level"))
     var level: String?
 
     @Argument(help: ArgumentHelp("Subsystem names or globs, e.g. 'CastChannel*'.", valueName: "pattern"))
@@ -138,7 +139,9 @@ struct LogsCommand: CastcCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: [.short, .customLong("lines")], help: ArgumentHelp("How many recent records to print first.", valueName: "n"))
+    @Option(
+        name: [.short, .customLong("lines")],
+        help: ArgumentHelp("How many recent records to print first.", valueName: "n"))
     var n = 100
 
     @Flag(name: .shortAndLong, help: "Keep printing new records until interrupted.")

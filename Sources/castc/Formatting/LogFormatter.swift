@@ -15,7 +15,8 @@ enum LogFormatter {
     /// local time, the level, the subsystem, the message, then the fields by name. Line breaks
     /// and other control characters are escaped, so that a record is one line.
     static func line(_ record: CastdLogRecord, timeZone: TimeZone = .current) -> String {
-        var line = "\(timestamp(record.timeMs, timeZone: timeZone)) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(escaped(record.message))"
+        var line =
+            "\(timestamp(record.timeMs, timeZone: timeZone)) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(escaped(record.message))"
         let fields = record.fields.keys.sorted().map { "\(escaped($0))=\(quoted(record.fields[$0]!))" }
         if !fields.isEmpty { line += "  " + fields.joined(separator: " ") }
         return line
@@ -27,7 +28,8 @@ enum LogFormatter {
         let whole = fraction < 0 ? seconds - 1 : seconds
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.hour, .minute, .second], from: Date(timeIntervalSince1970: Double(whole)))
+        let parts = calendar.dateComponents(
+            [.hour, .minute, .second], from: Date(timeIntervalSince1970: Double(whole)))
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
@@ -80,7 +82,8 @@ enum LogFormatter {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u{\(String(scalar.value, radix: 16))}"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
         }
