@@ -85,10 +85,19 @@ let package = Package(
 
         // MARK: daemon
         .target(
+            name: "CastdLogging",
+            dependencies: [
+                "CastdAPI",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "CastdServer",
             dependencies: [
                 "CastdAPI",
                 "CastCore",
+                "CastdLogging",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -115,6 +124,7 @@ let package = Package(
             dependencies: [
                 "CastdDaemon",
                 "CastdServer",
+                "CastdLogging",
                 "CastCore",
                 "CastChannel",
                 "CSystemd",
@@ -178,6 +188,7 @@ let package = Package(
                 "CastClient",
                 "CastCore",
                 "CastdServer",
+                "CastdLogging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -225,6 +236,13 @@ let package = Package(
             dependencies: [
                 "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .testTarget(
+            name: "CastdLoggingTests",
+            dependencies: [
+                "CastdLogging", "CastdServer", "CastClient", "CastTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),

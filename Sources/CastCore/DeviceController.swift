@@ -40,7 +40,11 @@ public actor DeviceController {
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
+    /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
+    /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
     let logger: Logger
+    let sessionLogger: Logger
+    let mediaLogger: Logger
 
     private enum Phase {
         case idle
@@ -101,7 +105,9 @@ public actor DeviceController {
         self.sessionVanished = sessionVanished
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
-        self.logger = logger
+        self.logger = logger.subsystem("CastDevice")
+        self.sessionLogger = logger.subsystem("CastSession")
+        self.mediaLogger = logger.subsystem("CastMedia")
         self.spawn = spawn
     }
 

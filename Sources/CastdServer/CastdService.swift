@@ -1,6 +1,7 @@
 import CastCore
 import CastProtocol
 import CastdAPI
+import CastdLogging
 import Foundation
 import SwiftProtobuf
 
@@ -32,11 +33,15 @@ public struct CastdService: Sendable {
     public let registry: DeviceRegistry
     public let hub: CastdEventHub
     public let facts: DaemonFacts
+    /// castd's log filter and recent records (GetLogFilter, SetLogFilter, StreamLogs); nil when
+    /// the service runs without castd's logging, and those methods answer FAILED_PRECONDITION.
+    public let logs: CastdLogs?
 
-    public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts) {
+    public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry
         self.hub = hub
         self.facts = facts
+        self.logs = logs
     }
 
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
