@@ -180,6 +180,47 @@ let package = Package(
             ]
         ),
 
+        // MARK: fuzz targets (`make fuzz`, scripts/fuzz.sh; a normal build replays Fuzz/Corpus)
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .executableTarget(
+            name: "CastFrameFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastProtocol", "LengthPrefixFraming", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/CastFrameFuzzer"
+        ),
+        .executableTarget(
+            name: "CastPayloadFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastProtocol", "CastCore", "CastdAPI",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/CastPayloadFuzzer"
+        ),
+        .executableTarget(
+            name: "DeviceAuthFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastChannel", "CastProtocol", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/DeviceAuthFuzzer",
+            exclude: ["make-fixture.py"]
+        ),
+        .executableTarget(
+            name: "CastdRequestFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/CastdRequestFuzzer"
+        ),
+        .executableTarget(
+            name: "CastTXTFuzzer",
+            dependencies: ["FuzzSupport", "CastDiscovery"],
+            path: "Fuzz/CastTXTFuzzer"
+        ),
+
         // MARK: tests
         .target(
             name: "CastTestSupport",

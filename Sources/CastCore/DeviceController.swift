@@ -519,14 +519,7 @@ public actor DeviceController {
     /// MULTIZONE_STATUS lists a group's members; DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED
     /// change one.
     private func applyMultizone(_ payload: JSONValue, type: String) {
-        func member(_ json: JSONValue) -> Castd_V1_GroupMember? {
-            guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
-            var m = Castd_V1_GroupMember()
-            m.deviceID = id
-            m.name = json["name"]?.stringValue ?? ""
-            m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
-            return m
-        }
+        let member = Self.groupMember
         switch type {
         case "MULTIZONE_STATUS":
             let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(member)
@@ -549,6 +542,17 @@ public actor DeviceController {
         default:
             break
         }
+    }
+
+    /// One member of a group, as MULTIZONE_STATUS and DEVICE_ADDED / DEVICE_UPDATED describe it;
+    /// nil without a device id.
+    package static func groupMember(_ json: JSONValue) -> Castd_V1_GroupMember? {
+        guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
+        var m = Castd_V1_GroupMember()
+        m.deviceID = id
+        m.name = json["name"]?.stringValue ?? ""
+        m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
+        return m
     }
 
     // MARK: requests
