@@ -160,7 +160,12 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     return 0
 }
 
-#if !FUZZING
+#if FUZZING
+@_cdecl("CastdRequestFuzzer_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, fuzzerTestOneInput)
+}
+#else
 @main
 enum Replay {
     static func main() {

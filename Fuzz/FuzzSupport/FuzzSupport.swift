@@ -48,3 +48,25 @@ private func files(at path: String) -> [String] {
         return FileManager.default.fileExists(atPath: $0, isDirectory: &dir) && !dir.boolValue
     }
 }
+
+#if FUZZING
+/// libFuzzer's driver (libclang_rt.fuzzer), run from the executable's own entry point.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// The fuzz build's `main`. SwiftPM links an executable's `main` to the symbol `TARGET_main`
+/// (`--defsym`), so libFuzzer's own `main` is never used: each target defines `TARGET_main`
+/// with `@_cdecl` and calls this, which hands its arguments to libFuzzer.
+public func runFuzzer(
+    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, callback)
+}
+#endif
