@@ -115,6 +115,52 @@ analyze "user service security (threshold $user_threshold)" "$user_dir" \
     --user security --offline=yes --threshold="$user_threshold" "$user_dir/castd.service"
 exposure
 
+echo "==> systemd-sysusers --dry-run" >&2
+sysusers_out=$(systemd-sysusers --root="$work/sysroot" --dry-run "$work/prefix/lib/sysusers.d/castd.conf" 2>&1) || {
+    echo "FAIL: sysusers.d/castd.conf" >&2
+    failed=1
+}
+if grep -q "Creating group 'castd'" <<< "$sysusers_out" && grep -q "Creating user 'castd'" <<< "$sysusers_out"; then
+    echo "ok: sysusers.d/castd.conf creates the user and group castd" >&2
+else
+    printf '%s\n' "$sysusers_out" >&2
+    echo "FAIL: sysusers.d/castd.conf does not create both the user and the group castd" >&2
+    failed=1
+fi
+
+# The sockets are where castd itself would serve: what castd --print-socket-path says for each
+# mode. Needs a built castd, not the stand-in.
+if [ "$bindir" != "$work/bin" ]; then
+    echo "==> socket paths agree with castd --print-socket-path" >&2
+    runtime=/run/user/4242
+    if "$bindir/castd" --help 2>&1 | grep -q -- '--mode'; then
+        system_args=(--mode system) user_args=(--mode user)
+    else
+        # Before castd had --mode, the environment alone chose the path.
+        echo "note: $bindir/castd has no --mode, which ExecStart= passes: these units need a newer castd" >&2
+        system_args=() user_args=()
+    fi
+    check_path() {
+        local what=$1 unit=$2 expected
+        shift 2
+        expected=$(env -i PATH=/usr/bin:/bin "$@" --print-socket-path 2>&1) || {
+            echo "FAIL: $what: castd --print-socket-path: $expected" >&2
+            failed=1
+            return
+        }
+        local listen
+        listen=$(sed -n 's/^ListenStream=//p' "$unit" | sed "s|%t|$runtime|")
+        if [ "$listen" = "$expected" ]; then
+            echo "ok: $what socket $listen" >&2
+        else
+            echo "FAIL: $what: castd.socket listens on '$listen', castd would serve '$expected'" >&2
+            failed=1
+        fi
+    }
+    check_path "system" "$system_dir/castd.socket" "$bindir/castd" "${system_args[@]}"
+    check_path "user" "$user_dir/castd.socket" XDG_RUNTIME_DIR=$runtime "$bindir/castd" "${user_args[@]}"
+fi
+
 if [ "$failed" -ne 0 ]; then
     echo "error: systemd-analyze found problems in castd's units (above)" >&2
     exit 1
