@@ -129,40 +129,53 @@ else
     failed=1
 fi
 
-# The sockets are where castd itself would serve: what castd --print-socket-path says for each
-# mode. Needs a built castd, not the stand-in.
+# The sockets are where castd itself would serve: castd, run with the service's ExecStart=
+# arguments and --print-socket-path, must name the socket unit's ListenStream=. Needs a built
+# castd, not the stand-in.
 if [ "$bindir" != "$work/bin" ]; then
     echo "==> socket paths agree with castd --print-socket-path" >&2
-    runtime=/run/user/4242
-    if "$bindir/castd" --help 2>&1 | grep -q -- '--mode'; then
-        system_args=(--mode system) user_args=(--mode user)
-    else
+    has_mode=true
+    if ! "$bindir/castd" --help 2>&1 | grep -q -- '--mode'; then
         # Before castd had --mode, the environment alone chose the path.
         echo "note: $bindir/castd has no --mode, which ExecStart= passes: these units need a newer castd" >&2
-        system_args=() user_args=()
+        has_mode=false
     fi
+    runtime=/run/user/4242
     check_path() {
-        local what=$1 unit=$2 expected
+        local what=$1 dir=$2
         shift 2
-        expected=$(env -i PATH=/usr/bin:/bin "$@" --print-socket-path 2>&1) || {
-            echo "FAIL: $what: castd --print-socket-path: $expected" >&2
+        local -a args
+        # ExecStart=BINARY ARGS…: the arguments (plain words; the units quote nothing).
+        read -r -a args <<< "$(sed -n 's/^ExecStart=[^ ]*//p' "$dir/castd.service")"
+        if ! $has_mode; then
+            local -a kept=()
+            local i=0
+            while [ $i -lt ${#args[@]} ]; do
+                if [ "${args[$i]}" = --mode ]; then i=$((i + 2)); continue; fi
+                kept+=("${args[$i]}")
+                i=$((i + 1))
+            done
+            args=("${kept[@]}")
+        fi
+        local expected listen
+        expected=$(env -i PATH=/usr/bin:/bin "$@" "$bindir/castd" "${args[@]}" --print-socket-path 2>&1) || {
+            echo "FAIL: $what: castd ${args[*]} --print-socket-path: $expected" >&2
             failed=1
             return
         }
-        local listen
-        listen=$(sed -n 's/^ListenStream=//p' "$unit" | sed "s|%t|$runtime|")
+        listen=$(sed -n 's/^ListenStream=//p' "$dir/castd.socket" | sed "s|%t|$runtime|")
         if [ "$listen" = "$expected" ]; then
-            echo "ok: $what socket $listen" >&2
+            echo "ok: $what socket $listen, as castd ${args[*]} says" >&2
         else
-            echo "FAIL: $what: castd.socket listens on '$listen', castd would serve '$expected'" >&2
+            echo "FAIL: $what: castd.socket listens on '$listen', castd ${args[*]} would serve '$expected'" >&2
             failed=1
         fi
     }
-    check_path "system" "$system_dir/castd.socket" "$bindir/castd" "${system_args[@]}"
-    check_path "user" "$user_dir/castd.socket" XDG_RUNTIME_DIR=$runtime "$bindir/castd" "${user_args[@]}"
+    check_path "system" "$system_dir"
+    check_path "user" "$user_dir" XDG_RUNTIME_DIR=$runtime
 fi
 
 if [ "$failed" -ne 0 ]; then
-    echo "error: systemd-analyze found problems in castd's units (above)" >&2
+    echo "error: castd's units have the problems above" >&2
     exit 1
 fi
