@@ -6,7 +6,8 @@
 #   scripts/install.sh [--build-dir DIR] [--units-only]
 #
 #   --build-dir DIR   where the built castd and castc are (default .build/release; build it with
-#                     `swift build -c release --static-swift-stdlib`, or use .build/debug)
+#                     `swift build -c release --static-swift-stdlib -Xlinker -l_FoundationICU`;
+#                     or use .build/debug)
 #   --units-only      only the units and sysusers.d entry (for scripts/verify-units.sh)
 #
 # Environment (all optional):
@@ -84,7 +85,7 @@ echo "==> installing into ${DESTDIR:-/} (PREFIX=$PREFIX)" >&2
 if ! $units_only; then
     for program in castd castc; do
         if [ ! -x "$build_dir/$program" ]; then
-            echo "install.sh: no $build_dir/$program; build it first (swift build -c release --static-swift-stdlib)" >&2
+            echo "install.sh: no $build_dir/$program; build it first (see the README, Installing)" >&2
             echo "  or name another build directory with --build-dir (e.g. .build/debug)" >&2
             exit 1
         fi
@@ -111,11 +112,11 @@ if ! $units_only && [ -f "$repo/packaging/castd.toml" ]; then
 fi
 
 # A binary linked against a toolchain's Swift runtime runs only where that toolchain is.
-if ! $units_only && command -v readelf > /dev/null &&
-    readelf -d "$build_dir/castd" 2> /dev/null | grep -q 'libswiftCore\.so'; then
-    runpath=$(readelf -d "$build_dir/castd" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
+dynamic=$(! $units_only && command -v readelf > /dev/null && readelf -d "$build_dir/castd" 2> /dev/null || true)
+if grep -q 'libswiftCore\.so' <<< "$dynamic"; then
+    runpath=$(sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p' <<< "$dynamic")
     echo "note: castd uses the Swift runtime from ${runpath:-the library path}: it runs only where that" >&2
-    echo "      is installed. For other machines build with: swift build -c release --static-swift-stdlib" >&2
+    echo "      is installed. For other machines: swift build -c release --static-swift-stdlib -Xlinker -l_FoundationICU" >&2
 fi
 
 $units_only && exit 0

@@ -135,7 +135,8 @@ fi
 if [ "$bindir" != "$work/bin" ]; then
     echo "==> socket paths agree with castd --print-socket-path" >&2
     has_mode=true
-    if ! "$bindir/castd" --help 2>&1 | grep -q -- '--mode'; then
+    help=$("$bindir/castd" --help 2>&1 || true)
+    if ! grep -q -- '--mode' <<< "$help"; then
         # Before castd had --mode, the environment alone chose the path.
         echo "note: $bindir/castd has no --mode, which ExecStart= passes: these units need a newer castd" >&2
         has_mode=false
@@ -159,15 +160,15 @@ if [ "$bindir" != "$work/bin" ]; then
         fi
         local expected listen
         expected=$(env -i PATH=/usr/bin:/bin "$@" "$bindir/castd" "${args[@]}" --print-socket-path 2>&1) || {
-            echo "FAIL: $what: castd ${args[*]} --print-socket-path: $expected" >&2
+            echo "FAIL: $what: castd${args[*]:+ ${args[*]}} --print-socket-path: $expected" >&2
             failed=1
             return
         }
         listen=$(sed -n 's/^ListenStream=//p' "$dir/castd.socket" | sed "s|%t|$runtime|")
         if [ "$listen" = "$expected" ]; then
-            echo "ok: $what socket $listen, as castd ${args[*]} says" >&2
+            echo "ok: $what socket $listen, as castd${args[*]:+ ${args[*]}} says" >&2
         else
-            echo "FAIL: $what: castd.socket listens on '$listen', castd ${args[*]} would serve '$expected'" >&2
+            echo "FAIL: $what: castd.socket listens on '$listen', castd${args[*]:+ ${args[*]}} would serve '$expected'" >&2
             failed=1
         fi
     }
