@@ -110,7 +110,7 @@ struct LinkTests {
             }
             #expect(pong?.destinationID == "sender-quiet")
             #expect(ping != nil)
-            try await quiet.waitForClose()
+            _ = try await quiet.waitForClose(timeout: .seconds(20))  // closed 8 s after its last message
 
             // The answering sender has been idle just as long, but answered its PINGs.
             #expect(answering.isActive)
