@@ -138,17 +138,26 @@ extension DeviceController {
         session.joined = joined
         self.session = session
         suspended = nil
-        publish(session)
+        // The media status first, so that a client acting on "started" or "resumed" finds
+        // what plays (a pause right after "resumed" must not meet "nothing is loaded").
+        var mediaError: (any Error)?
+        if app.declares(namespace: CastNamespace.media) {
+            do {
+                let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+                    MediaRequest.make("GET_STATUS", requestID: $0)
+                }
+                applyMedia(reply)
+            } catch {
+                mediaError = error
+            }
+        }
+        let published = self.session ?? session
+        publish(published)
         sessionLogger.info(
             state == .resumed ? "session resumed" : joined ? "joined the app's session" : "session started",
-            metadata: ["session": "\(session.sessionID)", "app": "\(app.appID)"])
-        if app.declares(namespace: CastNamespace.media) {
-            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
-                MediaRequest.make("GET_STATUS", requestID: $0)
-            }
-            applyMedia(reply)
-        }
-        return self.session ?? session
+            metadata: ["session": "\(published.sessionID)", "app": "\(app.appID)"])
+        if let mediaError { throw mediaError }
+        return published
     }
 
     /// The link is back after it dropped under a session: rejoin the same session if its app

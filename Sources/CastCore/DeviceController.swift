@@ -66,7 +66,9 @@ public actor DeviceController {
     /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
     /// generation does nothing when it wakes.
     private var retryGeneration: UInt64 = 0
-    private var linkWaiters: [CheckedContinuation<CastLink, any Error>] = []
+    /// Requests waiting for the link, by a number each, so a cancelled one can leave.
+    private var linkWaiters: [(id: UInt64, continuation: CheckedContinuation<CastLink, any Error>)] = []
+    private var nextLinkWaiter: UInt64 = 0
     var receiver: CastReceiverStatus?
     var session: CastdSession?
     /// A session whose link dropped: rejoined when the link is back if its app still runs.
@@ -128,7 +130,26 @@ public actor DeviceController {
         case .idle:
             attemptSoon()
         }
-        return try await withCheckedThrowingContinuation { linkWaiters.append($0) }
+        // A request whose caller gives up (its deadline, a cancelled call, castd stopping) stops
+        // waiting at once, rather than when the attempt ends (or never, if it never runs).
+        nextLinkWaiter += 1
+        let id = nextLinkWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    linkWaiters.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.dropLinkWaiter(id) }
+        }
+    }
+
+    private func dropLinkWaiter(_ id: UInt64) {
+        guard let index = linkWaiters.firstIndex(where: { $0.id == id }) else { return }
+        linkWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
     /// Connects in the background (a group, to learn its members), without waiting.
@@ -290,7 +311,7 @@ public actor DeviceController {
         }
         let waiters = linkWaiters
         linkWaiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: link) }
+        for waiter in waiters { waiter.continuation.resume(returning: link) }
     }
 
     private func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
@@ -307,7 +328,7 @@ public actor DeviceController {
         let waiters = linkWaiters
         linkWaiters.removeAll()
         let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
-        for waiter in waiters { waiter.resume(throwing: error) }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
         if var session {
             session.state = .suspended
             session.reason = "connection to the device lost: \(reason)"
