@@ -85,6 +85,8 @@ extension CastDeviceEmulator {
                 try pipeline.addHandler(LinkCutter(closeAtOnce: admission != .accepted))
                 if admission == .accepted {
                     try pipeline.addHandler(NIOSSLServerHandler(context: context.tls))
+                    // Where hostile faults write their bytes, past the codec and the framing.
+                    try pipeline.addHandler(RawFrameWriter())
                     try pipeline.addHandler(
                         ByteToMessageHandler(
                             LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)

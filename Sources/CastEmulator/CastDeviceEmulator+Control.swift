@@ -22,6 +22,14 @@ import NIOHTTP1
 ///   halves of a restart, for a downtime of the caller's choosing.
 /// - `POST /emulator/faults/move-port` `{"port": 0}` — listens on another port (0: any free
 ///   one): `{"endpoints"}`.
+/// - `POST /emulator/faults/hostile` `{"kind": KIND, …}` — writes one hostile frame on every
+///   open link (``EmulatorHostileFrame``; KIND is its ``EmulatorHostileFrame/kind``, and
+///   `length`, `trailingBytes`, `namespace`, `depth` its values where it takes them):
+///   `{"kind", "breaksFraming", "links"}`.
+/// - `POST /emulator/faults/flood` `{"perSecond": 10000, "durationMs": 1000}` — broadcasts
+///   MEDIA_STATUS at that rate to every sender connected to the app (409 with nothing
+///   loaded); answers when done: `{"perSecond", "requested", "sent", "links", "linksOpen",
+///   "elapsedMs", "achievedPerSecond"}`.
 /// - `POST /emulator/transfer` `{"to": "http://HOST:PORT"}` — moves the session to the emulator
 ///   whose control interface is there: `{"appId", "from": {…}, "to": {…}}`.
 /// - `POST /emulator/resume-session` `{"appId", "sessionState"}` — the destination's half of a
@@ -129,6 +137,26 @@ extension CastDeviceEmulator {
             }
             let endpoints = try await emulator.movePort(to: port)
             return HTTPResponse(.ok, json: ["endpoints": endpoints.json])
+        },
+        ControlRoute(
+            method: .POST, path: "/emulator/faults/hostile",
+            summary: #"{"kind": "oversized-frame"|"zero-length-frame"|"garbage-frame"|…, …}: write a hostile frame on every link"#
+        ) { emulator, body in
+            let request = try ControlRequestBody(body, keys: Set(EmulatorHostileFrame.controlKeys.keys))
+            let frame = try EmulatorHostileFrame(control: request)
+            let links = try await emulator.sendHostile(frame)
+            return HTTPResponse(
+                .ok, json: ["kind": .string(frame.kind), "breaksFraming": .bool(frame.breaksFraming), "links": .number(Double(links))])
+        },
+        ControlRoute(
+            method: .POST, path: "/emulator/faults/flood",
+            summary: #"{"perSecond": 10000, "durationMs": 1000}: broadcast that many MEDIA_STATUS a second to the app's senders"#
+        ) { emulator, body in
+            let request = try ControlRequestBody(body, keys: ["perSecond", "durationMs"])
+            let perSecond = try request.integer("perSecond", in: 1...1_000_000) ?? 10_000
+            let milliseconds = try request.integer("durationMs", in: 1...600_000) ?? 1000
+            let report = try await emulator.floodMediaStatus(perSecond: perSecond, for: .milliseconds(milliseconds))
+            return HTTPResponse(.ok, json: report.json)
         },
         ControlRoute(
             method: .POST, path: "/emulator/transfer",

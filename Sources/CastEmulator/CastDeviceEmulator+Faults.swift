@@ -7,8 +7,11 @@ import NIOCore
 ///
 /// Switches that stay on (``EmulatorFaults``): ``setFaults(_:)`` / ``updateFaults(_:)``.
 /// Actions: ``dropLinks()``, ``restart(downtime:)`` (or ``stopListening()`` and
-/// ``resumeListening()`` for a downtime of the test's choosing), ``movePort(to:)``, and
-/// ``transferSession(to:)`` (in `CastDeviceEmulator+Transfer.swift`). The same are routes of the
+/// ``resumeListening()`` for a downtime of the test's choosing), ``movePort(to:)``,
+/// ``transferSession(to:)`` (in `CastDeviceEmulator+Transfer.swift`), and the hostile-device
+/// faults ``sendHostile(_:)`` and ``floodMediaStatus(perSecond:for:)`` (in
+/// `CastDeviceEmulator+Hostile.swift`: oversized, empty and garbage frames, invalid
+/// CastMessages, payloads of the wrong kind, a MEDIA_STATUS flood). The same are routes of the
 /// control interface (`CastDeviceEmulator+Control.swift`).
 ///
 /// ```swift

@@ -289,6 +289,23 @@ public final class CastDeviceEmulator: Sendable {
         }
     }
 
+    // MARK: the device's own controls
+
+    /// What the device's own volume buttons (or its remote) do: the device volume changes and
+    /// every sender connected to receiver-0 gets an unsolicited RECEIVER_STATUS (requestId 0).
+    /// Nil leaves that part as it is. Throws `invalidArgument` for neither, or a level outside
+    /// 0…1. A fixed-volume device still changes here: its buttons are not SET_VOLUME.
+    public func changeVolumeOnDevice(level: Double? = nil, muted: Bool? = nil) throws {
+        var volume: [String: JSONValue] = [:]
+        if let level { volume["level"] = .number(level) }
+        if let muted { volume["muted"] = .bool(muted) }
+        guard let change = VolumeChange(.object(volume)) else {
+            throw EmulatorError(.invalidArgument, "give a level from 0 to 1, muted, or both")
+        }
+        let outcome = transition { $0.changeVolumeOnDevice(change) }
+        report(outcome, logger: logger)
+    }
+
     // MARK: observing
 
     /// The `_googlecast._tcp` TXT record this device would publish right now: `id`, `cd`, `rm`,

@@ -5,6 +5,15 @@ extension EmulatedDevice {
     /// Volume steps are reported as a float32, like real devices do (0.05000000074505806).
     static let stepInterval = Double(Float(0.05))
 
+    /// The device's own volume buttons: the volume changes, every sender hears of it.
+    mutating func changeVolumeOnDevice(_ change: VolumeChange) -> DeviceOutcome {
+        var outcome = DeviceOutcome()
+        change.apply(level: &volumeLevel, muted: &muted)
+        outcome.note(.info, "device volume \(volumeLevel)\(muted ? " (muted)" : "") (the device's own buttons)")
+        broadcast(from: Self.receiverID, CastNamespace.receiver, receiverStatusPayload(requestID: 0), &outcome)
+        return outcome
+    }
+
     mutating func handleReceiverRequest(
         _ request: JSONValue, from sender: String, on connection: Int, now: Duration, into outcome: inout DeviceOutcome
     ) {

@@ -6,7 +6,9 @@ import CastProtocol
 /// These are the switches that stay on until turned off (``CastDeviceEmulator/setFaults(_:)``,
 /// ``CastDeviceEmulator/updateFaults(_:)``, `POST /emulator/faults`). The one-off faults are
 /// actions: ``CastDeviceEmulator/dropLinks()``, ``CastDeviceEmulator/restart(downtime:)``,
-/// ``CastDeviceEmulator/movePort(to:)``, ``CastDeviceEmulator/transferSession(to:)``.
+/// ``CastDeviceEmulator/movePort(to:)``, ``CastDeviceEmulator/transferSession(to:)``, and a
+/// hostile device's ``CastDeviceEmulator/sendHostile(_:)`` and
+/// ``CastDeviceEmulator/floodMediaStatus(perSecond:for:)``.
 public struct EmulatorFaults: Sendable, Hashable, CustomStringConvertible {
     /// What the device does on `tp.heartbeat`, and beyond.
     public enum Heartbeat: String, Sendable, Hashable, CaseIterable {

@@ -1,0 +1,255 @@
+import CastClient
+import CastCore
+import CastEmulator
+import CastProtocol
+import CastTestSupport
+import CastdAPI
+import Foundation
+import Synchronization
+import Testing
+
+/// A device that sends what no device should (cast-emulator's hostile faults, over the real TLS
+/// link to a real castd): frames that break the framing, frames that hold no valid CastMessage,
+/// payloads of the wrong kind, JSON of the wrong types. castd stays up; a frame that breaks the
+/// framing closes that device's link, reported with the reason, and castd reconnects; anything
+/// else is skipped or read leniently without touching the link; a second device and its watcher
+/// notice nothing. (The MEDIA_STATUS flood is in `HostileDeviceFloodTests`.)
+@Suite(.serialized)
+struct HostileDeviceFaultTests {
+    /// Two emulated devices, each playing its own media in castd's session, a castd, a client,
+    /// and a Watch on a second connection that records every event about the good device.
+    struct Setup {
+        var client: CastdClient
+        var hub: CastdEventHub
+        var recorder: EventRecorder
+        var hostile: CastDeviceEmulator
+        var good: CastDeviceEmulator
+        var hostileID: String
+        var goodID: String
+        var goodWatch: GoodDeviceWatch
+        /// The hostile device's media status before the fault.
+        var hostileMedia: CastdMediaStatus
+        var hostileSession: CastdSession
+
+        /// Events about the hostile device published after `sequence`.
+        func hostileEvents(after sequence: UInt64) -> [CastdEvent] {
+            recorder.all.filter { $0.sequence > sequence && HostileDeviceFaultTests.concerns($0, hostileID) }
+        }
+    }
+
+    /// Records what a real Watch call (its own connection) sees, for one device.
+    final class GoodDeviceWatch: Sendable {
+        private let deviceID: String
+        private final class Storage: Sendable {
+            let recorded = Mutex<[CastdEvent]>([])
+        }
+        private let storage = Storage()
+        private let task: Task<Void, Never>
+
+        init(socket: String, deviceID: String) {
+            self.deviceID = deviceID
+            let storage = storage
+            task = Task {
+                try? await CastdClient.withConnection(socketPath: socket) { client in
+                    for try await event in client.watch() {
+                        storage.recorded.withLock { $0.append(event) }
+                    }
+                }
+            }
+        }
+
+        deinit { task.cancel() }
+
+        /// Events about the device after `sequence`, and any lag (and the snapshot after it).
+        func events(after sequence: UInt64) -> [CastdEvent] {
+            var lagged = false
+            return storage.recorded.withLock { all in
+                all.filter { event in
+                    if case .lagged = event.kind { lagged = true }
+                    return event.sequence > sequence && (lagged || HostileDeviceFaultTests.concerns(event, deviceID))
+                }
+            }
+        }
+
+        /// Waits until the watch has seen `sequence`.
+        func waitFor(sequence: UInt64) async throws {
+            try await eventually("the watch to reach event \(sequence)") {
+                storage.recorded.withLock { $0.contains { $0.sequence >= sequence } }
+            }
+        }
+    }
+
+    static func concerns(_ event: CastdEvent, _ deviceID: String) -> Bool {
+        switch event.kind {
+        case .deviceAdded(let device), .deviceUpdated(let device), .deviceRemoved(let device): device.id == deviceID
+        case .session(let session): session.deviceID == deviceID
+        case .media(let media): media.deviceID == deviceID
+        case .transferred(let transfer): transfer.fromDeviceID == deviceID || transfer.toDeviceID == deviceID
+        default: false
+        }
+    }
+
+    static func media(_ url: String) -> CastdMediaInformation {
+        var media = CastdMediaInformation()
+        media.contentURL = url
+        media.contentID = url
+        media.contentType = "video/mp4"
+        media.duration = 600
+        return media
+    }
+
+    func withTwoDevices<T>(_ body: (Setup) async throws -> T) async throws -> T {
+        var hostileConfiguration = EmulatorConfiguration()
+        hostileConfiguration.name = "Hostile"
+        var goodConfiguration = EmulatorConfiguration()
+        goodConfiguration.name = "Good"
+        return try await withEmulator(hostileConfiguration) { hostile, hostileEndpoints in
+            try await withEmulator(goodConfiguration) { good, goodEndpoints in
+                let devices = [
+                    StaticDevice(name: "Hostile", endpoint: .init(host: hostileEndpoints.host, port: hostileEndpoints.port)),
+                    StaticDevice(name: "Good", endpoint: .init(host: goodEndpoints.host, port: goodEndpoints.port)),
+                ]
+                return try await withDaemon(devices: devices) { socket, hub in
+                    let recorder = EventRecorder(hub)
+                    return try await CastdClient.withConnection(socketPath: socket) { client in
+                        // Past the start: a currentTime read as 0 would show.
+                        let hostileMedia = try await client.load(
+                            Self.media("https://example.com/hostile.mp4"), device: "Hostile", startTime: 100)
+                        _ = try await client.load(Self.media("https://example.com/good.mp4"), device: "Good", startTime: 50)
+                        let status = try await client.status()
+                        let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" })
+                        let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID)
+                        let watch = GoodDeviceWatch(socket: socket, deviceID: goodID)
+                        try await watch.waitFor(sequence: hub.sequence)
+                        return try await body(
+                            Setup(
+                                client: client, hub: hub, recorder: recorder, hostile: hostile, good: good,
+                                hostileID: hostileMedia.deviceID, goodID: goodID, goodWatch: watch,
+                                hostileMedia: hostileMedia, hostileSession: hostileSession))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The good device answers requests, and its watcher saw nothing but what those requests
+    /// did (media PAUSED and PLAYING): no link change, no session change, no lag.
+    static func expectGoodDeviceUnaffected(_ setup: Setup, since sequence: UInt64) async throws {
+        let playing = try await setup.client.play(device: "Good")
+        #expect(playing.playerState == .playing)
+        #expect(await setup.good.state().mediaStatus?.playerState == "PLAYING")
+        try await setup.goodWatch.waitFor(sequence: setup.hub.sequence)
+        let events = setup.goodWatch.events(after: sequence)
+        for event in events {
+            guard case .media(let media) = event.kind else {
+                Issue.record("a spurious event about the good device: \(event)")
+                continue
+            }
+            #expect([.paused, .playing].contains(media.playerState), "\(media)")
+        }
+        #expect(events.contains { if case .media(let media) = $0.kind { media.playerState == .paused } else { false } })
+        #expect(setup.hub.device(id: setup.goodID)?.linkState == .connected)
+    }
+
+    static let framingFaults: [EmulatorHostileFrame] = [
+        .oversizedFrame(length: 65_537), .oversizedFrame(length: 65_537, trailingBytes: 4096),
+        .oversizedFrame(length: 0xFFFF_FFFF), .oversizedFrame(length: 0xFFFF_FFFF, trailingBytes: 100),
+        .zeroLengthFrame,
+    ]
+
+    /// A frame that breaks CastV2's framing: castd closes that link at once and says why
+    /// (through Watch, GetStatus and ListDevices), reconnects on its own and rejoins the same
+    /// session; the other device never notices.
+    @Test(arguments: framingFaults)
+    func aFrameThatBreaksTheFramingClosesOnlyThatLinkWithTheReason(_ frame: EmulatorHostileFrame) async throws {
+        try await withTwoDevices { setup in
+            let before = setup.hub.sequence
+            #expect(try await setup.hostile.sendHostile(frame) == 1)
+            // During the fault: the other device answers.
+            #expect(try await setup.client.pause(device: "Good").playerState == .paused)
+
+            let (down, _) = try await setup.recorder.first("the hostile device's link reported down") { event -> CastdDevice? in
+                guard event.sequence > before, case .deviceUpdated(let device) = event.kind, device.id == setup.hostileID,
+                    device.linkState != .connected, !device.linkError.isEmpty
+                else { return nil }
+                return device
+            }
+            print("\(frame): link reported \(down.linkState): \(down.linkError)")
+            #expect(down.linkError.contains("frame"), "\(down.linkError)")
+            #expect(down.linkError.contains("CastV2"), "\(down.linkError)")
+            let (suspended, _) = try await setup.recorder.session(.suspended, of: setup.hostileID)
+            #expect(suspended.reason.contains(down.linkError), "\(suspended.reason)")
+
+            // castd reconnects and rejoins the same session, launching nothing.
+            let (resumed, _) = try await setup.recorder.session(.resumed, of: setup.hostileID, timeout: .seconds(20))
+            #expect(resumed.sessionID == setup.hostileSession.sessionID)
+            #expect(await setup.hostile.state().launches.count == 1)
+            #expect(setup.hub.device(id: setup.hostileID)?.linkState == .connected)
+            #expect(try await setup.client.requestMediaStatus(device: "Hostile").mediaSessionID == setup.hostileMedia.mediaSessionID)
+            try await Self.expectGoodDeviceUnaffected(setup, since: before)
+        }
+    }
+
+    static let skippedFaults: [EmulatorHostileFrame] = [
+        .garbageFrame(length: 1), .garbageFrame(length: 64), .garbageFrame(length: 65_536), .truncatedMessage,
+        .emptySourceID, .emptyDestinationID, .emptyNamespace, .stringTypeWithBinaryPayload, .binaryTypeWithUTF8Payload,
+        .binaryPayload(namespace: CastNamespace.media), .binaryPayload(namespace: CastNamespace.receiver),
+        .notJSON(namespace: CastNamespace.receiver), .notJSON(namespace: CastNamespace.media),
+        .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
+        .deeplyNested(depth: 10_000, namespace: CastNamespace.receiver),
+        .mediaStatusString, .mediaSessionIDLetters, .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString,
+        .applicationsNotArray,
+    ]
+
+    /// A frame that is whole but holds no valid CastMessage, a payload of the wrong kind, JSON
+    /// that does not parse or has fields of the wrong types: castd keeps the link, skips the
+    /// message or ignores the fields it cannot read, and publishes nothing wrong (no media
+    /// cleared, no position or volume of 0, no session ended); the other device never notices.
+    @Test(arguments: skippedFaults)
+    func aBadMessageIsSkippedOrReadLenientlyAndTheLinkGoesOn(_ frame: EmulatorHostileFrame) async throws {
+        try await withTwoDevices { setup in
+            let before = setup.hub.sequence
+            let receiverBefore = try #require(setup.hub.device(id: setup.hostileID)?.receiver)
+            #expect(try await setup.hostile.sendHostile(frame) == 1)
+            #expect(try await setup.client.pause(device: "Good").playerState == .paused)
+            // A volume change on the device itself, after the fault on the same link: once castd
+            // shows it, castd has handled the hostile message.
+            try setup.hostile.changeVolumeOnDevice(level: 0.35)
+            try await setup.recorder.first("the device's own volume change") { event -> Bool? in
+                guard event.sequence > before, case .deviceUpdated(let device) = event.kind, device.id == setup.hostileID,
+                    abs(device.receiver.volume.level - 0.35) < 0.001
+                else { return nil }
+                return true
+            }
+
+            for event in setup.hostileEvents(after: before) {
+                switch event.kind {
+                case .deviceUpdated(let device):
+                    #expect(device.linkState == .connected, "\(device)")
+                    #expect(device.receiver.applications == receiverBefore.applications, "\(device.receiver)")
+                    #expect(
+                        [receiverBefore.volume.level, 0.35].contains { abs($0 - device.receiver.volume.level) < 0.001 },
+                        "volume published as \(device.receiver.volume)")
+                case .media(let media):
+                    #expect(media.mediaSessionID == setup.hostileMedia.mediaSessionID, "\(media)")
+                    #expect(media.playerState == .playing, "\(media)")
+                    #expect(media.currentTime >= 100 && media.currentTime.isFinite, "\(media)")
+                    #expect(media.volume.level == setup.hostileMedia.volume.level, "\(media.volume)")
+                default:
+                    Issue.record("castd published this about the hostile device: \(event)")
+                }
+            }
+            let status = try await setup.client.status()
+            let session = try #require(status.sessions.first { $0.deviceID == setup.hostileID })
+            #expect(session.sessionID == setup.hostileSession.sessionID && session.state == setup.hostileSession.state)
+            let media = try #require(status.media.first { $0.deviceID == setup.hostileID })
+            #expect(media.mediaSessionID == setup.hostileMedia.mediaSessionID && media.playerState == .playing)
+            #expect(media.currentTime >= 100)
+            // The link is the same one: still up, and the device answers on it.
+            #expect(setup.hub.device(id: setup.hostileID)?.linkState == .connected)
+            #expect(await setup.hostile.state().connections.count == 1)
+            #expect(try await setup.client.pause(device: "Hostile").playerState == .paused)
+            try await Self.expectGoodDeviceUnaffected(setup, since: before)
+        }
+    }
+}
