@@ -45,9 +45,14 @@ public final class CastLink: Sendable {
     private let allocator: ByteBufferAllocator
     private let eventLoop: any EventLoop
     private let logger: Logger
-    /// Messages from the device, in order; finishes when the link closes.
-    public let messages: AsyncStream<CastMessage>
-    private let messageContinuation: AsyncStream<CastMessage>.Continuation
+    /// Messages from the device, in order; finishes when the link closes. At most
+    /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device.
+    public let messages: Messages
+    private let inbox: LinkInbox
+
+    /// How many messages may wait for the consumer of ``messages``: a device that sends faster
+    /// than its messages are handled is slowed down (TCP) rather than buffered without bound.
+    public static let messageBufferLimit = 128
 
     private struct State {
         var nextRequestID: Int64 = 1
@@ -72,7 +77,8 @@ public final class CastLink: Sendable {
         self.allocator = channel.allocator
         self.eventLoop = channel.eventLoop
         self.logger = logger
-        (messages, messageContinuation) = AsyncStream.makeStream(of: CastMessage.self, bufferingPolicy: .unbounded)
+        inbox = LinkInbox(limit: Self.messageBufferLimit)
+        messages = Messages(inbox: inbox)
     }
 
     /// Connects (TCP, TLS and device authentication within `connectTimeout`), runs `body` with the
@@ -105,10 +111,12 @@ public final class CastLink: Sendable {
                     var reason = CastChannelError(.closed, "the device closed the connection")
                     do {
                         for try await message in inbound {
-                            link.deliver(message)
+                            await link.deliver(message)
                         }
                     } catch let error as CastChannelError {
                         reason = error
+                    } catch let error as LengthPrefixError {
+                        reason = CastChannelError(.closed, Self.describe(error))
                     } catch {
                         reason = CastChannelError(.closed, "link failed: \(error)")
                     }
@@ -194,6 +202,18 @@ public final class CastLink: Sendable {
         } catch {
             handshake.fail(error)
             throw CastChannelError(.connectFailed, "cannot connect to \(what): \(Self.describe(error))")
+        }
+    }
+
+    /// Why a device's stream was refused, for the link's reason: framing the device broke.
+    static func describe(_ error: LengthPrefixError) -> String {
+        switch error {
+        case .frameTooLarge(let length, let limit):
+            "the device broke CastV2 framing: a frame of \(length) bytes, over the \(limit)-byte limit"
+        case .emptyFrame:
+            "the device broke CastV2 framing: a frame of length 0"
+        case .truncatedFrame(let received, let expected):
+            "the device closed the connection inside a CastV2 frame (\(received) of \(expected) bytes)"
         }
     }
 
@@ -399,7 +419,7 @@ public final class CastLink: Sendable {
 
     // MARK: receiving
 
-    private func deliver(_ message: CastMessage) {
+    private func deliver(_ message: CastMessage) async {
         logger.trace("received", metadata: Self.traceMetadata(message, peer: "cast.source", id: message.sourceID))
         if message.namespace == CastNamespace.deviceAuth {
             // The answer to our challenge; nothing else is expected, nor delivered.
@@ -416,7 +436,7 @@ public final class CastLink: Sendable {
                 _ = state.withLock { $0.connectedDestinations.remove(message.sourceID) }
             }
         }
-        messageContinuation.yield(message)
+        await inbox.push(message)
     }
 
     /// What a verbose record says of a message: namespace, the other end, and the JSON `type`.
@@ -441,8 +461,11 @@ public final class CastLink: Sendable {
         }
         for promise in pending { promise.fail(reason) }
         authenticationReply?.fail(reason)
-        messageContinuation.finish()
+        inbox.finish()
     }
+
+    /// Messages read and not yet taken from ``messages``, and the most there have been at once.
+    var bufferedMessages: (now: Int, highest: Int) { (inbox.count, inbox.highWater) }
 
     /// Why the link closed, once it has.
     public var closedReason: CastChannelError? { state.withLock { $0.closedReason } }

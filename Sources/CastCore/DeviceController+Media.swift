@@ -249,7 +249,7 @@ extension DeviceController {
             let reply = try await replacing(
                 "volume", on: link, namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
             ) { ReceiverRequest.setVolume(level: requested, muted: muted, requestID: $0) }
-            let status = CastReceiverStatus(payload: reply)
+            let status = readReceiverStatus(reply)
             applyReceiver(status)
             return CastdVolume(status.volume ?? CastVolume())
         } catch {

@@ -19,7 +19,7 @@ public struct SessionRequest: Sendable {
 extension DeviceController {
     func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
         let reply = try await receiverRequest(link) { ReceiverRequest.getStatus(requestID: $0) }
-        let status = CastReceiverStatus(payload: reply)
+        let status = readReceiverStatus(reply)
         applyReceiver(status)
         return status
     }
@@ -47,7 +47,7 @@ extension DeviceController {
                     // Relaunch: stop the running instance, then launch afresh.
                     endingReason = "relaunched by a castd client"
                     let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-                    applyReceiver(CastReceiverStatus(payload: reply))
+                    applyReceiver(readReceiverStatus(reply))
                     if var session, session.sessionID == app.sessionID {
                         session.state = .ended
                         session.reason = "relaunched by a castd client"
@@ -105,7 +105,7 @@ extension DeviceController {
                     supportedAppTypes: options.androidTv ? ["WEB", "ANDROID_TV"] : nil,
                     credentials: options.credentials.nonEmpty, credentialsType: options.credentialsType.nonEmpty)
             }
-            var status = CastReceiverStatus(payload: reply)
+            var status = readReceiverStatus(reply)
             applyReceiver(status)
             // Some devices answer a LAUNCH before the app is listed; ask again a few times.
             var attempts = 0
@@ -196,7 +196,7 @@ extension DeviceController {
                 endingReason = "stopped by a castd client"
                 let sessionID = session.sessionID
                 let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: sessionID, requestID: $0) }
-                applyReceiver(CastReceiverStatus(payload: reply))
+                applyReceiver(readReceiverStatus(reply))
             }
             if self.session != nil {
                 // Left, or the device did not drop the app yet: either way castd stops following it.
@@ -229,7 +229,7 @@ extension DeviceController {
                 throw CastdError(.failedPrecondition, "nothing is running on \(name)")
             }
             let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-            applyReceiver(CastReceiverStatus(payload: reply))
+            applyReceiver(readReceiverStatus(reply))
             var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
             hub.updateSession(ended)

@@ -79,6 +79,8 @@ public actor DeviceController {
     var mediaJSON: [Int64: JSONValue] = [:]
     var itemMedia: [Int64: JSONValue] = [:]
     var lastEntry: JSONValue?
+    /// The media status castd last published for this device.
+    var lastMediaStatus: CastdMediaStatus?
     /// The last media seen playing, paused or buffering, and when.
     var lastActiveMedia: (media: JSONValue, at: ContinuousClock.Instant)?
     /// The app ids this device said it can or cannot run, until the link drops.
@@ -301,7 +303,7 @@ public actor DeviceController {
             $0.nextRetryAtMs = 0
             $0.reconnectAttempts = 0
         }
-        let status = CastReceiverStatus(payload: reply)
+        let status = readReceiverStatus(reply)
         applyReceiver(status)
         if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
             await requestGroupMembers(link)
@@ -385,7 +387,7 @@ public actor DeviceController {
         let type = CastEnvelope(payload).type
         switch (message.namespace, type) {
         case (CastNamespace.receiver, "RECEIVER_STATUS"):
-            applyReceiver(CastReceiverStatus(payload: payload))
+            applyReceiver(readReceiverStatus(payload))
         case (CastNamespace.media, "MEDIA_STATUS"):
             guard let session, message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
@@ -411,6 +413,40 @@ public actor DeviceController {
         appMessage.payload = message.payloadUtf8
         appMessage.isJson = (try? JSONValue.parse(message.payloadUtf8)) != nil
         channels.deliver(appMessage)
+    }
+
+    /// A RECEIVER_STATUS payload as castd applies it. A field the device sent but that cannot be
+    /// read (`applications` that is not an array, a volume level that is not a number) is no
+    /// news: it keeps what castd knew, rather than ending the session or showing a volume of 0.
+    func readReceiverStatus(_ payload: JSONValue) -> CastReceiverStatus {
+        var status = CastReceiverStatus(payload: payload)
+        let object = payload["status"].flatMap { $0.objectValue != nil ? $0 : nil } ?? payload
+        var unreadable: [String] = []
+        if let applications = object["applications"], !applications.isNull, applications.arrayValue == nil {
+            unreadable.append("applications")
+            status.applications = receiver?.applications ?? []
+        }
+        if let volume = object["volume"], !volume.isNull {
+            if volume.objectValue == nil {
+                unreadable.append("volume")
+                status.volume = receiver?.volume
+            } else if status.volume != nil {
+                if let level = volume["level"], !level.isNull, level.doubleValue == nil {
+                    unreadable.append("volume.level")
+                    status.volume?.level = receiver?.volume?.level
+                }
+                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
+                    unreadable.append("volume.muted")
+                    status.volume?.muted = receiver?.volume?.muted
+                }
+            }
+        }
+        if !unreadable.isEmpty {
+            logger.warning(
+                "the device's RECEIVER_STATUS has fields that cannot be read; kept what castd knew of them",
+                metadata: ["fields": "\(unreadable.joined(separator: ", "))"])
+        }
+        return status
     }
 
     func applyReceiver(_ status: CastReceiverStatus) {
@@ -475,11 +511,12 @@ public actor DeviceController {
 
     /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
     func applyMedia(_ payload: JSONValue) {
-        let entries: [JSONValue]
-        switch payload["status"] {
-        case .array(let items)?: entries = items.filter { $0["mediaSessionId"]?.intValue != nil }
-        case let object? where object["mediaSessionId"]?.intValue != nil: entries = [object]
-        default: entries = []
+        guard let entries = Self.mediaEntries(payload["status"]) else {
+            // Not "no media session" (that is `[]`): a status castd cannot read says nothing.
+            mediaLogger.warning(
+                "skipped a MEDIA_STATUS whose status cannot be read",
+                metadata: ["status": "\(String((payload["status"]?.jsonString ?? "").prefix(100)))"])
+            return
         }
         guard let entry = entries.first, let mediaSessionID = entry["mediaSessionId"]?.intValue else {
             if lastEntry != nil { clearMedia() }
@@ -510,12 +547,76 @@ public actor DeviceController {
             // The media session ended; its items are gone with it.
             itemMedia.removeAll()
         }
-        hub.updateMedia(
-            CastdMediaStatus(deviceID: id, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date()))
+        var status = CastdMediaStatus(deviceID: id, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
+        if let previous = lastMediaStatus, previous.mediaSessionID == status.mediaSessionID {
+            keepKnown(of: previous, where: entry, in: &status)
+        }
+        lastMediaStatus = status
+        hub.updateMedia(status)
+    }
+
+    /// The entries of a MEDIA_STATUS `status`: `[]` when there is no media session (absent,
+    /// null, an empty array, entries without `mediaSessionId`), nil when it cannot be read (a
+    /// string or a number, entries whose `mediaSessionId` is not a number).
+    static func mediaEntries(_ status: JSONValue?) -> [JSONValue]? {
+        func readable(_ entry: JSONValue) -> Bool { entry["mediaSessionId"]?.intValue != nil }
+        func unreadable(_ entry: JSONValue) -> Bool { entry.objectValue == nil || entry["mediaSessionId"] != nil }
+        switch status {
+        case nil, .null?:
+            return []
+        case .array(let items)?:
+            let entries = items.filter(readable)
+            return entries.isEmpty && items.contains(where: unreadable) ? nil : entries
+        case let object? where object.objectValue != nil:
+            return readable(object) ? [object] : (unreadable(object) ? nil : [])
+        default:
+            return nil
+        }
+    }
+
+    /// Fields of a MEDIA_STATUS entry that are there but cannot be read (a `currentTime` that is
+    /// an object, a volume level that is a word) are no news: `status` keeps what castd last
+    /// published for the same media session, rather than a position or a volume of 0.
+    private func keepKnown(of previous: CastdMediaStatus, where entry: JSONValue, in status: inout CastdMediaStatus) {
+        func unreadableNumber(_ value: JSONValue?) -> Bool {
+            guard let value, !value.isNull else { return false }
+            return !(value.doubleValue?.isFinite ?? false)
+        }
+        var kept: [String] = []
+        if unreadableNumber(entry["currentTime"]) {
+            kept.append("currentTime")
+            status.currentTime = previous.currentTime
+            status.updatedAtMs = previous.updatedAtMs  // the position as of then, not now
+        }
+        if unreadableNumber(entry["playbackRate"]) {
+            kept.append("playbackRate")
+            status.playbackRate = previous.playbackRate
+        }
+        if let volume = entry["volume"], !volume.isNull {
+            if volume.objectValue == nil {
+                kept.append("volume")
+                status.volume = previous.volume
+            } else {
+                if unreadableNumber(volume["level"]) {
+                    kept.append("volume.level")
+                    status.volume.level = previous.volume.level
+                }
+                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
+                    kept.append("volume.muted")
+                    status.volume.muted = previous.volume.muted
+                }
+            }
+        }
+        if !kept.isEmpty {
+            mediaLogger.warning(
+                "the device's MEDIA_STATUS has fields that cannot be read; kept what castd knew of them",
+                metadata: ["fields": "\(kept.joined(separator: ", "))"])
+        }
     }
 
     func clearMedia() {
         lastEntry = nil
+        lastMediaStatus = nil
         mediaJSON.removeAll()
         itemMedia.removeAll()
         var empty = CastdMediaStatus()

@@ -304,8 +304,9 @@ private struct FloodTemplate: Sendable {
     }
 
     func frame(currentTimeOffset offset: Double, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let time = (baseTime + offset) * 1000
-        let text = before + JSONValue.number(time.rounded() / 1000).jsonString + after
+        // Microseconds: at up to a million a second, every status differs from the one before.
+        let time = ((baseTime + offset) * 1_000_000).rounded() / 1_000_000
+        let text = before + JSONValue.number(time).jsonString + after
         let length = text.utf8.count
         var varint: [UInt8] = []
         var rest = UInt32(length)
