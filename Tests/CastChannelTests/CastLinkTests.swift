@@ -168,4 +168,53 @@ struct CastLinkTests {
             }
         }
     }
+
+    /// A device that sends faster than the link's messages are taken (a MEDIA_STATUS flood
+    /// while nothing reads `messages`): the link holds at most `messageBufferLimit` of them and
+    /// reads no further, so the rest waits in TCP and slows the device down; once read, every
+    /// status arrives, in order. (The link used to buffer all of them.)
+    @Test func aDeviceFasterThanItsReaderIsSlowedDownNotBuffered() async throws {
+        try await withEmulator { emulator, endpoints in
+            try await CastLink.withConnection(
+                host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
+            ) { link in
+                try await link.connect(to: CastWire.platformReceiverID)
+                let launched = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    ReceiverRequest.launch(appID: CastAppID.defaultMediaReceiver, requestID: $0)
+                }
+                let transportID = try #require(
+                    CastReceiverStatus(payload: launched).application(id: CastAppID.defaultMediaReceiver)?.transportID)
+                try await link.connect(to: transportID)
+                _ = try await link.request(namespace: CastNamespace.media, destination: transportID) {
+                    [
+                        "type": "LOAD", "requestId": .number(Double($0)), "autoplay": true,
+                        "media": ["contentId": "https://example.com/a.mp4", "contentType": "video/mp4", "streamType": "BUFFERED"],
+                    ]
+                }
+
+                let flood = try await emulator.floodMediaStatus(perSecond: 5_000, for: .seconds(1))
+                print("while nothing read: \(flood); the link held \(link.bufferedMessages)")
+                #expect(flood.sent > CastLink.messageBufferLimit)
+                #expect(link.bufferedMessages.highest <= CastLink.messageBufferLimit)
+
+                // Read now, up to a change made after the flood: every status, in order.
+                try emulator.changeVolumeOnDevice(level: 0.35)
+                var times: [Double] = []
+                for await message in link.messages where message.namespace != CastNamespace.connection {
+                    let payload = try message.jsonPayload()
+                    if CastEnvelope(payload).type == "RECEIVER_STATUS", payload["status"]?["volume"]?["level"]?.doubleValue == 0.35 {
+                        break
+                    }
+                    if CastEnvelope(payload).type == "MEDIA_STATUS", CastEnvelope(payload).requestID == 0,
+                        let time = payload["status"]?.arrayValue?.first?["currentTime"]?.doubleValue
+                    {
+                        times.append(time)
+                    }
+                }
+                let flooded = Array(times.suffix(flood.sent))
+                #expect(times.count >= flood.sent && times.count <= flood.sent + 3, "\(times.count) of \(flood.sent)")
+                #expect(zip(flooded, flooded.dropFirst()).allSatisfy { $0 < $1 }, "in order")
+            }
+        }
+    }
 }
