@@ -46,7 +46,8 @@ public final class CastLink: Sendable {
     private let eventLoop: any EventLoop
     private let logger: Logger
     /// Messages from the device, in order; finishes when the link closes. At most
-    /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device.
+    /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device,
+    /// replies included, so a link's user must keep taking them.
     public let messages: Messages
     private let inbox: LinkInbox
 

@@ -107,6 +107,25 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             (--publish) carry the new port. A transfer moves the running app's session to the \
             emulator whose --http-port is given (stream transfer, as CAF's STORE_SESSION and \
             RESUME_SESSION do it).
+
+            A hostile device, for testing a sender's parsers and limits: each POST writes one \
+            bad frame on every open link, below the emulator's own encoder:
+
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/hostile -d '{"kind": "oversized-frame", "length": 4294967295}'
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/hostile -d '{"kind": "current-time-object"}'
+              curl -s -X POST http://127.0.0.1:8008/emulator/faults/flood -d '{"perSecond": 10000, "durationMs": 5000}'
+
+            Kinds: oversized-frame (length over 65536, trailingBytes after it), \
+            zero-length-frame, garbage-frame (length), truncated-message, empty-source-id, \
+            empty-destination-id, empty-namespace, string-type-binary-payload, \
+            binary-type-utf8-payload, binary-payload (namespace), media-status-string, \
+            media-session-id-letters, current-time-object, volume-level-string, \
+            receiver-volume-level-string, applications-not-array, not-json (namespace), \
+            deeply-nested (depth, namespace). The first two break the framing (a sender must \
+            close the link); the others must be skipped or read leniently. flood broadcasts \
+            the media session's MEDIA_STATUS, currentTime moving on, to the app's senders at \
+            that rate, each by its deadline, slowed down by TCP if they read slower, and \
+            answers how many it sent.
             """
     )
 

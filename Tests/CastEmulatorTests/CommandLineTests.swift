@@ -59,12 +59,16 @@ struct CommandLineTests {
             "--app \"ABCD1234:Chat:urn:x-cast:com.example.chat\"", "--unplayable-content-type video/x-flv",
             "--group-member 0123456789abcdef0123456789abcdef=Kitchen", "cast-emulator --fixed-volume",
             "/emulator/state", "/emulator/faults/drop-links", "/emulator/faults/move-port", "/emulator/transfer",
+            "/emulator/faults/hostile", "/emulator/faults/flood",
             "A7CC5A5E", "E2C0EC40", "urn:x-cast:com.castd.echo", "castd --trust-root",
         ] {
             #expect(output.contains(example), "\(example) missing from --help")
         }
         // Every impostor is named and explained (the help wraps lines: compare words).
         let words = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for kind in EmulatorHostileFrame.kinds {
+            #expect(words.contains(kind), "hostile kind \(kind) missing from --help")
+        }
         for impostor in EmulatorImpostor.allCases {
             #expect(words.contains("\(impostor.rawValue) \(impostor.summary)"), "\(impostor) missing from --help")
         }

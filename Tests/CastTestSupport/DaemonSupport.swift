@@ -17,7 +17,8 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 }
 
 /// An in-process castd: the real server on a real Unix socket in a temporary directory, the
-/// real registry and device links, no discovery. `body` gets the socket path and the hub.
+/// real registry and device links, no discovery. `body` gets the socket path and the hub, once
+/// the server listens and the registry knows `devices`.
 /// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
 /// With `logs`, the daemon logs through them (as castd's subsystems) and serves its log methods;
 /// without, it logs nothing and those methods answer FAILED_PRECONDITION.
@@ -56,6 +57,10 @@ public func withDaemon<T>(
             group.addTask { try await server.run() }
             for await _ in listening.stream {}
             defer { group.cancelAll() }
+            // Ready once the registry knows the static devices (it adds them as it starts).
+            try await eventually("the registry to know its static devices") {
+                devices.allSatisfy { hub.device(id: $0.id) != nil }
+            }
             return try await body(socketPath, hub)
         }
     }
