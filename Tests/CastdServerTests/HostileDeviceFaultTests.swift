@@ -197,6 +197,8 @@ struct HostileDeviceFaultTests {
         .notJSON(namespace: CastNamespace.receiver), .notJSON(namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.receiver),
+        .deeplyNested(depth: 500, namespace: CastNamespace.media), .deeplyNested(depth: 511, namespace: CastNamespace.media),
+        .deeplyNested(depth: 32_000, namespace: CastNamespace.media),
         .mediaStatusString, .mediaSessionIDLetters, .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString,
         .applicationsNotArray,
     ]
