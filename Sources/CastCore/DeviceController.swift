@@ -547,7 +547,8 @@ public actor DeviceController {
             // The media session ended; its items are gone with it.
             itemMedia.removeAll()
         }
-        var status = CastdMediaStatus(deviceID: id, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
+        var status = CastdMediaStatus(
+            deviceID: id, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
         if let previous = lastMediaStatus, previous.mediaSessionID == status.mediaSessionID {
             keepKnown(of: previous, where: entry, in: &status)
         }

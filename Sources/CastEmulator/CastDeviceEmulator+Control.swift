@@ -146,7 +146,11 @@ extension CastDeviceEmulator {
             let frame = try EmulatorHostileFrame(control: request)
             let links = try await emulator.sendHostile(frame)
             return HTTPResponse(
-                .ok, json: ["kind": .string(frame.kind), "breaksFraming": .bool(frame.breaksFraming), "links": .number(Double(links))])
+                .ok,
+                json: [
+                    "kind": .string(frame.kind), "breaksFraming": .bool(frame.breaksFraming),
+                    "links": .number(Double(links)),
+                ])
         },
         ControlRoute(
             method: .POST, path: "/emulator/faults/flood",

@@ -87,7 +87,8 @@ extension CastDeviceEmulator {
         // At most a hundredth of a second's worth per batch, so that pacing stays fine-grained.
         let batchLimit = max(1, min(1024, perSecond / 100))
         logger.info(
-            "flooding \(channels.count) link(s) with \(total) MEDIA_STATUS, \(perSecond)/s for \(duration) (fault injection)")
+            "flooding \(channels.count) link(s) with \(total) MEDIA_STATUS, \(perSecond)/s for \(duration) (fault injection)"
+        )
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -114,7 +115,8 @@ extension CastDeviceEmulator {
                 for (index, channel) in open.enumerated() {
                     group.addTask {
                         let frames = (first..<(first + count)).map {
-                            template.frame(currentTimeOffset: Double($0) / Double(perSecond), allocator: channel.allocator)
+                            template.frame(
+                                currentTimeOffset: Double($0) / Double(perSecond), allocator: channel.allocator)
                         }
                         do {
                             try await RawFrameWriter.write(frames, on: channel)
@@ -144,7 +146,8 @@ extension CastDeviceEmulator {
         let receiverID = EmulatedDevice.receiverID
         let mediaSource = device.running?.transportID ?? receiverID
         let receiverStatus = device.receiverStatusPayload(requestID: 0)
-        var entry = device.player?.statusEntry(at: now, includeMedia: false).objectValue
+        var entry =
+            device.player?.statusEntry(at: now, includeMedia: false).objectValue
             ?? ["mediaSessionId": 1, "playerState": "IDLE", "currentTime": 0]
 
         func framed(_ body: [UInt8]) -> [UInt8] { lengthPrefix(UInt32(body.count)) + body }
@@ -205,14 +208,16 @@ extension CastDeviceEmulator {
             return framed(message)
         case .binaryPayload(let namespace):
             let payload =
-                namespace == CastNamespace.media ? EmulatedDevice.mediaStatus([.object(entry)], requestID: 0) : receiverStatus
+                namespace == CastNamespace.media
+                ? EmulatedDevice.mediaStatus([.object(entry)], requestID: 0) : receiverStatus
             var message = status(payload, namespace: namespace)
             message.payloadType = .binary
             message.payloadBinary = Data(message.payloadUtf8.utf8)
             message.clearPayloadUtf8()
             return framed(message)
         case .mediaStatusString:
-            return framed(status(["type": "MEDIA_STATUS", "requestId": 0, "status": "PLAYING"], namespace: CastNamespace.media))
+            return framed(
+                status(["type": "MEDIA_STATUS", "requestId": 0, "status": "PLAYING"], namespace: CastNamespace.media))
         case .mediaSessionIDLetters:
             entry["mediaSessionId"] = "abc"
             return framed(mediaStatus(entry))

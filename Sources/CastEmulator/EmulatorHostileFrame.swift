@@ -122,14 +122,16 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .oversizedFrame(let length, let trailing):
             guard Int(length) > CastWire.maximumFrameLength else {
-                throw EmulatorError(.invalidArgument, "an oversized frame's length must be over \(CastWire.maximumFrameLength)")
+                throw EmulatorError(
+                    .invalidArgument, "an oversized frame's length must be over \(CastWire.maximumFrameLength)")
             }
             guard (0...CastWire.maximumFrameLength).contains(trailing) else {
                 throw EmulatorError(.invalidArgument, "trailing bytes must be 0 to \(CastWire.maximumFrameLength)")
             }
         case .garbageFrame(let length):
             guard (1...CastWire.maximumFrameLength).contains(length) else {
-                throw EmulatorError(.invalidArgument, "a garbage frame's length must be 1 to \(CastWire.maximumFrameLength)")
+                throw EmulatorError(
+                    .invalidArgument, "a garbage frame's length must be 1 to \(CastWire.maximumFrameLength)")
             }
         case .deeplyNested(let depth, let namespace):
             guard (1...Self.maximumDepth).contains(depth) else {
@@ -171,7 +173,9 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         }) {
             let takes = Self.controlKeys.filter { $0.key != "kind" && $0.value.contains(kind) }.keys.sorted()
             throw ControlRequestError(
-                key: key, "does not apply to \(kind) (it takes \(takes.isEmpty ? "no other key" : takes.joined(separator: ", ")))")
+                key: key,
+                "does not apply to \(kind) (it takes \(takes.isEmpty ? "no other key" : takes.joined(separator: ", ")))"
+            )
         }
         func namespace(_ fallback: String) throws(ControlRequestError) -> String {
             guard let namespace = try body.string("namespace") else { return fallback }

@@ -30,8 +30,14 @@ struct HostileFaultTests {
     @Test(
         "A frame over 64 KiB or of length 0 reaches every link, and a sender's decoder refuses it",
         arguments: [
-            (EmulatorHostileFrame.oversizedFrame(length: 65_537), LengthPrefixError.frameTooLarge(length: 65_537, limit: 65_536)),
-            (.oversizedFrame(length: 0xFFFF_FFFF, trailingBytes: 300), .frameTooLarge(length: 0xFFFF_FFFF, limit: 65_536)),
+            (
+                EmulatorHostileFrame.oversizedFrame(length: 65_537),
+                LengthPrefixError.frameTooLarge(length: 65_537, limit: 65_536)
+            ),
+            (
+                .oversizedFrame(length: 0xFFFF_FFFF, trailingBytes: 300),
+                .frameTooLarge(length: 0xFFFF_FFFF, limit: 65_536)
+            ),
             (.zeroLengthFrame, .emptyFrame),
         ])
     func brokenFraming(_ frame: EmulatorHostileFrame, _ expected: LengthPrefixError) async throws {
@@ -89,7 +95,9 @@ struct HostileFaultTests {
             }
             // The payloads are the device's real RECEIVER_STATUS.
             #expect(try JSONValue.parse(received[0].payloadUtf8)["type"] == "RECEIVER_STATUS")
-            #expect(try JSONValue.parse(String(decoding: received[3].payloadBinary, as: UTF8.self))["type"] == "RECEIVER_STATUS")
+            #expect(
+                try JSONValue.parse(String(decoding: received[3].payloadBinary, as: UTF8.self))["type"]
+                    == "RECEIVER_STATUS")
         }
     }
 
@@ -103,7 +111,8 @@ struct HostileFaultTests {
             let frames: [EmulatorHostileFrame] = [
                 .binaryPayload(namespace: CastNamespace.media), .mediaStatusString, .mediaSessionIDLetters,
                 .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString, .applicationsNotArray,
-                .notJSON(namespace: CastNamespace.receiver), .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
+                .notJSON(namespace: CastNamespace.receiver),
+                .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
             ]
             for frame in frames { #expect(try await emulator.sendHostile(frame) == 1) }
             let received = try await Self.messagesUntilVolumeChange(sender, emulator)
@@ -143,7 +152,9 @@ struct HostileFaultTests {
         try await withEmulator(controlledConfiguration()) { emulator, endpoints in
             let httpPort = try #require(endpoints.httpPort)
             // Nothing loaded: nothing to flood with.
-            await #expect(throws: EmulatorError.self) { try await emulator.floodMediaStatus(perSecond: 10, for: .seconds(1)) }
+            await #expect(throws: EmulatorError.self) {
+                try await emulator.floodMediaStatus(perSecond: 10, for: .seconds(1))
+            }
             let idle = try await control("/emulator/faults/flood", #"{"perSecond": 10}"#, port: httpPort)
             #expect(idle.status == 409, "\(idle.json)")
 
@@ -164,13 +175,15 @@ struct HostileFaultTests {
             #expect(times.count == statuses.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
             #expect(try await Self.messagesUntilVolumeChange(bystander, emulator).isEmpty)
 
-            let answer = try await control("/emulator/faults/flood", #"{"perSecond": 100, "durationMs": 50}"#, port: httpPort)
+            let answer = try await control(
+                "/emulator/faults/flood", #"{"perSecond": 100, "durationMs": 50}"#, port: httpPort)
             #expect(answer.status == 200, "\(answer.json)")
             #expect(answer.json["requested"] == 5 && answer.json["links"] == 1)
             #expect((answer.json["sent"]?.intValue ?? 0) > 0)
             for (body, key) in [
                 (#"{"perSecond": 0}"#, "perSecond"), (#"{"perSecond": 2000000}"#, "perSecond"),
-                (#"{"durationMs": "long"}"#, "durationMs"), (#"{"durationMs": 0}"#, "durationMs"), (#"{"rate": 1}"#, "rate"),
+                (#"{"durationMs": "long"}"#, "durationMs"), (#"{"durationMs": 0}"#, "durationMs"),
+                (#"{"rate": 1}"#, "rate"),
             ] {
                 let bad = try await control("/emulator/faults/flood", body, port: httpPort)
                 #expect(bad.status == 400 && bad.json["key"] == .string(key), "\(body): \(bad.json)")
@@ -188,7 +201,8 @@ struct HostileFaultTests {
             try await sender.roundTrip(connectingFirst: true)
 
             let nested = try await control(
-                "/emulator/faults/hostile", #"{"kind": "deeply-nested", "depth": 3, "namespace": "urn:x-cast:com.example"}"#,
+                "/emulator/faults/hostile",
+                #"{"kind": "deeply-nested", "depth": 3, "namespace": "urn:x-cast:com.example"}"#,
                 port: httpPort)
             #expect(nested.status == 200, "\(nested.json)")
             #expect(nested.json == ["kind": "deeply-nested", "breaksFraming": false, "links": 1])
@@ -215,7 +229,8 @@ struct HostileFaultTests {
             await #expect(throws: EmulatorError.self) { try await emulator.sendHostile(.garbageFrame(length: 70_000)) }
             await #expect(throws: EmulatorError.self) { try await emulator.sendHostile(.oversizedFrame(length: 10)) }
 
-            let broken = try await control("/emulator/faults/hostile", #"{"kind": "oversized-frame", "length": 4294967295}"#, port: httpPort)
+            let broken = try await control(
+                "/emulator/faults/hostile", #"{"kind": "oversized-frame", "length": 4294967295}"#, port: httpPort)
             #expect(broken.json == ["kind": "oversized-frame", "breaksFraming": true, "links": 1])
             let error = await #expect(throws: ConnectionClosed.self) { _ = try await sender.next() }
             #expect(error?.cause as? LengthPrefixError == .frameTooLarge(length: 0xFFFF_FFFF, limit: 65_536))

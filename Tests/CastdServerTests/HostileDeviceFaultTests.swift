@@ -106,7 +106,8 @@ struct HostileDeviceFaultTests {
         return try await withEmulator(hostileConfiguration) { hostile, hostileEndpoints in
             try await withEmulator(goodConfiguration) { good, goodEndpoints in
                 let devices = [
-                    StaticDevice(name: "Hostile", endpoint: .init(host: hostileEndpoints.host, port: hostileEndpoints.port)),
+                    StaticDevice(
+                        name: "Hostile", endpoint: .init(host: hostileEndpoints.host, port: hostileEndpoints.port)),
                     StaticDevice(name: "Good", endpoint: .init(host: goodEndpoints.host, port: goodEndpoints.port)),
                 ]
                 return try await withDaemon(devices: devices) { socket, hub in
@@ -115,7 +116,8 @@ struct HostileDeviceFaultTests {
                         // Past the start: a currentTime read as 0 would show.
                         let hostileMedia = try await client.load(
                             Self.media("https://example.com/hostile.mp4"), device: "Hostile", startTime: 100)
-                        _ = try await client.load(Self.media("https://example.com/good.mp4"), device: "Good", startTime: 50)
+                        _ = try await client.load(
+                            Self.media("https://example.com/good.mp4"), device: "Good", startTime: 50)
                         let status = try await client.status()
                         let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" })
                         let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID)
@@ -168,8 +170,10 @@ struct HostileDeviceFaultTests {
             // During the fault: the other device answers.
             #expect(try await setup.client.pause(device: "Good").playerState == .paused)
 
-            let (down, _) = try await setup.recorder.first("the hostile device's link reported down") { event -> CastdDevice? in
-                guard event.sequence > before, case .deviceUpdated(let device) = event.kind, device.id == setup.hostileID,
+            let (down, _) = try await setup.recorder.first("the hostile device's link reported down") {
+                event -> CastdDevice? in
+                guard event.sequence > before, case .deviceUpdated(let device) = event.kind,
+                    device.id == setup.hostileID,
                     device.linkState != .connected, !device.linkError.isEmpty
                 else { return nil }
                 return device
@@ -185,7 +189,9 @@ struct HostileDeviceFaultTests {
             #expect(resumed.sessionID == setup.hostileSession.sessionID)
             #expect(await setup.hostile.state().launches.count == 1)
             #expect(setup.hub.device(id: setup.hostileID)?.linkState == .connected)
-            #expect(try await setup.client.requestMediaStatus(device: "Hostile").mediaSessionID == setup.hostileMedia.mediaSessionID)
+            #expect(
+                try await setup.client.requestMediaStatus(device: "Hostile").mediaSessionID
+                    == setup.hostileMedia.mediaSessionID)
             try await Self.expectGoodDeviceUnaffected(setup, since: before)
         }
     }
@@ -197,7 +203,8 @@ struct HostileDeviceFaultTests {
         .notJSON(namespace: CastNamespace.receiver), .notJSON(namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.receiver),
-        .deeplyNested(depth: 500, namespace: CastNamespace.media), .deeplyNested(depth: 511, namespace: CastNamespace.media),
+        .deeplyNested(depth: 500, namespace: CastNamespace.media),
+        .deeplyNested(depth: 511, namespace: CastNamespace.media),
         .deeplyNested(depth: 32_000, namespace: CastNamespace.media),
         .mediaStatusString, .mediaSessionIDLetters, .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString,
         .applicationsNotArray,
@@ -218,7 +225,8 @@ struct HostileDeviceFaultTests {
             // shows it, castd has handled the hostile message.
             try setup.hostile.changeVolumeOnDevice(level: 0.35)
             try await setup.recorder.first("the device's own volume change") { event -> Bool? in
-                guard event.sequence > before, case .deviceUpdated(let device) = event.kind, device.id == setup.hostileID,
+                guard event.sequence > before, case .deviceUpdated(let device) = event.kind,
+                    device.id == setup.hostileID,
                     abs(device.receiver.volume.level - 0.35) < 0.001
                 else { return nil }
                 return true

@@ -108,7 +108,8 @@ struct HostileDeviceFloodTests {
                             ], [:])
                         try await eventually(timeout: .seconds(20), "castd to listen") {
                             guard castd.isRunning else { throw CastdExited(stderr: castd.stderr) }
-                            return (try? await CastdClient.withConnection(socketPath: socket) { try await $0.status() }) != nil
+                            return (try? await CastdClient.withConnection(socketPath: socket) { try await $0.status() })
+                                != nil
                         }
                         try await CastdClient.withConnection(socketPath: socket) { client in
                             try await flood(castd: castd, socket: socket, client: client, hostile: hostile, good: good)
@@ -130,8 +131,10 @@ struct HostileDeviceFloodTests {
         let loaded = try await client.load(
             HostileDeviceFaultTests.media("https://example.com/flooded.mp4"), device: "Hostile", startTime: 100)
         let hostileID = loaded.deviceID
-        let goodID = try await client.load(HostileDeviceFaultTests.media("https://example.com/calm.mp4"), device: "Good")
-            .deviceID
+        let goodID = try await client.load(
+            HostileDeviceFaultTests.media("https://example.com/calm.mp4"), device: "Good"
+        )
+        .deviceID
         let watch = WatchCounter(socket: socket, hostileID: hostileID, goodID: goodID)
         let start = try await client.status()
         try await watch.waitFor(sequence: 1)
