@@ -97,7 +97,7 @@ extension CastDeviceEmulator {
         var sent = 0
         while sent < total, !open.isEmpty, !Task.isCancelled {
             let now = clock.now
-            if now >= end { break }
+            if now >= end, sent > 0 { break }  // the first is due at the start: it always goes
             let due = min(total, Int(((now - start).seconds * Double(perSecond)).rounded(.down)) + 1)
             if due <= sent {
                 // Ahead of schedule: wait for the next one's deadline.
