@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "castd", targets: ["castd"]),
         .executable(name: "castc", targets: ["castc"]),
         .executable(name: "cast-emulator", targets: ["cast-emulator"]),
+        .executable(name: "castd-bench", targets: ["castd-bench"]),
         .library(name: "CastClient", targets: ["CastClient"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
@@ -165,6 +166,19 @@ let package = Package(
             dependencies: [
                 "CastEmulator",
                 "CastDiscovery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: benchmarks (make bench; see BENCHMARKS.md). It hosts emulated devices and drives
+        // castd, castc and the Python peers as processes.
+        .executableTarget(
+            name: "castd-bench",
+            dependencies: [
+                "CastClient",
+                "CastEmulator",
+                "CastProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,0 +1,30 @@
+# Entry points; the scripts do the work.
+#
+#   make test          the whole test suite (scripts/test.sh), what CI runs
+#   make release       release builds of castd, castc, cast-emulator and castd-bench
+#   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
+#   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
+#
+# castc's release build links the Swift runtime statically: that is a setting of the castc
+# target in Package.swift (release only), so plain `swift build -c release` does it too.
+
+# One product at a time: a bare `swift build -c release` also builds every target of every
+# dependency, swift-protobuf's protoc (C++) among them.
+PRODUCTS := castd castc cast-emulator castd-bench
+
+.PHONY: test release bench bench-quick
+
+test:
+	scripts/test.sh
+
+release:
+	@for product in $(PRODUCTS); do \
+		echo "swift build -c release --product $$product"; \
+		swift build -c release --product $$product || exit 1; \
+	done
+
+bench:
+	scripts/bench.sh
+
+bench-quick:
+	scripts/bench.sh --quick
