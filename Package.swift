@@ -19,7 +19,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // Without the default BinaryDelimitedStreams trait, which nothing here uses: it imports
+        // all of Foundation into every program that uses SwiftProtobuf (castc is quicker to
+        // start with FoundationEssentials alone; see "castc start-up" in BENCHMARKS.md).
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: ["FieldMaskUtilities"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -140,6 +143,22 @@ let package = Package(
             dependencies: [
                 "CastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // castc lives for one command: link the Swift runtime and FoundationEssentials into
+            // it, so that it starts without loading and relocating twenty shared libraries (see
+            // "castc start-up" in BENCHMARKS.md). Debug builds, which the tests use, stay dynamic.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib",
+                        // The libraries the Foundation modules name only when their users are
+                        // compiled for static linking (`--static-swift-stdlib` recompiles every
+                        // dependency for that): FoundationEssentials needs the last two, and
+                        // Foundation, should castc import it again, the first two as well.
+                        "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
