@@ -125,6 +125,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib",
+                        "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 

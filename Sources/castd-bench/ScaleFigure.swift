@@ -10,6 +10,9 @@ struct ScaleFigure {
     struct Level {
         var devices: Int
         var rssKiB: Int
+        /// Of it: the heap and other private memory, and pages of the executable and libraries.
+        var anonymousKiB: Int
+        var fileKiB: Int
         var peakKiB: Int
         var threads: Int
         var idleCPUPercent: Double
@@ -62,7 +65,8 @@ struct ScaleFigure {
         let one = results.first { $0.devices == 1 }
         for level in results {
             let label = "\(level.devices) device\(level.devices == 1 ? "" : "s")"
-            var note = "peak \(Format.mebibytes(kibibytes: level.peakKiB)), \(level.threads) threads"
+            var note =
+                "\(Format.mebibytes(kibibytes: level.anonymousKiB)) anonymous (heap), \(Format.mebibytes(kibibytes: level.fileKiB)) of the executable and libraries; peak \(Format.mebibytes(kibibytes: level.peakKiB)), \(level.threads) threads"
             if level.devices > 0 { note += "; all linked in \(Format.fixed(level.connectSeconds, 2)) s" }
             let isTop = level.devices == maximum
             figure.rows.append(
@@ -78,10 +82,13 @@ struct ScaleFigure {
                     note: "over \(Format.fixed(level.idleSeconds, 0)) s"))
             if let one, level.devices > 1 {
                 let perDevice = Double(level.rssKiB - one.rssKiB) / Double(level.devices - 1)
+                let anonymousPerDevice = Double(level.anonymousKiB - one.anonymousKiB) / Double(level.devices - 1)
                 figure.rows.append(
                     .value(
                         "\(label): memory per device", "\(Format.significant(perDevice)) KiB",
-                        note: "(RSS(\(level.devices)) − RSS(1)) / \(level.devices - 1)"))
+                        note:
+                            "(RSS(\(level.devices)) − RSS(1)) / \(level.devices - 1); anonymous memory alone: \(Format.significant(anonymousPerDevice)) KiB"
+                    ))
             }
         }
         return figure
@@ -120,13 +127,16 @@ struct ScaleFigure {
             await client.close()
             try await Task.sleep(for: .seconds(3))
             let rss = daemon.rssKiB ?? 0
+            let anonymous = Proc.statusValue(daemon.pid, "RssAnon") ?? 0
+            let file = Proc.statusValue(daemon.pid, "RssFile") ?? 0
             let ticksBefore = daemon.cpuTicks ?? 0
             let windowStart = monotonicNanos()
             try await Task.sleep(for: idle)
             let ticks = (daemon.cpuTicks ?? 0) - ticksBefore
             let seconds = Double(monotonicNanos() - windowStart) / 1e9
             let level = Level(
-                devices: devices.count, rssKiB: rss, peakKiB: daemon.peakRSSKiB ?? 0, threads: daemon.threads ?? 0,
+                devices: devices.count, rssKiB: rss, anonymousKiB: anonymous, fileKiB: file,
+                peakKiB: daemon.peakRSSKiB ?? 0, threads: daemon.threads ?? 0,
                 idleCPUPercent: Double(ticks) / Double(Proc.ticksPerSecond) / seconds * 100, idleSeconds: seconds,
                 connectSeconds: connectSeconds)
             await daemon.stop()
