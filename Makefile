@@ -4,6 +4,8 @@
 #   make release       release builds of castd, castc, cast-emulator and castd-bench
 #   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
 #   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
+#   make fuzz          each fuzz target for FUZZ_SECONDS (default 60), or only FUZZ_TARGETS
+#                      (make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=CastTXTFuzzer; scripts/fuzz.sh)
 #
 # castc's release build links the Swift runtime statically: that is a setting of the castc
 # target in Package.swift (release only), so plain `swift build -c release` does it too.
@@ -12,7 +14,10 @@
 # dependency, swift-protobuf's protoc (C++) among them.
 PRODUCTS := castd castc cast-emulator castd-bench
 
-.PHONY: test release bench bench-quick
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+
+.PHONY: test release bench bench-quick fuzz
 
 test:
 	scripts/test.sh
@@ -28,3 +33,6 @@ bench:
 
 bench-quick:
 	scripts/bench.sh --quick
+
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

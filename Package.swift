@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         // Without the default BinaryDelimitedStreams trait, which nothing here uses: it imports
         // all of Foundation into every program that uses SwiftProtobuf (castc is quicker to
@@ -64,6 +65,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,10 +91,19 @@ let package = Package(
 
         // MARK: daemon
         .target(
+            name: "CastdLogging",
+            dependencies: [
+                "CastdAPI",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "CastdServer",
             dependencies: [
                 "CastdAPI",
                 "CastCore",
+                "CastdLogging",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -119,6 +130,7 @@ let package = Package(
             dependencies: [
                 "CastdDaemon",
                 "CastdServer",
+                "CastdLogging",
                 "CastCore",
                 "CastChannel",
                 "CSystemd",
@@ -212,6 +224,47 @@ let package = Package(
             ]
         ),
 
+        // MARK: fuzz targets (`make fuzz`, scripts/fuzz.sh; a normal build replays Fuzz/Corpus)
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .executableTarget(
+            name: "CastFrameFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastProtocol", "LengthPrefixFraming", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/CastFrameFuzzer"
+        ),
+        .executableTarget(
+            name: "CastPayloadFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastProtocol", "CastCore", "CastdAPI",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/CastPayloadFuzzer"
+        ),
+        .executableTarget(
+            name: "DeviceAuthFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastChannel", "CastProtocol", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/DeviceAuthFuzzer",
+            exclude: ["make-fixture.py"]
+        ),
+        .executableTarget(
+            name: "CastdRequestFuzzer",
+            dependencies: [
+                "FuzzSupport", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            path: "Fuzz/CastdRequestFuzzer"
+        ),
+        .executableTarget(
+            name: "CastTXTFuzzer",
+            dependencies: ["FuzzSupport", "CastDiscovery"],
+            path: "Fuzz/CastTXTFuzzer"
+        ),
+
         // MARK: tests
         .target(
             name: "CastTestSupport",
@@ -220,6 +273,7 @@ let package = Package(
                 "CastClient",
                 "CastCore",
                 "CastdServer",
+                "CastdLogging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -267,6 +321,13 @@ let package = Package(
             dependencies: [
                 "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .testTarget(
+            name: "CastdLoggingTests",
+            dependencies: [
+                "CastdLogging", "CastdServer", "CastClient", "CastTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),

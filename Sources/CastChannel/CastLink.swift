@@ -90,7 +90,7 @@ public final class CastLink: Sendable {
         logger: Logger,
         _ body: (CastLink) async throws -> Result
     ) async throws -> Result {
-        var logger = logger
+        var logger = logger.subsystem("CastChannel")
         logger[metadataKey: "device.address"] = "\(host):\(port)"
         let deadline = NIODeadline.now() + TimeAmount(configuration.connectTimeout)
         let (channel, tlsCertificate) = try await connect(
@@ -193,6 +193,7 @@ public final class CastLink: Sendable {
                 throw error
             }
             let certificate = try? await channel.channel.nioSSL_peerCertificate().get()?.toDERBytes()
+            logger.debug("TLS connected")
             return (channel, certificate)
         } catch let error as CastChannelError {
             throw error
@@ -270,6 +271,7 @@ public final class CastLink: Sendable {
         }
         state.withLock { $0.authentication = outcome }
 
+        let logger = self.logger.subsystem("CastAuth")
         var metadata: Logger.Metadata = [
             "auth.state": "\(outcome.state)", "auth.device": "\(outcome.deviceCertificate)",
         ]
@@ -316,6 +318,7 @@ public final class CastLink: Sendable {
             throw CastChannelError(.invalidRequest, "\(error)")
         }
         if let reason = state.withLock({ $0.closedReason }) { throw reason }
+        logger.trace("sent", metadata: Self.traceMetadata(message, peer: "cast.destination", id: message.destinationID))
         var buffer = allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
         do {
@@ -403,6 +406,7 @@ public final class CastLink: Sendable {
     // MARK: receiving
 
     private func deliver(_ message: CastMessage) {
+        logger.trace("received", metadata: Self.traceMetadata(message, peer: "cast.source", id: message.sourceID))
         if message.namespace == CastNamespace.deviceAuth {
             // The answer to our challenge; nothing else is expected, nor delivered.
             resolveAuthentication(.success(message))
@@ -419,6 +423,17 @@ public final class CastLink: Sendable {
             }
         }
         messageContinuation.yield(message)
+    }
+
+    /// What a verbose record says of a message: namespace, the other end, and the JSON `type`.
+    static func traceMetadata(_ message: CastMessage, peer: String, id: String) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["cast.namespace": "\(message.namespace)", "\(peer)": "\(id)"]
+        if message.payloadType == .string {
+            if let type = try? CastEnvelope(message.jsonPayload()).type, !type.isEmpty { metadata["cast.type"] = "\(type)" }
+        } else {
+            metadata["cast.bytes"] = "\(message.payloadBinary.count)"
+        }
+        return metadata
     }
 
     private func finish(_ reason: CastChannelError) {

@@ -93,6 +93,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
             return
         }
         if silent >= pingInterval {
+            logger.trace("sent PING", metadata: ["silent.ms": "\(silent.nanoseconds / 1_000_000)"])
             send(ConnectionMessage.ping, destination: CastWire.platformReceiverID, context: context)
             // Next check when the link would be declared dead, or at the next ping.
             schedule(context: context, in: min(pingInterval, deadAfter - silent))
@@ -118,6 +119,7 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
             return
         }
         if let type = try? CastEnvelope(message.jsonPayload()).type, type == "PING" {
+            logger.trace("answered PING", metadata: ["cast.source": "\(message.sourceID)"])
             send(ConnectionMessage.pong, destination: message.sourceID, context: context)
         }
     }

@@ -1,7 +1,6 @@
 import CastProtocol
 import Crypto
 import Foundation
-import NIOSSL
 import _CryptoExtras
 
 @_spi(FixedExpiryValidationTime) import X509
@@ -206,11 +205,10 @@ public struct DeviceAuthenticator: Sendable {
         let notAfter: Date
         if let certificate = try? Certificate(derEncoded: der) {
             (notBefore, notAfter) = (certificate.notValidBefore, certificate.notValidAfter)
-        } else if let certificate = try? NIOSSLCertificate(bytes: der, format: .der) {
+        } else if let outline = try? CertificateOutline(derEncoded: der) {
             // swift-certificates refuses some keys (RSA under 2048 bits) that do not matter here:
             // the TLS certificate is only read for its validity.
-            notBefore = Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore))
-            notAfter = Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter))
+            (notBefore, notAfter) = (outline.notValidBefore, outline.notValidAfter)
         } else {
             throw DeviceAuthenticationFailure(.noTLSCertificate, "the device's TLS certificate cannot be read")
         }
@@ -253,12 +251,11 @@ public struct DeviceAuthenticator: Sendable {
         }
     }
 
-    /// The RSA key size of a certificate swift-certificates would not parse, read with BoringSSL
-    /// (through NIOSSL) and swift-crypto's lenient RSA initializer.
+    /// The RSA key size of a certificate swift-certificates would not parse, read with
+    /// `CertificateOutline` and swift-crypto's lenient RSA initializer; nil when it has none.
     static func rsaKeyBits(_ der: Data) -> Int? {
-        guard let certificate = try? NIOSSLCertificate(bytes: Array(der), format: .der),
-            let spki = try? certificate.extractPublicKey().toSPKIBytes(),
-            let key = try? _RSA.Signing.PublicKey(unsafeDERRepresentation: spki)
+        guard let outline = try? CertificateOutline(derEncoded: Array(der)),
+            let key = try? _RSA.Signing.PublicKey(unsafeDERRepresentation: outline.subjectPublicKeyInfo)
         else { return nil }
         return key.keySizeInBits
     }

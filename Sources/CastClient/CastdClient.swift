@@ -202,7 +202,12 @@ public final class CastdClient: Sendable {
         timeout: Duration? = nil
     ) async throws -> Response {
         guard !method.isStreaming else {
-            let alternative = method == .listen ? "listen(device:namespace:)" : "watch()"
+            let alternative =
+                switch method {
+                case .listen: "listen(device:namespace:)"
+                case .streamLogs: "logs(recent:follow:)"
+                default: "watch()"
+                }
             throw CastdError(.invalidArgument, "\(method.path) is a streaming method; use \(alternative)")
         }
         let requestData: Data

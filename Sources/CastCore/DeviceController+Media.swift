@@ -28,6 +28,8 @@ extension DeviceController {
     private func startMedia(type: String, _ fields: [String: JSONValue]) async throws -> CastdMediaStatus {
         do {
             let (link, session) = try await mediaSession()
+            mediaLogger.info(
+                "\(type)", metadata: ["media.content": "\(fields["media"]?["contentId"]?.stringValue ?? "")"])
             let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
                 MediaRequest.make(type, requestID: $0, fields)
             }
@@ -181,6 +183,7 @@ extension DeviceController {
                 throw CastdError(.failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
             }
             try check(status)
+            mediaLogger.debug("\(type)", metadata: ["media.session": "\(status.mediaSessionID)"])
             let send = { (mediaSessionID: Int64) async throws -> JSONValue in
                 let make: @Sendable (Int64) -> JSONValue = {
                     MediaRequest.make(type, requestID: $0, mediaSessionID: mediaSessionID, fields)

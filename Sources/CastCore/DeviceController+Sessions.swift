@@ -97,6 +97,7 @@ extension DeviceController {
         starting.appID = appID
         starting.state = .starting
         publish(starting)
+        sessionLogger.debug("launching", metadata: ["app": "\(appID)"])
         do {
             let reply = try await receiverRequest(link) {
                 ReceiverRequest.launch(
@@ -121,6 +122,7 @@ extension DeviceController {
             starting.state = .startFailed
             starting.reason = Self.map(error, device: name).message
             publish(starting)
+            sessionLogger.notice("launch failed", metadata: ["app": "\(appID)", "reason": "\(starting.reason)"])
             throw error
         }
     }
@@ -136,14 +138,26 @@ extension DeviceController {
         session.joined = joined
         self.session = session
         suspended = nil
-        publish(session)
+        // The media status first, so that a client acting on "started" or "resumed" finds
+        // what plays (a pause right after "resumed" must not meet "nothing is loaded").
+        var mediaError: (any Error)?
         if app.declares(namespace: CastNamespace.media) {
-            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
-                MediaRequest.make("GET_STATUS", requestID: $0)
+            do {
+                let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+                    MediaRequest.make("GET_STATUS", requestID: $0)
+                }
+                applyMedia(reply)
+            } catch {
+                mediaError = error
             }
-            applyMedia(reply)
         }
-        return self.session ?? session
+        let published = self.session ?? session
+        publish(published)
+        sessionLogger.info(
+            state == .resumed ? "session resumed" : joined ? "joined the app's session" : "session started",
+            metadata: ["session": "\(published.sessionID)", "app": "\(app.appID)"])
+        if let mediaError { throw mediaError }
+        return published
     }
 
     /// The link is back after it dropped under a session: rejoin the same session if its app
@@ -158,7 +172,7 @@ extension DeviceController {
                 _ = try await join(app, on: link, state: .resumed, joined: suspended.joined)
                 return
             } catch {
-                logger.warning("could not rejoin the session", metadata: ["error": "\(Self.describe(error))"])
+                sessionLogger.warning("could not rejoin the session", metadata: ["error": "\(Self.describe(error))"])
             }
         }
         endSuspended(reason: "the app stopped while castd was disconnected from \(name)")
@@ -193,6 +207,7 @@ extension DeviceController {
                 endingReason = nil
                 publish(session)
                 clearMedia()
+                sessionLogger.info("session ended", metadata: ["session": "\(session.sessionID)", "reason": "\(session.reason)"])
             } else {
                 session.state = .ended
                 session.reason = "stopped by a castd client"
@@ -282,10 +297,10 @@ extension DeviceController {
             self.session = session
             publish(session)
             applyMedia(reply)
-            logger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
+            sessionLogger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
             return session
         } catch {
-            logger.debug("not the transfer target", metadata: ["error": "\(Self.describe(error))"])
+            sessionLogger.debug("not the transfer target", metadata: ["error": "\(Self.describe(error))"])
             return nil
         }
     }

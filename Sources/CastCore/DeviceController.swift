@@ -40,7 +40,11 @@ public actor DeviceController {
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
+    /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
+    /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
     let logger: Logger
+    let sessionLogger: Logger
+    let mediaLogger: Logger
 
     private enum Phase {
         case idle
@@ -62,7 +66,9 @@ public actor DeviceController {
     /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
     /// generation does nothing when it wakes.
     private var retryGeneration: UInt64 = 0
-    private var linkWaiters: [CheckedContinuation<CastLink, any Error>] = []
+    /// Requests waiting for the link, by a number each, so a cancelled one can leave.
+    private var linkWaiters: [(id: UInt64, continuation: CheckedContinuation<CastLink, any Error>)] = []
+    private var nextLinkWaiter: UInt64 = 0
     var receiver: CastReceiverStatus?
     var session: CastdSession?
     /// A session whose link dropped: rejoined when the link is back if its app still runs.
@@ -101,7 +107,9 @@ public actor DeviceController {
         self.sessionVanished = sessionVanished
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
-        self.logger = logger
+        self.logger = logger.subsystem("CastDevice")
+        self.sessionLogger = logger.subsystem("CastSession")
+        self.mediaLogger = logger.subsystem("CastMedia")
         self.spawn = spawn
     }
 
@@ -122,7 +130,26 @@ public actor DeviceController {
         case .idle:
             attemptSoon()
         }
-        return try await withCheckedThrowingContinuation { linkWaiters.append($0) }
+        // A request whose caller gives up (its deadline, a cancelled call, castd stopping) stops
+        // waiting at once, rather than when the attempt ends (or never, if it never runs).
+        nextLinkWaiter += 1
+        let id = nextLinkWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    linkWaiters.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.dropLinkWaiter(id) }
+        }
+    }
+
+    private func dropLinkWaiter(_ id: UInt64) {
+        guard let index = linkWaiters.firstIndex(where: { $0.id == id }) else { return }
+        linkWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
     /// Connects in the background (a group, to learn its members), without waiting.
@@ -284,7 +311,7 @@ public actor DeviceController {
         }
         let waiters = linkWaiters
         linkWaiters.removeAll()
-        for waiter in waiters { waiter.resume(returning: link) }
+        for waiter in waiters { waiter.continuation.resume(returning: link) }
     }
 
     private func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
@@ -301,7 +328,7 @@ public actor DeviceController {
         let waiters = linkWaiters
         linkWaiters.removeAll()
         let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
-        for waiter in waiters { waiter.resume(throwing: error) }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
         if var session {
             session.state = .suspended
             session.reason = "connection to the device lost: \(reason)"
@@ -513,14 +540,7 @@ public actor DeviceController {
     /// MULTIZONE_STATUS lists a group's members; DEVICE_ADDED / DEVICE_UPDATED / DEVICE_REMOVED
     /// change one.
     private func applyMultizone(_ payload: JSONValue, type: String) {
-        func member(_ json: JSONValue) -> Castd_V1_GroupMember? {
-            guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
-            var m = Castd_V1_GroupMember()
-            m.deviceID = id
-            m.name = json["name"]?.stringValue ?? ""
-            m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
-            return m
-        }
+        let member = Self.groupMember
         switch type {
         case "MULTIZONE_STATUS":
             let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(member)
@@ -543,6 +563,17 @@ public actor DeviceController {
         default:
             break
         }
+    }
+
+    /// One member of a group, as MULTIZONE_STATUS and DEVICE_ADDED / DEVICE_UPDATED describe it;
+    /// nil without a device id.
+    package static func groupMember(_ json: JSONValue) -> Castd_V1_GroupMember? {
+        guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
+        var m = Castd_V1_GroupMember()
+        m.deviceID = id
+        m.name = json["name"]?.stringValue ?? ""
+        m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
+        return m
     }
 
     // MARK: requests

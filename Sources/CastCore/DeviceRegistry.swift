@@ -81,6 +81,8 @@ public actor DeviceRegistry {
     private let backoff: ReconnectBackoff
     private let sessionStore: SessionStore?
     private let logger: Logger
+    private let discoveryLogger: Logger
+    private let sessionLogger: Logger
     private let staticDevices: [StaticDevice]
     /// Where castd's session went when it moved to another device: requests for the device it
     /// left go to the one it moved to, until the old device gets a session of its own.
@@ -113,7 +115,9 @@ public actor DeviceRegistry {
         self.linkConfiguration = linkConfiguration
         self.backoff = backoff
         self.sessionStore = sessionStore
-        self.logger = logger
+        self.logger = logger.subsystem("CastDevice")
+        self.discoveryLogger = logger.subsystem("Discovery")
+        self.sessionLogger = logger.subsystem("CastSession")
         self.discoveryState = discovery ? .starting : .off
         (work, workContinuation) = AsyncStream.makeStream()
     }
@@ -143,7 +147,7 @@ public actor DeviceRegistry {
     }
 
     private nonisolated func runDiscovery() async {
-        let browser = AvahiBrowser(logger: logger)
+        let browser = AvahiBrowser(logger: discoveryLogger)
         for await event in browser.events() {
             if Task.isCancelled { break }
             await apply(event)
@@ -163,10 +167,10 @@ public actor DeviceRegistry {
                 Task { await controller.vanished() }
             }
         case .unavailable(let reason):
-            logger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
+            discoveryLogger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
             discoveryState = .unavailable(reason)
         case .available:
-            logger.info("discovery running")
+            discoveryLogger.info("discovery running")
             discoveryState = .running
         }
     }
@@ -249,7 +253,7 @@ public actor DeviceRegistry {
                     $0.source = sources[saved.deviceID] ?? .mdns
                 }
             }
-            logger.info(
+            sessionLogger.info(
                 "rejoining a saved session",
                 metadata: ["device.id": "\(saved.deviceID)", "session": "\(saved.sessionID)", "app": "\(saved.appID)"])
             Task { await controller.restore(saved) }
@@ -268,7 +272,7 @@ public actor DeviceRegistry {
     /// That is what castd watches for.
     func followTransfer(from source: DeviceController, session: CastdSession, media: JSONValue) async {
         let deadline = ContinuousClock.now + Self.transferWindow
-        logger.info("session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
+        sessionLogger.info("session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let candidates = controllers.values.filter { candidate in
                 guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
@@ -294,7 +298,7 @@ public actor DeviceRegistry {
                 transfer.toDeviceName = adopted.deviceName
                 transfer.session = adopted
                 hub.publishTransfer(transfer)
-                logger.info(
+                sessionLogger.info(
                     "session transferred", metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
                 return
             }
@@ -304,7 +308,7 @@ public actor DeviceRegistry {
                 return
             }
         }
-        logger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
+        sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
     }
 
     /// Ends every Listen stream (castd is shutting down).

@@ -47,7 +47,7 @@ extension CastdSession {
 }
 
 extension Castd_V1_ReceiverStatus {
-    init(_ status: CastReceiverStatus) {
+    package init(_ status: CastReceiverStatus) {
         self.init()
         applications = status.applications.map(Castd_V1_Application.init)
         if let volume = status.volume { self.volume = CastdVolume(volume) }

@@ -421,7 +421,7 @@ extension CastdQueueItem {
 extension CastdMediaStatus {
     /// One MEDIA_STATUS entry as clients see it. `media` is what castd last knew of the media
     /// session (devices often leave it out); `itemMedia` likewise for queue items.
-    init(
+    package init(
         deviceID: String, entry json: JSONValue, media: JSONValue?, itemMedia: [Int64: JSONValue], receivedAt: Date
     ) {
         self.init()

@@ -75,7 +75,7 @@ public final class SessionStore: Sendable {
     /// `directory` nil: nothing is saved (tests, or `--state-directory ''`).
     public init(directory: URL?, logger: Logger) {
         self.file = directory?.appendingPathComponent("sessions.json")
-        self.logger = logger
+        self.logger = logger.subsystem("State")
     }
 
     private struct FileContents: Codable {

@@ -88,3 +88,16 @@ enum Avahi {
         return timeval(tv_sec: time_t(sec), tv_usec: suseconds_t(usec))
     }
 }
+
+extension CastTXTRecord {
+    /// The strings of a TXT record's RDATA as it travels (each a length byte, then that many
+    /// bytes), split by avahi as avahi-client splits what it receives; nil when avahi refuses
+    /// the bytes. For fuzzing and tests: castd itself gets the strings from avahi-client.
+    package static func entries(wireFormat bytes: [UInt8]) -> [[UInt8]]? {
+        var list: UnsafeMutablePointer<AvahiStringList>?
+        let result = bytes.withUnsafeBytes { avahi_string_list_parse($0.baseAddress, $0.count, &list) }
+        defer { avahi_string_list_free(list) }
+        guard result == 0 else { return nil }
+        return Avahi.txtEntries(list)
+    }
+}

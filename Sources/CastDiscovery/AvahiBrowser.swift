@@ -13,6 +13,9 @@ public final class AvahiBrowser: Sendable {
     public init(serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2), logger: Logger) {
         self.serviceType = serviceType
         self.retryInterval = retryInterval
+        // castd's subsystem for mDNS (castd's log handler files records by it; see CastdLogging).
+        var logger = logger
+        logger[metadataKey: "subsystem"] = "Discovery"
         self.logger = logger
     }
 

@@ -40,11 +40,12 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// A number, or a string holding one.
+    /// A number, or a string holding one. "nan", "inf" and the like are not numbers here: JSON
+    /// has none, and a device that spells one must not put NaN in front of clients.
     public var doubleValue: Double? {
         switch self {
         case .number(let n): return n
-        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
+        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
         default: return nil
         }
     }

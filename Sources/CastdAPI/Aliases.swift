@@ -18,3 +18,6 @@ public typealias CastdChannelEvent = Castd_V1_ChannelEvent
 public typealias CastdAppMessage = Castd_V1_AppMessage
 public typealias CastdLaunchOptions = Castd_V1_LaunchOptions
 public typealias CastdDeviceError = Castd_V1_DeviceError
+public typealias CastdLogLevel = Castd_V1_LogLevel
+public typealias CastdLogFilter = Castd_V1_LogFilter
+public typealias CastdLogRecord = Castd_V1_LogRecord

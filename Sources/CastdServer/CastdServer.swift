@@ -56,7 +56,7 @@ public final class CastdServer: Service, Sendable {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let onClientsChanged: @Sendable (Int) -> Void
-    private let accessLogger = Logger(label: "Access")
+    private let accessLogger = Logger(label: "Access")  // CastdSubsystem.access
     private let connections = Mutex<[Int: ConnectionHandle]>([:])
     private let connectionsPerUID = Mutex<[UInt32: Int]>([:])
     private let nextConnectionID = Atomic<Int>(0)

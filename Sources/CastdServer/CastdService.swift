@@ -1,6 +1,7 @@
 import CastCore
 import CastProtocol
 import CastdAPI
+import CastdLogging
 import Foundation
 import SwiftProtobuf
 
@@ -34,11 +35,15 @@ public struct CastdService: Sendable {
     public let facts: DaemonFacts
     /// Events and status encoded once, sent to many (SharedEncodings).
     let encodings = SharedEncodings()
+    /// castd's log filter and recent records (GetLogFilter, SetLogFilter, StreamLogs); nil when
+    /// the service runs without castd's logging, and those methods answer FAILED_PRECONDITION.
+    public let logs: CastdLogs?
 
-    public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts) {
+    public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry
         self.hub = hub
         self.facts = facts
+        self.logs = logs
     }
 
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
@@ -248,6 +253,11 @@ public struct CastdService: Sendable {
     }
 
     private func decode<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
+        try Self.decodeRequest(type, bytes)
+    }
+
+    /// A method's request message from its bytes; INVALID_ARGUMENT if they are not one.
+    package static func decodeRequest<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
         do {
             return try M(serializedBytes: bytes)
         } catch {
@@ -277,11 +287,11 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
 
 /// Checks on what clients send, before anything reaches a device: a bad value gets
 /// INVALID_ARGUMENT with a sentence saying what is allowed.
-enum Validate {
+package enum Validate {
     /// What a JSON message may weigh so that it fits one 64 KiB CastV2 frame with its envelope.
-    static let maximumPayload = CastWire.maximumFrameLength - 1024
+    package static let maximumPayload = CastWire.maximumFrameLength - 1024
 
-    static func appID(_ id: String) throws {
+    package static func appID(_ id: String) throws {
         guard !id.isEmpty, id.count <= 64,
             id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." })
         else {
@@ -289,7 +299,7 @@ enum Validate {
         }
     }
 
-    static func launchOptions(_ options: CastdLaunchOptions) throws {
+    package static func launchOptions(_ options: CastdLaunchOptions) throws {
         if !options.language.isEmpty,
             options.language.count > 35 || !options.language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
         {
@@ -300,19 +310,19 @@ enum Validate {
         }
     }
 
-    static func rate(_ rate: Double) throws {
+    package static func rate(_ rate: Double) throws {
         guard rate.isFinite, (0.5...2.0).contains(rate) else {
             throw CastdError(.invalidArgument, "playback rate must be between 0.5 and 2.0, not \(rate)")
         }
     }
 
-    static func ids(_ ids: [Int64], what: String) throws {
+    package static func ids(_ ids: [Int64], what: String) throws {
         if let bad = ids.first(where: { $0 <= 0 }) {
             throw CastdError(.invalidArgument, "\(what) ids are positive numbers, not \(bad)")
         }
     }
 
-    static func volume(_ r: Castd_V1_SetVolumeRequest, allowSteps: Bool) throws {
+    package static func volume(_ r: Castd_V1_SetVolumeRequest, allowSteps: Bool) throws {
         if r.steps != 0 {
             guard allowSteps else { throw CastdError(.invalidArgument, "volume steps are for the device's volume only") }
             guard !r.hasLevel else { throw CastdError(.invalidArgument, "set a volume level or steps, not both") }
@@ -329,7 +339,7 @@ enum Validate {
         }
     }
 
-    static func style(_ style: CastdTextTrackStyle) throws -> JSONValue {
+    package static func style(_ style: CastdTextTrackStyle) throws -> JSONValue {
         for (name, color) in [
             ("foreground_color", style.foregroundColor), ("background_color", style.backgroundColor),
             ("edge_color", style.edgeColor), ("window_color", style.windowColor),
@@ -345,7 +355,7 @@ enum Validate {
         return try style.castJSON()
     }
 
-    static func url(_ text: String, what: String = "URL") throws {
+    package static func url(_ text: String, what: String = "URL") throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty else {
             throw CastdError(.invalidArgument, "invalid \(what) '\(text)': not an absolute URL (e.g. https://host/video.mp4)")
         }
@@ -358,7 +368,7 @@ enum Validate {
     }
 
     /// Checks media information and returns its JSON.
-    static func media(_ media: CastdMediaInformation, what: String = "media") throws -> JSONValue {
+    package static func media(_ media: CastdMediaInformation, what: String = "media") throws -> JSONValue {
         let content = media.contentURL.isEmpty ? media.contentID : media.contentURL
         guard !content.isEmpty || !media.entity.isEmpty else {
             throw CastdError(.invalidArgument, "\(what) has no content: set content_url (a URL), content_id or entity")
@@ -405,7 +415,7 @@ enum Validate {
         return try media.castJSON()
     }
 
-    static func load(_ r: Castd_V1_LoadRequest) throws -> [String: JSONValue] {
+    package static func load(_ r: Castd_V1_LoadRequest) throws -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["media": try media(r.media)]
         guard r.startTime.isFinite, r.startTime >= 0 else {
             throw CastdError(.invalidArgument, "start_time must be a number of seconds ≥ 0, not \(r.startTime)")
@@ -433,7 +443,7 @@ enum Validate {
         return fields
     }
 
-    static func newItems(_ items: [CastdQueueItem]) throws -> [JSONValue] {
+    package static func newItems(_ items: [CastdQueueItem]) throws -> [JSONValue] {
         guard !items.isEmpty else { throw CastdError(.invalidArgument, "give at least one queue item") }
         return try items.enumerated().map { index, item in
             guard item.hasMedia else { throw CastdError(.invalidArgument, "queue item \(index + 1) has no media") }
@@ -451,7 +461,7 @@ enum Validate {
         }
     }
 
-    static func queueLoad(_ r: Castd_V1_QueueLoadRequest) throws -> [String: JSONValue] {
+    package static func queueLoad(_ r: Castd_V1_QueueLoadRequest) throws -> [String: JSONValue] {
         let items = try newItems(r.items)
         guard Int(r.startIndex) < items.count else {
             throw CastdError(.invalidArgument, "start_index \(r.startIndex) is past the last of \(items.count) items")
@@ -470,7 +480,7 @@ enum Validate {
         return fields
     }
 
-    static func queueUpdate(_ r: Castd_V1_QueueUpdateRequest) throws -> ([JSONValue], [Int64]) {
+    package static func queueUpdate(_ r: Castd_V1_QueueUpdateRequest) throws -> ([JSONValue], [Int64]) {
         if r.hasRepeatMode, case .UNRECOGNIZED(let n) = r.repeatMode {
             throw CastdError(.invalidArgument, "unknown repeat mode \(n)")
         }
@@ -494,7 +504,7 @@ enum Validate {
         return (items, itemIDs)
     }
 
-    static func namespace(_ namespace: String) throws {
+    package static func namespace(_ namespace: String) throws {
         guard namespace.hasPrefix("urn:x-cast:"), namespace.count > "urn:x-cast:".count else {
             throw CastdError(.invalidArgument, "invalid namespace '\(namespace)': custom namespaces start with urn:x-cast: (e.g. urn:x-cast:com.example.app)")
         }
@@ -507,7 +517,7 @@ enum Validate {
         }
     }
 
-    static func messagePayload(_ r: Castd_V1_SendMessageRequest) throws -> String {
+    package static func messagePayload(_ r: Castd_V1_SendMessageRequest) throws -> String {
         let text: String
         switch r.payload {
         case .text(let t)?: text = t

@@ -38,6 +38,8 @@ struct Castc: AsyncParsableCommand {
               castc send urn:x-cast:com.example.app --json '{"type":"PING"}'
               castc listen urn:x-cast:com.example.app
               castc disconnect --stop-app            end the session and the app
+              castc log-level verbose 'CastChannel*' log every Cast message
+              castc logs -f                          follow castd's log
 
             Exit status (1-16 are castd's answers, gRPC status codes):
               0  success                  9  FAILED_PRECONDITION (e.g. nothing plays)
@@ -76,6 +78,8 @@ struct Castc: AsyncParsableCommand {
             SendCommand.self,
             ListenCommand.self,
             WatchCommand.self,
+            LogLevelCommand.self,
+            LogsCommand.self,
         ]
     )
 

@@ -4,6 +4,7 @@ import CastChannel
 import CastCore
 import CastdAPI
 import CastdDaemon
+import CastdLogging
 import CastdServer
 import Foundation
 import Logging
@@ -55,6 +56,7 @@ struct Castd: AsyncParsableCommand {
               castd --device 192.168.1.20             # also use a device mDNS cannot see
               castd --device "Kitchen=192.168.1.21:8009" --no-discovery
               castd --trust-root /tmp/cast-ca/root.pem   # the root of cast-emulators
+              castd --log-level notice --log-filter 'CastChannel*=verbose'
             """,
         version: castdVersion
     )
@@ -162,8 +164,17 @@ struct Castd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("log-level"),
-        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical. [log.level]", valueName: "level"))
+        help: ArgumentHelp(
+            "The minimum log level: verbose (or trace), debug, info (the default), notice, warning, error, critical (or assert), none. [log.level]",
+            valueName: "level"))
     var logLevel: String?
+
+    @Option(
+        name: .customLong("log-filter"),
+        help: ArgumentHelp(
+            "A level for the subsystems a glob names, e.g. 'CastChannel*=verbose' (the last matching pattern decides). Repeatable; replaces the file's [log.filters]. [log.filters]",
+            valueName: "pattern=level"))
+    var logFilters: [String] = []
 
     /// The flags, as a configuration layer over the file's.
     var flagLayer: ConfigLayer {
@@ -185,6 +196,13 @@ struct Castd: AsyncParsableCommand {
         set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
         set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
+        if !logFilters.isEmpty {
+            // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
+            set(.logFilters, .table(logFilters.map { entry in
+                guard let equals = entry.lastIndex(of: "=") else { return (entry, "") }
+                return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
+            }))
+        }
         return layer
     }
 
@@ -205,13 +223,33 @@ struct Castd: AsyncParsableCommand {
         for (key, value) in flags.values {
             try Self.checkRange(key, value)
         }
-        let settings = try CastdSettings.resolve(fileLayer.overridden(by: flags), paths: paths, configFile: configFile)
-        guard Logger.Level(rawValue: settings.logLevel) != nil else {
-            throw ConfigError(
-                origin: fileLayer.overridden(by: flags).origins[.logLevel] ?? "--log-level", key: ConfigKey.logLevel.name,
-                problem: "unknown log level '\(settings.logLevel)'; use trace, debug, info, notice, warning, error or critical")
+        let merged = fileLayer.overridden(by: flags)
+        let settings = try CastdSettings.resolve(merged, paths: paths, configFile: configFile)
+        do {
+            _ = try LogFilter(level: settings.logLevel, filters: [])
+        } catch {
+            throw ConfigError(origin: merged.origins[.logLevel] ?? "--log-level", key: ConfigKey.logLevel.name, problem: error.message)
+        }
+        if !logFilters.isEmpty {
+            do {
+                _ = try LogFilter(level: nil, filters: logFilters)
+            } catch {
+                throw ConfigError(file: "--log-filter", line: nil, key: nil, problem: error.message)
+            }
+        }
+        for entry in settings.logFilters {
+            do {
+                _ = try LogFilter(level: nil, patterns: [entry])
+            } catch {
+                throw ConfigError(origin: merged.origins[.logFilters] ?? "--log-filter", key: ConfigKey.logFilters.name, problem: error.message)
+            }
         }
         return settings
+    }
+
+    /// The log filter the settings give (checked by `settings()`).
+    static func logFilter(_ settings: CastdSettings) -> LogFilter {
+        (try? LogFilter(level: settings.logLevel, patterns: settings.logFilters)) ?? LogFilter()
     }
 
     /// A flag's integer within the key's range.
@@ -229,7 +267,8 @@ struct Castd: AsyncParsableCommand {
             settings = try self.settings()
         } catch {
             FileHandle.standardError.write(Data("castd: \(error)\n".utf8))
-            throw ExitCode(1)
+            // sysexits(3): a bad flag is a usage error, a bad file a configuration error.
+            throw ExitCode(error.file.hasPrefix("--") ? 64 : 78)
         }
         if checkConfig {
             print(Self.describe(settings))
@@ -239,15 +278,12 @@ struct Castd: AsyncParsableCommand {
             print(settings.socket)
             return
         }
-        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "castd")
-        for note in settings.notes { logger.notice("\(note)") }
-        if let file = settings.configFile { logger.info("configuration", metadata: ["file": "\(file)"]) }
+        let logs = CastdLogs.bootstrap(filter: Self.logFilter(settings))
+        let logger = Logger(label: CastdSubsystem.castd)
+        logger.info("logging", metadata: ["log.filter": "\(logs.store.filter)", "log.output": "\(logs.output)"])
+        let configLogger = Logger(label: CastdSubsystem.config)
+        for note in settings.notes { configLogger.notice("\(note)") }
+        if let file = settings.configFile { configLogger.info("configuration read", metadata: ["file": "\(file)"]) }
 
         let target: CastdListenTarget
         let activated = sd_listen_fds(1)
@@ -260,7 +296,7 @@ struct Castd: AsyncParsableCommand {
             target = .activated(fd: SD_LISTEN_FDS_START, path: path)
             logger.info("socket activated", metadata: ["socket": "\(path)"])
             for problem in SocketPermissions.check(path: path, against: settings.access) {
-                logger.warning("\(problem)")
+                Logger(label: CastdSubsystem.access).warning("\(problem)")
             }
         } else {
             target = .path(path)
@@ -285,15 +321,15 @@ struct Castd: AsyncParsableCommand {
             linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(
                 directory: settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
-                logger: Logger(label: "castd.state")),
-            logger: Logger(label: "castd.devices"))
+                logger: Logger(label: CastdSubsystem.state)),
+            logger: Logger(label: CastdSubsystem.castDevice))
         var facts = DaemonFacts(version: castdVersion, socketPath: path)
         facts.mode = settings.mode.rawValue
         facts.socketActivated = activated == 1
         facts.configFile = settings.configFile ?? ""
         facts.stateDirectory = settings.stateDirectory ?? ""
         facts.limits = settings.limits
-        let service = CastdService(registry: registry, hub: hub, facts: facts)
+        let service = CastdService(registry: registry, hub: hub, facts: facts, logs: logs)
 
         var configuration = CastdServerConfiguration(target: target)
         configuration.accessPolicy = settings.access
@@ -304,7 +340,7 @@ struct Castd: AsyncParsableCommand {
         let status = DaemonStatusReporter(hub: hub, socketPath: path)
         let server = CastdServer(
             configuration: configuration, service: service,
-            logger: Logger(label: "castd.rpc"),
+            logger: Logger(label: CastdSubsystem.rpc),
             onListening: { status.listening() },
             onClientsChanged: { count in status.clientsChanged(count) })
 

@@ -87,7 +87,7 @@ struct LinkTests {
     func heartbeat() async throws {
         var configuration = EmulatorConfiguration()
         // Short enough for a test, long enough for a loaded machine to answer PINGs in time.
-        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .seconds(1), closeAfter: .seconds(3))
+        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .seconds(1), closeAfter: .seconds(8))
         try await withEmulator(configuration) { _, endpoints in
             let answering = try await RawCastSender.connect(to: endpoints, sourceID: "sender-alive")
             let quiet = try await RawCastSender.connect(to: endpoints, sourceID: "sender-quiet", heartbeats: .manual)
@@ -110,7 +110,7 @@ struct LinkTests {
             }
             #expect(pong?.destinationID == "sender-quiet")
             #expect(ping != nil)
-            try await quiet.waitForClose()
+            _ = try await quiet.waitForClose(timeout: .seconds(20))  // closed 8 s after its last message
 
             // The answering sender has been idle just as long, but answered its PINGs.
             #expect(answering.isActive)

@@ -2,6 +2,7 @@ import CastChannel
 import CastClient
 import CastCore
 import CastdAPI
+import CastdLogging
 import CastdServer
 import Foundation
 import Logging
@@ -18,6 +19,8 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 /// An in-process castd: the real server on a real Unix socket in a temporary directory, the
 /// real registry and device links, no discovery. `body` gets the socket path and the hub.
 /// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
+/// With `logs`, the daemon logs through them (as castd's subsystems) and serves its log methods;
+/// without, it logs nothing and those methods answer FAILED_PRECONDITION.
 public func withDaemon<T>(
     devices: [StaticDevice] = [],
     maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
@@ -25,11 +28,12 @@ public func withDaemon<T>(
     linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
+    logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         let socketPath = directory + "/castd.sock"
-        let logger = Logger.emulatorForTests(label: "castd")
+        let logger = logs?.logger(CastdSubsystem.castDevice) ?? Logger.emulatorForTests(label: "castd")
         let hub = CastdEventHub(watcherQueueLimit: watcherQueueLimit)
         let registry = DeviceRegistry(
             hub: hub, staticDevices: devices, discovery: false, linkConfiguration: linkConfiguration,
@@ -43,8 +47,9 @@ public func withDaemon<T>(
         let listening = AsyncStream<Void>.makeStream()
         let server = CastdServer(
             configuration: configuration,
-            service: CastdService(registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath)),
-            logger: logger,
+            service: CastdService(
+                registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs),
+            logger: logs?.logger(CastdSubsystem.rpc) ?? logger,
             onListening: { listening.continuation.finish() })
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await registry.run() }

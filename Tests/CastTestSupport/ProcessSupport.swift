@@ -32,7 +32,7 @@ public final class ChildProcess: Sendable {
 
     private struct ExitState {
         var status: Int32?
-        var waiters: [CheckedContinuation<Int32, Never>] = []
+        var waiters: [(id: UUID, continuation: CheckedContinuation<Int32, Never>)] = []
     }
 
     /// Launches `executable` (a name in `productsDirectory`, or a path) with `arguments`.
@@ -85,7 +85,7 @@ public final class ChildProcess: Sendable {
             let waiters = self.exit.withLock { state -> [CheckedContinuation<Int32, Never>] in
                 state.status = code
                 defer { state.waiters.removeAll() }
-                return state.waiters
+                return state.waiters.map(\.continuation)
             }
             for waiter in waiters { waiter.resume(returning: code) }
         }
@@ -99,14 +99,26 @@ public final class ChildProcess: Sendable {
         if isRunning { kill(pid, signal) }
     }
 
+    /// The exit status; -1 if the waiting task is cancelled first (so that a timeout never
+    /// leaves a task group waiting for an exit that does not come).
     private func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let status = exit.withLock { state -> Int32? in
-                if let status = state.status { return status }
-                state.waiters.append(continuation)
-                return nil
+        let id = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let status = exit.withLock { state -> Int32? in
+                    if let status = state.status { return status }
+                    if Task.isCancelled { return -1 }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let status { continuation.resume(returning: status) }
             }
-            if let status { continuation.resume(returning: status) }
+        } onCancel: {
+            let waiter = exit.withLock { state -> CheckedContinuation<Int32, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume(returning: -1)
         }
     }
 

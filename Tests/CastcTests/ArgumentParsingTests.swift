@@ -34,8 +34,10 @@ func usageError(_ arguments: [String]) -> String {
             ["queue", "prev"], ["queue", "repeat", "all"], ["tracks", "list"], ["tracks", "enable", "1"],
             ["tracks", "disable", "--all"], ["tracks", "style", "--font-scale", "2"], ["volume", "50%"], ["mute"],
             ["unmute"], ["send", "urn:x-cast:com.example", "{}"], ["listen", "urn:x-cast:com.example"], ["watch"],
+            ["logs"],
         ]
-        #expect(commands.count == leafCommands().count)
+        // castd has one log filter, for every device: log-level refuses --device (tested there).
+        #expect(commands.count + 1 == leafCommands().count)
         for arguments in commands {
             let command = try Castc.parseAsRoot(
                 arguments + ["--socket", "/tmp/c.sock", "--device", "Kitchen", "--json"])

@@ -15,7 +15,7 @@ final class RawSocket: @unchecked Sendable {
 
     init(path: String) throws {
         fd = try unixSocket(Int32(SOCK_STREAM.rawValue), path: path)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)  // a deadline for a loaded machine, not a wait
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

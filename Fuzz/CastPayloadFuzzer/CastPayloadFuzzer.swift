@@ -1,0 +1,106 @@
+import CastCore
+import CastProtocol
+import CastdAPI
+import Foundation
+import FuzzSupport
+import SwiftProtobuf
+
+// The JSON payloads devices send on the receiver, media and multizone namespaces, read the way
+// castd reads them (DeviceController): the JSON parser, the envelope, RECEIVER_STATUS,
+// MEDIA_STATUS, device errors and MULTIZONE_STATUS / DEVICE_* members, then the mapping to the
+// castd.v1 messages clients get. Every input goes through every reader: castd picks the reader
+// by namespace and `type`, both of which a device controls.
+//
+// Properties: JSON prints as text that parses back to itself; reading the printed form of what
+// was read is stable (read → print → read → print → read gives the same value twice); what
+// clients get has only finite numbers and survives protobuf and proto3 JSON encoding.
+
+let receivedAt = Date(timeIntervalSince1970: 1_900_000_000)
+
+func fuzzOne(_ bytes: [UInt8]) {
+    guard let payload = try? JSONValue.parse(Data(bytes)) else { return }
+    let text = payload.jsonString
+    fuzzRequire((try? JSONValue.parse(text)) == payload, "JSON text \(text.prefix(200)) does not parse back to itself")
+    _ = CastEnvelope(payload)
+    _ = CastDeviceError(payload: payload)
+
+    // RECEIVER_STATUS
+    let receiver = CastReceiverStatus(payload: payload)
+    let receiver2 = CastReceiverStatus(payload: receiver.json)
+    fuzzRequire(CastReceiverStatus(payload: receiver2.json) == receiver2, "RECEIVER_STATUS reading is not stable")
+    let published = Castd_V1_ReceiverStatus(receiver)
+    if published.hasVolume {
+        fuzzRequire(published.volume.level.isFinite && published.volume.stepInterval.isFinite, "non-finite volume \(published.volume)")
+    }
+    roundTrip(published)
+
+    // MEDIA_STATUS, as CastMediaStatus and as castd publishes it
+    let entries = CastMediaStatus.entries(in: payload)
+    let entries2 = CastMediaStatus.entries(in: ["status": .array(entries.map(\.json))])
+    fuzzRequire(
+        CastMediaStatus.entries(in: ["status": .array(entries2.map(\.json))]) == entries2, "MEDIA_STATUS reading is not stable")
+    let candidates: [JSONValue]
+    switch payload["status"] {
+    case .array(let items)?: candidates = items
+    case let object?: candidates = [object]
+    default: candidates = []
+    }
+    for entry in candidates where entry["mediaSessionId"]?.intValue != nil {
+        var itemMedia: [Int64: JSONValue] = [:]
+        for item in entry["items"]?.arrayValue ?? [] {
+            if let id = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil { itemMedia[id] = media }
+        }
+        let media = entry["media"].flatMap { $0.objectValue != nil ? $0 : nil }
+        let status = CastdMediaStatus(deviceID: "fuzz", entry: entry, media: media, itemMedia: itemMedia, receivedAt: receivedAt)
+        var doubles: [Double] = [
+            status.currentTime, status.playbackRate, status.volume.level, status.volume.stepInterval, status.media.duration,
+            status.breakStatus.currentBreakTime, status.breakStatus.currentBreakClipTime,
+            status.breakStatus.secondsUntilSkippable, status.liveSeekableRange.start, status.liveSeekableRange.end,
+        ]
+        for item in status.items {
+            doubles += [item.startTime, item.preloadTime, item.playbackDuration, item.media.duration]
+        }
+        fuzzRequire(doubles.allSatisfy(\.isFinite), "a published media status holds a non-finite number: \(doubles)")
+        roundTrip(status)
+    }
+
+    // MULTIZONE_STATUS, DEVICE_ADDED / DEVICE_UPDATED
+    let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(DeviceController.groupMember)
+        + [payload["device"]].compactMap { $0.flatMap(DeviceController.groupMember) }
+    for member in members {
+        fuzzRequire(!member.deviceID.isEmpty, "a group member without an id")
+        roundTrip(member)
+    }
+}
+
+/// What clients get must encode, as protobuf and as proto3 JSON (castc --json), and decode back.
+func roundTrip<M: SwiftProtobuf.Message & Equatable>(_ message: M) {
+    do {
+        let bytes: [UInt8] = try message.serializedBytes()
+        let decoded = try M(serializedBytes: bytes)
+        fuzzRequire(decoded == message, "\(M.protoMessageName) changed through protobuf")
+        _ = try message.jsonString()
+    } catch {
+        fuzzRequire(false, "\(M.protoMessageName) does not encode: \(error)")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+#if FUZZING
+@_cdecl("CastPayloadFuzzer_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, fuzzerTestOneInput)
+}
+#else
+@main
+enum Replay {
+    static func main() {
+        replayMain(name: "CastPayloadFuzzer", fuzzOne)
+    }
+}
+#endif

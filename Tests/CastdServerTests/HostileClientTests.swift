@@ -1,0 +1,162 @@
+import CastClient
+import CastCore
+import CastTestSupport
+import CastdAPI
+import CastdServer
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients that misbehave on purpose: each gets a clear status or is closed, and a bystander
+/// client notices nothing. (Unknown methods, garbage frames, oversized frames and silent
+/// connections are in CastdServerTests and LimitTests.)
+struct HostileClientTests {
+    @Test func everyMethodRefusesAMalformedRequestAndTheConnectionGoesOn() async throws {
+        try await withDaemon { socket, hub in
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                var events = bystander.watch().makeAsyncIterator()
+                _ = try await events.next()  // the snapshot
+
+                let raw = try RawSocket(path: socket)
+                for (index, method) in CastdMethod.allCases.enumerated() {
+                    var frame = Castd_V1_Frame()
+                    frame.callID = UInt64(index + 1)
+                    var start = Castd_V1_CallStart()
+                    start.method = method.path
+                    start.request = Data([0xFF, 0xFF, 0xFF])  // field 31, wire type 7: not protobuf
+                    frame.start = start
+                    try raw.send(frame)
+                    let status = try #require(try await raw.receive())
+                    #expect(status.callID == frame.callID, "\(method)")
+                    if [.getLogFilter, .setLogFilter, .streamLogs].contains(method) {
+                        // This daemon runs without its log system: that is said first.
+                        #expect(status.status.code == .failedPrecondition, "\(method): \(status.status)")
+                    } else {
+                        #expect(status.status.code == .invalidArgument, "\(method): \(status.status)")
+                        #expect(status.status.message.contains("malformed"), "\(method): \(status.status.message)")
+                    }
+                }
+
+                // Frames only the daemon sends, call id 0, a duplicate call id: each a status.
+                var message = Castd_V1_Frame()
+                message.callID = 100
+                message.message = Data([1, 2, 3])
+                try raw.send(message)
+                #expect(try await raw.receive()?.status.code == .invalidArgument)
+                try raw.start(callID: 0, method: CastdMethod.getStatus.path, request: Castd_V1_GetStatusRequest())
+                let reserved = try #require(try await raw.receive())
+                #expect(reserved.callID == 0 && reserved.status.code == .invalidArgument)
+                try raw.start(callID: 7, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
+                #expect(try await raw.receive()?.callID == 7)  // the watch's snapshot
+                try raw.start(callID: 7, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                var duplicate: Castd_V1_Frame?
+                while duplicate == nil, let frame = try await raw.receive() {
+                    if frame.callID == 7, case .status = frame.kind { duplicate = frame }
+                }
+                #expect(duplicate?.status.code == .alreadyExists)
+
+                // The same connection still works, and the bystander's watch goes on.
+                try await raw.roundTrip(callID: 200)
+                hub.updateDevice(id: "after") { $0.friendlyName = "After" }
+                let next = try #require(try await events.next())
+                #expect(next.deviceAdded.id == "after", "\(next)")
+                _ = try await bystander.listDevices()
+            }
+        }
+    }
+
+    @Test func halfAFrameThenEndOfStreamIsClosedWithAStatus() async throws {
+        try await withDaemon { socket, _ in
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                let raw = try RawSocket(path: socket)
+                try await raw.roundTrip(callID: 1)  // not idle: the idle timeout does not apply
+                try raw.write([0, 0, 0, 50, 1, 2, 3])
+                shutdown(raw.fd, Int32(SHUT_WR))
+                var frames: [Castd_V1_Frame] = []
+                while let frame = try await raw.receive() { frames.append(frame) }  // until closed
+                #expect(frames.allSatisfy { $0.callID == 0 && $0.status.code == .invalidArgument }, "\(frames)")
+                _ = try await bystander.listDevices()
+                try await eventually("the half-open connection to be released") {
+                    try await bystander.status().daemon.clients == 1
+                }
+            }
+        }
+    }
+
+    /// A client that starts a watch and never reads: the daemon stops writing when the socket is
+    /// full, the hub drops that watcher's backlog (a `lagged` event and a fresh snapshot replace
+    /// it), and nothing buffers the flood without bound.
+    @Test func aWatcherThatNeverReadsIsNotBufferedWithoutBound() async throws {
+        try await withDaemon(watcherQueueLimit: 64) { socket, hub in
+            let stalled = try RawSocket(path: socket)
+            try stalled.start(callID: 1, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
+            _ = try #require(try await stalled.receive())  // its snapshot; then it stops reading
+
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                var events = bystander.watch().makeAsyncIterator()
+                _ = try await events.next()  // the snapshot
+                // 20,000 events of 2 KiB: 40 MiB if anything kept them all for the stalled client.
+                let padding = String(repeating: "x", count: 2048)
+                let flood = 20_000
+                for i in 0..<flood {
+                    hub.updateDevice(id: "flood-\(i % 8)") { $0.friendlyName = "\(i) \(padding)" }
+                }
+                // The bystander follows the whole flood (lagging is allowed; losing its place is not).
+                let target = hub.sequence
+                var lastSequence: UInt64 = 0
+                while lastSequence < target, let event = try await events.next() { lastSequence = event.sequence }
+                #expect(lastSequence == target)
+                _ = try await bystander.listDevices()
+            }
+
+            // Now the stalled client reads: what waited for it is bounded, and it catches up.
+            let target = hub.sequence
+            var bytes = 0
+            var lagged = false
+            var last: UInt64 = 0
+            while last < target, let frame = try await stalled.receive() {
+                bytes += frame.message.count
+                guard frame.callID == 1, case .message(let data) = frame.kind else { continue }
+                let event = try CastdEvent(serializedBytes: data)
+                if case .lagged = event.kind { lagged = true }
+                last = event.sequence
+            }
+            #expect(lagged)
+            #expect(last == target)
+            #expect(bytes < 8 * 1024 * 1024, "the stalled watcher received \(bytes) bytes of a 40 MiB flood")
+        }
+    }
+
+    @Test func aThousandConnectionsAreServedAndNobodyNotices() async throws {
+        try raiseOpenFileLimit(to: 4096)
+        try await withDaemon(configure: { $0.maximumConnectionsPerUID = 1100 }) { socket, _ in
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                var clients: [RawSocket] = []
+                for _ in 0..<1000 { clients.append(try RawSocket(path: socket)) }
+                // Each makes a call: every one is admitted and answered.
+                for (index, client) in clients.enumerated() {
+                    try await client.roundTrip(callID: UInt64(index + 1))
+                }
+                #expect(try await bystander.status().daemon.clients == 1001)
+                _ = try await bystander.listDevices()
+                clients.removeAll()  // closes them
+                try await eventually(timeout: .seconds(30), "the thousand connections to be released") {
+                    try await bystander.status().daemon.clients == 1
+                }
+            }
+        }
+    }
+}
+
+/// Raises this process's soft limit on open files to at least `wanted` (within the hard limit).
+func raiseOpenFileLimit(to wanted: rlim_t) throws {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw POSIXError(.EINVAL) }
+    if limit.rlim_cur < wanted {
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw POSIXError(.EPERM) }
+    }
+}
