@@ -33,3 +33,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1}
 export CASTD_CHILD_ASAN_OPTIONS=$ASAN_OPTIONS
 export CASTD_RUNNER_ASAN_OPTIONS=${CASTD_RUNNER_ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1}
+
+# A sanitized build runs several times slower: the tests' timeouts stretch by this factor
+# (Tests/CastTestSupport, testTimeScale). Only timeouts: what never happens still fails.
+if [ -n "${CASTD_SANITIZE:-}" ]; then
+    export CASTD_TEST_TIME_SCALE=${CASTD_TEST_TIME_SCALE:-4}
+fi

@@ -133,7 +133,8 @@ public final class ChildProcess: Sendable {
 
     /// The exit status, waiting up to `timeout`.
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
-        try await withThrowingTaskGroup(of: Int32.self) { group in
+        let timeout = timeout.scaledForTests
+        return try await withThrowingTaskGroup(of: Int32.self) { group in
             group.addTask { await self.exitStatus() }
             group.addTask {
                 try await Task.sleep(for: timeout)
