@@ -225,7 +225,8 @@ let package = Package(
         ),
 
         // MARK: fuzz targets (`make fuzz`, scripts/fuzz.sh; a normal build replays Fuzz/Corpus)
-        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Fuzz/FuzzSupport"),
         .executableTarget(
             name: "CastFrameFuzzer",
             dependencies: [
