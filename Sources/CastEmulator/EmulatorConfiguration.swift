@@ -86,8 +86,7 @@ public struct EmulatorConfiguration: Sendable {
 
     /// A random device id in the form real devices use.
     public static func randomDeviceID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max)) }.joined()
     }
 }
 
