@@ -1,9 +1,38 @@
-# Developer entry points; scripts/ holds the real work.
-.PHONY: fuzz
+# Entry points; the scripts do the work.
+#
+#   make test          the whole test suite (scripts/test.sh), what CI runs
+#   make release       release builds of castd, castc, cast-emulator and castd-bench
+#   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
+#   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
+#   make fuzz          each fuzz target for FUZZ_SECONDS (default 60), or only FUZZ_TARGETS
+#                      (make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=CastTXTFuzzer; scripts/fuzz.sh)
+#
+# castc's release build links the Swift runtime statically: that is a setting of the castc
+# target in Package.swift (release only), so plain `swift build -c release` does it too.
+
+# One product at a time: a bare `swift build -c release` also builds every target of every
+# dependency, swift-protobuf's protoc (C++) among them.
+PRODUCTS := castd castc cast-emulator castd-bench
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-# Each fuzz target for FUZZ_SECONDS (make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=CastTXTFuzzer).
+.PHONY: test release bench bench-quick fuzz
+
+test:
+	scripts/test.sh
+
+release:
+	@for product in $(PRODUCTS); do \
+		echo "swift build -c release --product $$product"; \
+		swift build -c release --product $$product || exit 1; \
+	done
+
+bench:
+	scripts/bench.sh
+
+bench-quick:
+	scripts/bench.sh --quick
+
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "castd", targets: ["castd"]),
         .executable(name: "castc", targets: ["castc"]),
         .executable(name: "cast-emulator", targets: ["cast-emulator"]),
+        .executable(name: "castd-bench", targets: ["castd-bench"]),
         .library(name: "CastClient", targets: ["CastClient"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
@@ -19,7 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
-        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // Without the default BinaryDelimitedStreams trait, which nothing here uses: it imports
+        // all of Foundation into every program that uses SwiftProtobuf (castc is quicker to
+        // start with FoundationEssentials alone; see "castc start-up" in BENCHMARKS.md).
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0", traits: ["FieldMaskUtilities"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -133,6 +137,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib",
+                        "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
@@ -151,6 +164,22 @@ let package = Package(
             dependencies: [
                 "CastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // castc lives for one command: link the Swift runtime and FoundationEssentials into
+            // it, so that it starts without loading and relocating twenty shared libraries (see
+            // "castc start-up" in BENCHMARKS.md). Debug builds, which the tests use, stay dynamic.
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib",
+                        // The libraries the Foundation modules name only when their users are
+                        // compiled for static linking (`--static-swift-stdlib` recompiles every
+                        // dependency for that): FoundationEssentials needs the last two, and
+                        // Foundation, should castc import it again, the first two as well.
+                        "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
+                        "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
@@ -182,8 +211,22 @@ let package = Package(
             ]
         ),
 
+        // MARK: benchmarks (make bench; see BENCHMARKS.md). It hosts emulated devices and drives
+        // castd, castc and the Python peers as processes.
+        .executableTarget(
+            name: "castd-bench",
+            dependencies: [
+                "CastClient",
+                "CastEmulator",
+                "CastProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: fuzz targets (`make fuzz`, scripts/fuzz.sh; a normal build replays Fuzz/Corpus)
-        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Fuzz/FuzzSupport"),
         .executableTarget(
             name: "CastFrameFuzzer",
             dependencies: [

@@ -11,10 +11,11 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+source scripts/swift-flags.sh
 
-echo "==> swift build --product cast-emulator, castd, castc" >&2
-for product in cast-emulator castd castc; do swift build --product "$product"; done
-bin="$(swift build --product cast-emulator --show-bin-path)/cast-emulator"
+echo "==> swift build --product cast-emulator, castd, castc ${swift_flags[*]}" >&2
+for product in cast-emulator castd castc; do swift build "${swift_flags[@]}" --product "$product"; done
+bin="$(swift build "${swift_flags[@]}" --product cast-emulator --show-bin-path)/cast-emulator"
 
 venv="$root/.build/venv-interop"
 python="${PYTHON:-python3}"

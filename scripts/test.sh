@@ -3,12 +3,16 @@
 #
 #   scripts/test.sh                 build, then run every Swift test and the pychromecast interop
 #   scripts/test.sh --filter NAME   only Swift tests matching NAME (no interop)
+#   CASTD_SANITIZE=address scripts/test.sh    the same under AddressSanitizer (what CI runs), or
+#   CASTD_SANITIZE=thread scripts/test.sh     ThreadSanitizer; each in a build of its own
+#                                             (scripts/swift-flags.sh)
 #
 # The end-to-end and discovery tests need an Avahi daemon. If none answers, this starts one
 # restricted to loopback (scripts/avahi-loopback.sh; needs root) and leaves it running for the
 # next run. Warnings in this package's own code fail the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/swift-flags.sh
 
 state=${CASTD_TEST_STATE:-/tmp/castd-test-avahi}
 if ! avahi-daemon --check 2>/dev/null; then
@@ -16,20 +20,20 @@ if ! avahi-daemon --check 2>/dev/null; then
     scripts/avahi-loopback.sh start "$state"
 fi
 
-echo "==> swift build --build-tests" >&2
+echo "==> swift build --build-tests ${swift_flags[*]}" >&2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! swift build --build-tests 2>&1 | tee "$log"; then
+if ! swift build --build-tests "${swift_flags[@]}" 2>&1 | tee "$log"; then
     exit 1
 fi
 # SwiftPM prints each warning several times; our code must have none.
-if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log" | sort -u | grep .; then
+if grep -E "^$PWD/(Sources|Tests|Fuzz)/.*: warning:" "$log" | sort -u | grep .; then
     echo "error: the warnings above are in castd's own code" >&2
     exit 1
 fi
 
 echo "==> swift test" >&2
-swift test --skip-build "$@"
+ASAN_OPTIONS=$CASTD_RUNNER_ASAN_OPTIONS swift test --skip-build "${swift_flags[@]}" "$@"
 
 if [ $# -eq 0 ]; then
     scripts/interop-test.sh

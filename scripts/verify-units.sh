@@ -38,7 +38,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 if [ -z "$bindir" ]; then
-    for dir in "$repo/.build/debug" "$repo/.build/release"; do
+    for dir in "$repo/.build/debug" "$repo/.build/release" "$repo/.build-address/debug"; do
         if [ -x "$dir/castd" ]; then bindir=$dir; break; fi
     done
 fi

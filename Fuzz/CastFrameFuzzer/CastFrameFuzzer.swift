@@ -72,22 +72,9 @@ func check(body: [UInt8]) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if FUZZING
-@_cdecl("CastFrameFuzzer_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv, fuzzerTestOneInput)
-}
-#else
 @main
-enum Replay {
+enum Main {
     static func main() {
-        replayMain(name: "CastFrameFuzzer", fuzzOne)
+        fuzzOrReplay(name: "CastFrameFuzzer", fuzzOne)
     }
 }
-#endif

@@ -26,22 +26,9 @@ func fuzzOne(_ bytes: [UInt8]) {
     fuzzRequire(!device.id.isEmpty && !device.friendlyName.isEmpty, "a device without an id or name")
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if FUZZING
-@_cdecl("CastTXTFuzzer_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv, fuzzerTestOneInput)
-}
-#else
 @main
-enum Replay {
+enum Main {
     static func main() {
-        replayMain(name: "CastTXTFuzzer", fuzzOne)
+        fuzzOrReplay(name: "CastTXTFuzzer", fuzzOne)
     }
 }
-#endif

@@ -154,22 +154,9 @@ func roundTrip(_ json: JSONValue) {
     fuzzRequire((try? JSONValue.parse(json.jsonString)) == json, "JSON does not parse back to itself")
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    fuzzOne(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-
-#if FUZZING
-@_cdecl("CastdRequestFuzzer_main")
-public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    runFuzzer(argc, argv, fuzzerTestOneInput)
-}
-#else
 @main
-enum Replay {
+enum Main {
     static func main() {
-        replayMain(name: "CastdRequestFuzzer", fuzzOne)
+        fuzzOrReplay(name: "CastdRequestFuzzer", fuzzOne)
     }
 }
-#endif

@@ -1,9 +1,11 @@
+import CFuzzDriver
 import Foundation
 
-// Shared by the fuzz targets in Fuzz/. Each target is an executable with a
-// `LLVMFuzzerTestOneInput` entry point; a fuzz build (`-sanitize=fuzzer,address -DFUZZING`) links
-// libFuzzer's `main`, a normal build links a replayer (`replayMain`) that runs the corpus through
-// the same function, so the corpus is a regression check without libFuzzer.
+// Shared by the fuzz targets in Fuzz/. Each target is an executable whose `main` calls
+// `fuzzOrReplay` with its one-input function. A fuzz build (scripts/fuzz.sh: coverage
+// instrumentation, address sanitizer, libFuzzer's driver linked) fuzzes it; any other build replays
+// the files it is given through the same function, so the corpus is a regression check without
+// libFuzzer (`scripts/fuzz.sh --replay`).
 
 /// Fails the run on a broken property, naming it: libFuzzer (or the replayer) keeps the input.
 public func fuzzRequire(
@@ -49,24 +51,27 @@ private func files(at path: String) -> [String] {
     }
 }
 
-#if FUZZING
-/// libFuzzer's driver (libclang_rt.fuzzer), run from the executable's own entry point.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+/// The one-input function libFuzzer calls, set once by `fuzzOrReplay` before the driver starts.
+nonisolated(unsafe) private var fuzzTarget: (([UInt8]) -> Void)?
 
-/// The fuzz build's `main`. SwiftPM links an executable's `main` to the symbol `TARGET_main`
-/// (`--defsym`), so libFuzzer's own `main` is never used: each target defines `TARGET_main`
-/// with `@_cdecl` and calls this, which hands its arguments to libFuzzer.
-public func runFuzzer(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, callback)
+/// Fuzzes `body` with libFuzzer when its driver is linked into the executable (a fuzz build),
+/// handing it the command line (libFuzzer's flags and corpus directories); otherwise replays the
+/// files and directories named on the command line through `body`.
+public func fuzzOrReplay(name: String, _ body: @escaping ([UInt8]) -> Void) -> Never {
+    guard castd_fuzz_driver_linked() != 0 else {
+        #if FUZZING
+        // A release fuzz build (scripts/fuzz.sh) that lost its driver would only replay: say so.
+        fatalError("\(name) was built for fuzzing (-DFUZZING) without libFuzzer's driver linked")
+        #else
+        replayMain(name: name, body)
+        #endif
+    }
+    fuzzTarget = body
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    exit(
+        castd_fuzz_run_driver(&argc, &argv) { data, size in
+            fuzzTarget!(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
 }
-#endif

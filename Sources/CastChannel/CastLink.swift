@@ -137,19 +137,25 @@ public final class CastLink: Sendable {
         }
     }
 
+    /// The TLS context of every link, made once: the configuration is the same for all, and a
+    /// context per link cost each device's link its own BoringSSL SSL_CTX (BENCHMARKS.md,
+    /// figure 5). Cast devices present self-issued certificates: TLS does not check them; device
+    /// authentication does, once connected.
+    private static let tlsContext = Result<NIOSSLContext, any Error> {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        return try NIOSSLContext(configuration: tls)
+    }
+
     /// TCP and TLS before `deadline`. Returns the channel and the certificate the device presented
     /// (DER; nil if it could not be had), which device authentication needs.
     private static func connect(
         host: String, port: Int, configuration: CastLinkConfiguration, deadline: NIODeadline,
         eventLoopGroup: any EventLoopGroup, logger: Logger
     ) async throws -> (NIOAsyncChannel<CastMessage, ByteBuffer>, [UInt8]?) {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        // Cast devices present self-issued certificates: TLS does not check them; device
-        // authentication does, once connected.
-        tls.certificateVerification = .none
         let sslContext: NIOSSLContext
         do {
-            sslContext = try NIOSSLContext(configuration: tls)
+            sslContext = try Self.tlsContext.get()
         } catch {
             throw CastChannelError(.connectFailed, "cannot set up TLS: \(error)")
         }

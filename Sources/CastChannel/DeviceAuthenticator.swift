@@ -56,8 +56,7 @@ public struct DeviceAuthenticator: Sendable {
 
     /// A fresh random nonce.
     public static func makeNonce() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<nonceSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        (0..<nonceSize).map { _ in UInt8.random(in: .min ... .max) }
     }
 
     /// The DeviceAuthMessage carrying an AuthChallenge for `nonce`: PKCS#1 v1.5, with `hash`

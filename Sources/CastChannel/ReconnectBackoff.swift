@@ -37,17 +37,28 @@ public struct ReconnectBackoff: Sendable, Hashable {
     /// The wait before the next attempt, drawn with `generator`: in [base/2, base], and never
     /// shorter than ``minimumGap`` once the first retry has failed.
     public func delay(afterFailures failures: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let base = base(afterFailures: failures)
-        let nanoseconds = Self.nanoseconds(base)
-        let low = nanoseconds / 2
-        let drawn = Duration.nanoseconds(Int64.random(in: low...max(low, nanoseconds), using: &generator))
-        return failures == 0 ? drawn : max(drawn, minimumGap)
+        finish(Int64.random(in: window(afterFailures: failures), using: &generator), afterFailures: failures)
     }
 
     /// The wait before the next attempt, drawn from the system's generator.
+    ///
+    /// `Int64.random(in:)` rather than a `SystemRandomNumberGenerator` passed `inout`: that
+    /// struct is empty, and ThreadSanitizer builds (Swift 6.3) crash on an `inout` access to an
+    /// empty value, whose address is not a real one.
     public func delay(afterFailures failures: Int) -> Duration {
-        var generator = SystemRandomNumberGenerator()
-        return delay(afterFailures: failures, using: &generator)
+        finish(Int64.random(in: window(afterFailures: failures)), afterFailures: failures)
+    }
+
+    /// The nanoseconds a wait is drawn from: the upper half of the base.
+    private func window(afterFailures failures: Int) -> ClosedRange<Int64> {
+        let nanoseconds = Self.nanoseconds(base(afterFailures: failures))
+        let low = nanoseconds / 2
+        return low...max(low, nanoseconds)
+    }
+
+    private func finish(_ nanoseconds: Int64, afterFailures failures: Int) -> Duration {
+        let drawn = Duration.nanoseconds(nanoseconds)
+        return failures == 0 ? drawn : max(drawn, minimumGap)
     }
 
     /// How much longer to wait so that an attempt does not start within ``minimumGap`` of the

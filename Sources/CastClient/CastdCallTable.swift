@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The client side of castd.v1's call multiplexing, as a pure state machine: which calls are open
 /// on one connection, which call each frame from the daemon belongs to, and what that frame means

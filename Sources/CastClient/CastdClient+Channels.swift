@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Custom channels: messages to and from the receiver app of a device's session, on a namespace
 /// the app declares (`urn:x-cast:com.example.game`, …; a session lists them in `namespaces`).
@@ -100,16 +104,35 @@ public enum CastdJSON {
     /// Why `text` is not JSON (any JSON value), or nil if it is.
     public static func problem(_ text: String) -> String? {
         do {
-            _ = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            _ = try JSONDecoder().decode(TopLevel.self, from: Data(text.utf8))
             return nil
+        } catch DecodingError.dataCorrupted(let context) {
+            return context.underlyingError.map { "\($0)" } ?? context.debugDescription
         } catch {
-            let description = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            return description ?? "it does not parse"
+            return "it does not parse"
         }
     }
 
     /// Whether `text` is a JSON object (`{…}`), as custom data must be.
     public static func isObject(_ text: String) -> Bool {
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any]
+        (try? JSONDecoder().decode(TopLevel.self, from: Data(text.utf8)))?.isObject == true
+    }
+
+    /// Any JSON value: the decoder checks the whole text before it gets here; this only asks
+    /// whether the value is an object. (JSONDecoder rather than JSONSerialization, which only
+    /// Foundation has: castc links FoundationEssentials alone, for start-up speed.)
+    private struct TopLevel: Decodable {
+        var isObject: Bool
+
+        init(from decoder: any Decoder) throws {
+            isObject = (try? decoder.container(keyedBy: AnyKey.self)) != nil
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

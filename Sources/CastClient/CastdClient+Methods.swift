@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The castd.v1.Cast methods, typed. `device` is a selector: a device id, a friendly name
 /// (case-insensitive), a host or host:port; `""` lets the daemon choose (the one device with a

@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The media queue: a list of items the player plays one after another. Item ids are assigned
 /// by the device (`CastdMediaStatus.items[].itemID`); new items are sent with id 0.

@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LengthPrefixFraming
 import NIOCore
 import NIOPosix

@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LengthPrefixFraming
 import NIOCore
 import SwiftProtobuf
@@ -50,9 +54,15 @@ final class CastdConnection: Sendable {
         start.request = request
         if let timeout { start.timeoutMs = Self.milliseconds(timeout) }
         var frame = Castd_V1_Frame()
-        frame.callID = .max  // the largest id encodes longest: an upper bound for the size check
         frame.start = start
-        let size = (try? frame.serializedBytes() as [UInt8])?.count ?? 0
+        // An upper bound of the frame's size, without encoding it: each field a tag byte, a
+        // varint of at most ten bytes (call_id, timeout_ms) or a length of at most five and the
+        // bytes (start, and in it method and request).
+        var size = (1 + 10) + (1 + 5) + (1 + 5 + method.utf8.count) + (1 + 5 + request.count) + (1 + 10)
+        if size > maximumFrameLength {
+            frame.callID = .max  // the largest id encodes longest
+            size = (try? frame.serializedBytes() as [UInt8])?.count ?? 0
+        }
         if size > maximumFrameLength {
             throw CastdError(
                 .resourceExhausted,

@@ -7,7 +7,8 @@ extension CastdDevice {
     public func matches(selector: String) -> Bool {
         guard !selector.isEmpty else { return false }
         if selector == id || selector == host { return true }
-        if selector.caseInsensitiveCompare(friendlyName) == .orderedSame { return true }
+        // As castd compares names (DeviceRegistry): lowercased, without Foundation.
+        if selector.lowercased() == friendlyName.lowercased() { return true }
         return selector == "\(host):\(port)" || selector == "[\(host)]:\(port)"
     }
 }

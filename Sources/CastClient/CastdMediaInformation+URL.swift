@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CastdMediaInformation {
     /// Media at a URL, with the URL as its content id.

@@ -1,5 +1,9 @@
 import CastdAPI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CastdMediaStatus {
     /// The names of the commands the player supports now ("pause", "seek", "queue_next", …):

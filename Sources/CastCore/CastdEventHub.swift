@@ -34,6 +34,11 @@ public final class CastdEventHub: Sendable {
 
     public var sequence: UInt64 { state.withLock { $0.sequence } }
 
+    /// The snapshot and the sequence number it is current at, taken together.
+    public func sequencedSnapshot() -> (sequence: UInt64, snapshot: Castd_V1_Snapshot) {
+        state.withLock { ($0.sequence, Self.snapshot(of: $0)) }
+    }
+
     public func device(id: String) -> CastdDevice? { state.withLock { $0.devices[id] } }
     public func session(deviceID: String) -> CastdSession? { state.withLock { $0.sessions[deviceID] } }
     public func media(deviceID: String) -> CastdMediaStatus? { state.withLock { $0.media[deviceID] } }

@@ -66,6 +66,7 @@ extension CastDeviceEmulator {
     ) async throws -> CastV2Binding {
         let heartbeat = configuration.heartbeat
         let codecLogger = logger
+        let tap = configuration.messageTap
         let generation = core.withLock { core in
             defer { core.listener.nextGeneration += 1 }
             return core.listener.nextGeneration
@@ -96,6 +97,9 @@ extension CastDeviceEmulator {
                     try pipeline.addHandler(CastMessageCodec(logger: codecLogger))
                     if let log = context.messageLog {
                         try pipeline.addHandler(CastMessageLogHandler(connection: number, log: log))
+                    }
+                    if let tap {
+                        try pipeline.addHandler(CastMessageTapHandler(connection: number, tap: tap))
                     }
                     try pipeline.addHandler(CastHeartbeatHandler(heartbeat, mode: heartbeatMode))
                 }

@@ -1,3 +1,5 @@
+import CastProtocol
+
 /// How an emulated Cast device presents itself and where it listens.
 public struct EmulatorConfiguration: Sendable {
     /// The friendly name (`fn` in the TXT record, `name` in eureka_info).
@@ -53,6 +55,12 @@ public struct EmulatorConfiguration: Sendable {
     /// Fault injection for device authentication: the device fails it in this way (everything
     /// else it does as usual). `nil`: a genuine device.
     public var impostor: EmulatorImpostor? = nil
+    /// Called for every CastV2 message as it passes the device's framing: received (decoded,
+    /// before the device handles it) or sent (as it is written to TLS). It runs on the
+    /// connection's event loop, so it must be quick; it is for timing what arrives and leaves
+    /// (castd-bench stamps PAUSE arrivals and MEDIA_STATUS departures on its own clock).
+    /// `nil`: none.
+    public var messageTap: EmulatorMessageTap? = nil
 
     public init() {}
 
@@ -78,9 +86,19 @@ public struct EmulatorConfiguration: Sendable {
 
     /// A random device id in the form real devices use.
     public static func randomDeviceID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max)) }.joined()
     }
+}
+
+/// See ``EmulatorConfiguration/messageTap``: the direction, the connection number (one per TLS
+/// link, as in the `--log` file) and the message.
+public typealias EmulatorMessageTap =
+    @Sendable (_ direction: EmulatorMessageDirection, _ connection: Int, _ message: CastMessage) -> Void
+
+/// Whether a message reached the device or left it.
+public enum EmulatorMessageDirection: Sendable, Hashable {
+    case received
+    case sent
 }
 
 /// When a device pings a quiet sender and when it gives up on it.

@@ -97,3 +97,29 @@ final class CastMessageLogHandler: ChannelDuplexHandler {
         context.write(data, promise: promise)
     }
 }
+
+/// Hands every CastMessage that passes, in both directions, to ``EmulatorConfiguration/messageTap``.
+final class CastMessageTapHandler: ChannelDuplexHandler {
+    typealias InboundIn = CastMessage
+    typealias InboundOut = CastMessage
+    typealias OutboundIn = CastMessage
+    typealias OutboundOut = CastMessage
+
+    private let connection: Int
+    private let tap: EmulatorMessageTap
+
+    init(connection: Int, tap: @escaping EmulatorMessageTap) {
+        self.connection = connection
+        self.tap = tap
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        tap(.received, connection, unwrapInboundIn(data))
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        tap(.sent, connection, unwrapOutboundIn(data))
+        context.write(data, promise: promise)
+    }
+}

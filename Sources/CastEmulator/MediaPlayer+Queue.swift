@@ -1,3 +1,5 @@
+import CastProtocol
+
 /// Changes to the queue's order and content. The current item stays current unless said
 /// otherwise; `orderId`s follow the new order.
 extension MediaPlayer {
@@ -49,22 +51,5 @@ extension MediaPlayer {
         shuffles += 1
         items.shuffle(using: &generator)
         currentIndex = restart ? 0 : items.firstIndex { $0.itemID == currentID } ?? 0
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a small deterministic generator for the queue shuffle.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension CastdMediaStatus {
     /// The playback position at `date`, in seconds, for showing a live position without asking

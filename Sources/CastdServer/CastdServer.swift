@@ -304,9 +304,10 @@ public final class CastdServer: Service, Sendable {
                                 await writer.status(callID: 0, error)
                                 continue
                             }
-                            self.dispatch(
+                            let now = self.dispatch(
                                 frame, access: accepted.access, handle: handle, writer: writer, calls: &calls,
                                 logger: logger)
+                            await now?()
                         }
                     } catch let error as LengthPrefixError {
                         let status: CastdError
@@ -331,23 +332,25 @@ public final class CastdServer: Service, Sendable {
         logger.debug("client disconnected")
     }
 
+    /// Starts the call a frame opens (or cancels one). Returns the call instead when it is to
+    /// be answered at once, by the caller, before it reads the next frame.
     private func dispatch(
         _ frame: Castd_V1_Frame, access: Castd_V1_Access, handle: ConnectionHandle, writer: FrameWriter,
         calls: inout DiscardingTaskGroup, logger: Logger
-    ) {
+    ) -> (@Sendable () async -> Void)? {
         let callID = frame.callID
         switch frame.kind {
         case .start(let start)?:
             guard callID != 0 else {
                 calls.addTask { await writer.status(callID: 0, CastdError(.invalidArgument, "call id 0 is reserved")) }
-                return
+                return nil
             }
             guard let method = CastdMethod(path: start.method) else {
                 let known = CastdMethod.allCases.map(\.path).joined(separator: ", ")
                 calls.addTask {
                     await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
                 }
-                return
+                return nil
             }
             guard access.rawValue >= method.requiredAccess.rawValue else {
                 accessLogger.notice(
@@ -360,7 +363,7 @@ public final class CastdServer: Service, Sendable {
                             .permissionDenied,
                             "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
                 }
-                return
+                return nil
             }
             let admitted = handle.admit(callID: callID, limit: configuration.maximumConcurrentCalls)
             guard case .ok(let cancelSignal) = admitted else {
@@ -375,17 +378,20 @@ public final class CastdServer: Service, Sendable {
                 case .ok: fatalError("unreachable")
                 }
                 calls.addTask { await writer.status(callID: callID, error) }
-                return
+                return nil
             }
-            var callLogger = logger
-            callLogger[metadataKey: "rpc.method"] = "\(method.rawValue)"
-            callLogger[metadataKey: "rpc.call"] = "\(callID)"
             let timeout = start.timeoutMs > 0 ? Duration.milliseconds(Int64(clamping: start.timeoutMs)) : nil
             let request = Array(start.request)
+            if Self.answersAtOnce(method, request: request) {
+                return {
+                    await self.answerAtOnce(method, callID: callID, request: request, access: access, writer: writer, logger: logger)
+                    handle.finished(callID: callID)
+                }
+            }
             calls.addTask {
                 await self.run(
                     method, callID: callID, request: request, timeout: timeout, cancelSignal: cancelSignal,
-                    access: access, writer: writer, logger: callLogger)
+                    access: access, writer: writer, logger: logger)
                 handle.finished(callID: callID)
             }
         case .cancel?:
@@ -395,6 +401,46 @@ public final class CastdServer: Service, Sendable {
                 await writer.status(callID: callID, CastdError(.invalidArgument, "clients may only send start and cancel frames"))
             }
         }
+        return nil
+    }
+
+    /// Calls that read only castd's own state and never wait for a device: GetStatus, and
+    /// ListDevices without app criteria (an empty request). They are answered in the reader,
+    /// without the task, task group and cancel watcher other calls get: that is most of what
+    /// such a call costs (BENCHMARKS.md, figure 3). Nothing can cancel them or outlast their
+    /// deadline, as the next frame is read only once they are answered.
+    static func answersAtOnce(_ method: CastdMethod, request: [UInt8]) -> Bool {
+        method == .getStatus || (method == .listDevices && request.isEmpty)
+    }
+
+    private func answerAtOnce(
+        _ method: CastdMethod, callID: UInt64, request: [UInt8], access: Castd_V1_Access, writer: FrameWriter,
+        logger: Logger
+    ) async {
+        let response = UnaryResponse()
+        let context = CallContext(connectedClients: clientCount, access: access)
+        var failure: CastdError?
+        do {
+            try await service.handle(method, request: request, context: context) { message in
+                try response.keep(writer.frame(callID: callID, message))
+            }
+        } catch let error as CastdError {
+            failure = error
+        } catch {
+            logger.error(
+                "call failed unexpectedly",
+                metadata: ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)", "error": "\(error)"])
+            failure = CastdError(.internal, "\(error)")
+        }
+        if logger.logLevel <= .debug {
+            logger.debug(
+                failure == nil ? "call ok" : "call ended",
+                metadata: [
+                    "rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)",
+                    "rpc.code": "\(failure?.code.name ?? "OK")",
+                ])
+        }
+        await writer.status(callID: callID, failure, after: response.taken())
     }
 
     private enum Outcome: Sendable {
@@ -402,18 +448,27 @@ public final class CastdServer: Service, Sendable {
         case interrupted(CastdError)
     }
 
-    /// Runs one call, racing it against its deadline and its cancel signal.
+    /// Runs one call, racing it against its deadline and its cancel signal. A unary call's
+    /// response is written with its status, in one write.
     private func run(
         _ method: CastdMethod, callID: UInt64, request: [UInt8], timeout: Duration?,
         cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, writer: FrameWriter, logger: Logger
     ) async {
         let service = self.service
+        // The metadata of this call's log lines (given per line: a Logger per call costs more
+        // than the call itself when nothing is logged).
+        @Sendable func call() -> Logger.Metadata { ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)"] }
+        let response = UnaryResponse()
         let outcome = await withTaskGroup(of: Outcome.self) { group -> Outcome in
             group.addTask {
                 do {
                     let context = CallContext(connectedClients: self.clientCount, access: access)
                     try await service.handle(method, request: request, context: context) { message in
-                        try await writer.message(callID: callID, message)
+                        if method.isStreaming {
+                            try await writer.message(callID: callID, message)
+                        } else {
+                            try response.keep(writer.frame(callID: callID, message))
+                        }
                     }
                     return .finished(nil)
                 } catch let error as CastdError {
@@ -421,7 +476,7 @@ public final class CastdServer: Service, Sendable {
                 } catch is CancellationError {
                     return .finished(CastdError(.cancelled, "cancelled"))
                 } catch {
-                    logger.error("call failed unexpectedly", metadata: ["error": "\(error)"])
+                    logger.error("call failed unexpectedly", metadata: call().merging(["error": "\(error)"]) { $1 })
                     return .finished(CastdError(.internal, "\(error)"))
                 }
             }
@@ -445,13 +500,23 @@ public final class CastdServer: Service, Sendable {
         }
         switch outcome {
         case .finished(nil):
-            logger.debug("call ok")
-            await writer.status(callID: callID, nil)
+            logger.debug("call ok", metadata: call())
+            await writer.status(callID: callID, nil, after: response.taken())
         case .finished(let error?), .interrupted(let error):
-            logger.debug("call ended", metadata: ["rpc.code": "\(error.code.name)", "rpc.message": "\(error.message)"])
-            await writer.status(callID: callID, error)
+            logger.debug(
+                "call ended",
+                metadata: call().merging(["rpc.code": "\(error.code.name)", "rpc.message": "\(error.message)"]) { $1 })
+            await writer.status(callID: callID, error, after: response.taken())
         }
     }
+}
+
+/// A unary call's response frame, held until its status is written with it.
+final class UnaryResponse: Sendable {
+    private let frame = Mutex<ByteBuffer?>(nil)
+
+    func keep(_ buffer: ByteBuffer) { frame.withLock { $0 = buffer } }
+    func taken() -> ByteBuffer? { frame.withLock { $0.take() } }
 }
 
 /// A connection as it is accepted: who is at the other end, and what they may do.
@@ -469,25 +534,36 @@ struct FrameWriter: Sendable {
     let allocator: ByteBufferAllocator
 
     func message(callID: UInt64, _ message: any SwiftProtobuf.Message) async throws {
+        try await outbound.write(frame(callID: callID, message))
+    }
+
+    /// A message frame, encoded, to write later.
+    func frame(callID: UInt64, _ message: any SwiftProtobuf.Message) throws -> ByteBuffer {
         var frame = Castd_V1_Frame()
         frame.callID = callID
         frame.message = try message.serializedData()
-        try await write(frame)
+        return try encode(frame)
     }
 
-    /// Ends a call: OK when `error` is nil.
-    func status(callID: UInt64, _ error: CastdError?) async {
+    /// Ends a call: OK when `error` is nil. `response`, a unary call's message frame, goes in
+    /// the same write, just before the status.
+    func status(callID: UInt64, _ error: CastdError?, after response: ByteBuffer? = nil) async {
         var frame = Castd_V1_Frame()
         frame.callID = callID
         frame.status = error?.status ?? Castd_V1_Status()
-        try? await write(frame)
+        guard let status = try? encode(frame) else { return }
+        if let response {
+            try? await outbound.write(contentsOf: [response, status])
+        } else {
+            try? await outbound.write(status)
+        }
     }
 
-    private func write(_ frame: Castd_V1_Frame) async throws {
+    private func encode(_ frame: Castd_V1_Frame) throws -> ByteBuffer {
         let bytes: [UInt8] = try frame.serializedBytes()
         var buffer = allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        try await outbound.write(buffer)
+        return buffer
     }
 }
 

@@ -33,6 +33,8 @@ public struct CastdService: Sendable {
     public let registry: DeviceRegistry
     public let hub: CastdEventHub
     public let facts: DaemonFacts
+    /// Events and status encoded once, sent to many (SharedEncodings).
+    let encodings = SharedEncodings()
     /// castd's log filter and recent records (GetLogFilter, SetLogFilter, StreamLogs); nil when
     /// the service runs without castd's logging, and those methods answer FAILED_PRECONDITION.
     public let logs: CastdLogs?
@@ -57,7 +59,7 @@ public struct CastdService: Sendable {
             try await send(response)
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
-            try await send(await status(context))
+            try await send(encodings.status(daemon: await daemonInfo(context), hub: hub))
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
             guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
@@ -190,7 +192,7 @@ public struct CastdService: Sendable {
             let subscription = hub.watch()
             defer { subscription.cancel() }
             for await event in subscription {
-                try await send(event)
+                try await send(encodings.event(event))
             }
             try Task.checkCancellation()
             throw CastdError(.unavailable, "castd is shutting down")
@@ -223,6 +225,16 @@ public struct CastdService: Sendable {
 
     func status(_ context: CallContext) async -> CastdStatusResponse {
         var response = CastdStatusResponse()
+        response.daemon = await daemonInfo(context)
+        let snapshot = hub.snapshot()
+        response.devices = snapshot.devices
+        response.sessions = snapshot.sessions
+        response.media = snapshot.media
+        return response
+    }
+
+    /// What GetStatus says about castd itself.
+    func daemonInfo(_ context: CallContext) async -> Castd_V1_DaemonInfo {
         var daemon = Castd_V1_DaemonInfo()
         daemon.version = facts.version
         daemon.startedAtMs = Int64(facts.startedAt.timeIntervalSince1970 * 1000)
@@ -237,12 +249,7 @@ public struct CastdService: Sendable {
         daemon.access = context.access
         daemon.pid = UInt32(clamping: getpid())
         daemon.uid = getuid()
-        response.daemon = daemon
-        let snapshot = hub.snapshot()
-        response.devices = snapshot.devices
-        response.sessions = snapshot.sessions
-        response.media = snapshot.media
-        return response
+        return daemon
     }
 
     private func decode<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 @main
 struct Castc: AsyncParsableCommand {
@@ -83,7 +87,10 @@ struct Castc: AsyncParsableCommand {
     /// stderr and its status code as the exit code.
     static func main() async {
         do {
-            var command = try parseAsRoot(globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst())))
+            let arguments = globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst()))
+            // status, play, pause, stop: without ArgumentParser's reflection (FastPath.swift).
+            var command: any ParsableCommand
+            if let fast = FastPath.command(arguments) { command = fast } else { command = try parseAsRoot(arguments) }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

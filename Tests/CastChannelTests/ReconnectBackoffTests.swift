@@ -1,4 +1,5 @@
 import CastChannel
+import CastProtocol
 import Testing
 
 struct ReconnectBackoffTests {
@@ -11,7 +12,7 @@ struct ReconnectBackoffTests {
     }
 
     @Test func theFirstRetryComesWithinOneSecondAndLaterOnesNeverSoonerThanOne() {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 0x5EED)
         var outside: [String] = []
         for _ in 0..<2_000 {
             let first = backoff.delay(afterFailures: 0, using: &generator)
@@ -29,7 +30,7 @@ struct ReconnectBackoffTests {
 
     @Test func jitterSpreadsTheWaitsOverTheUpperHalf() {
         // The draws cover the window [4 s, 8 s] after three failures, end to end.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 0x5EED)
         let window = (0..<2_000).map { _ in backoff.delay(afterFailures: 3, using: &generator) }
         #expect(window.min()! < .milliseconds(4_200) && window.max()! > .milliseconds(7_800))
         let draws = Set((0..<200).map { _ in backoff.delay(afterFailures: 5, using: &generator) })
@@ -41,3 +42,4 @@ struct ReconnectBackoffTests {
         #expect(backoff.remainingGap(sinceLastAttempt: .seconds(2)) == .zero)
     }
 }
+

@@ -116,6 +116,7 @@ struct CommandLineTests {
             "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat", "--unplayable-content-type",
             "video/webm",
         ]
+        process.environment = childEnvironment
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -175,6 +176,7 @@ struct CommandLineTests {
             "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--write-root",
             authRoot.path,
         ]
+        process.environment = childEnvironment
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()

@@ -66,7 +66,22 @@ public func withDaemon<T>(
     }
 }
 
-/// Waits, up to `timeout`, for `condition` to hold, checking it each time `poll` elapses.
+/// How much longer than usual tests wait for anything: `CASTD_TEST_TIME_SCALE` (scripts/swift-flags.sh
+/// sets 4 for sanitizer builds, which run several times slower), else 1. Timeouts only: a test
+/// still fails when what it waits for never happens, just later.
+public let testTimeScale: Double = {
+    guard let text = ProcessInfo.processInfo.environment["CASTD_TEST_TIME_SCALE"], let scale = Double(text),
+        scale >= 1, scale <= 100
+    else { return 1 }
+    return scale
+}()
+
+extension Duration {
+    /// This timeout stretched by ``testTimeScale``.
+    public var scaledForTests: Duration { self * testTimeScale }
+}
+
+/// Waits, up to `timeout` (scaled by ``testTimeScale``), for `condition` to hold, checking it each time `poll` elapses.
 /// For conditions that have no event to wait on (another process's output, a file).
 public func eventually(
     timeout: Duration = .seconds(10), poll: Duration = .milliseconds(20),
@@ -74,6 +89,7 @@ public func eventually(
     _ condition: () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()
+    let timeout = timeout.scaledForTests
     let deadline = clock.now + timeout
     while true {
         if try await condition() { return }

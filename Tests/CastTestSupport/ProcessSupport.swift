@@ -17,6 +17,15 @@ public let productsDirectory: URL = {
     return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
 }()
 
+/// The environment of the processes tests start: the test process's own, except that under
+/// AddressSanitizer castd's processes check for leaks at exit (`CASTD_CHILD_ASAN_OPTIONS`, set by
+/// scripts/swift-flags.sh) while the test runner does not.
+public var childEnvironment: [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    if let options = environment["CASTD_CHILD_ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options }
+    return environment
+}
+
 /// A child process whose output goes to files, ended (SIGTERM, then SIGKILL) by `stop()`.
 ///
 /// Spawned with posix_spawn and reaped by a thread of its own blocked in waitpid(pid): nothing
@@ -44,7 +53,7 @@ public final class ChildProcess: Sendable {
         stdoutPath = directory + "/\(tag).out"
         stderrPath = directory + "/\(tag).err"
         let path = executable.contains("/") ? executable : productsDirectory.appendingPathComponent(executable).path
-        var env = ProcessInfo.processInfo.environment
+        var env = childEnvironment
         for (key, value) in environment { env[key] = value }
 
         var actions = posix_spawn_file_actions_t()
@@ -124,7 +133,8 @@ public final class ChildProcess: Sendable {
 
     /// The exit status, waiting up to `timeout`.
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
-        try await withThrowingTaskGroup(of: Int32.self) { group in
+        let timeout = timeout.scaledForTests
+        return try await withThrowingTaskGroup(of: Int32.self) { group in
             group.addTask { await self.exitStatus() }
             group.addTask {
                 try await Task.sleep(for: timeout)

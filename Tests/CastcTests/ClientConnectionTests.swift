@@ -127,12 +127,12 @@ func device(_ id: String, _ name: String) -> CastdDevice {
 
             let played = Task {
                 try await client.unary(
-                    .play, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(1500)
+                    .play, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .seconds(90)
                 )
             }
             let play = try await daemon.nextCall(.play, as: Castd_V1_MediaRequest.self)
             #expect(play.callID == 2)
-            #expect(play.timeoutMs == 1500)
+            #expect(play.timeoutMs == 90_000)
             status.playerState = .playing
             try daemon.reply(play.callID, status)
             #expect(try await played.value.playerState == .playing)

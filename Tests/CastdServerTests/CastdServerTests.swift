@@ -179,7 +179,7 @@ struct CastdServerTests {
                     let error = await #expect(throws: CastdError.self) { try await client.startSession() }
                     #expect(error?.code == .unavailable)
                     #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-                    #expect(clock.now - started < .seconds(10))
+                    #expect(clock.now - started < Duration.seconds(10).scaledForTests)
                     #expect(hub.devices().first?.linkState == .failed)
                 }
             }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `--image URL[@WIDTHxHEIGHT]`
 enum ImageArgument {
@@ -48,7 +52,7 @@ struct AdBreakArgument: Equatable {
     static func parse(_ text: String) throws -> AdBreakArgument {
         let invalid = { (why: String) in ValidationError("--ad-break '\(text)': \(why); \(help)") }
         // The clip URL starts with the scheme before the first "://".
-        guard let schemeSeparator = text.range(of: "://") else { throw invalid("no clip URL") }
+        guard let schemeSeparator = text.firstRange(of: "://") else { throw invalid("no clip URL") }
         let head = text[..<schemeSeparator.lowerBound]
         guard let colon = head.lastIndex(of: ":") else { throw invalid("no position before the clip URL") }
         let positionText = head[..<colon]
@@ -57,7 +61,7 @@ struct AdBreakArgument: Equatable {
         // Peel :DURATION and :SKIPPABLE_AFTER (plain seconds) off the end, but only after the
         // URL's path has begun, so that a port (http://host:8000) stays part of the URL.
         var numbers: [Double] = []
-        let authorityStart = urlText.range(of: "://")!.upperBound
+        let authorityStart = urlText.firstRange(of: "://")!.upperBound
         while numbers.count < 2, let last = urlText.lastIndex(of: ":"),
             let slash = urlText[authorityStart...].firstIndex(of: "/"), last > slash
         {
@@ -167,7 +171,10 @@ enum PlaybackRateArgument {
 
     /// `1.5`, `0.75`, `2`: at most two decimals, no trailing zeros.
     static func number(_ value: Double) -> String {
-        var text = String(format: "%.2f", value)
+        // As "%.2f" would write it (rounding half to even), without Foundation's String(format:).
+        let hundredths = Int((value.magnitude * 100).rounded(.toNearestOrEven))
+        let cents = hundredths % 100
+        var text = (value < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (cents < 10 ? "0" : "") + "\(cents)"
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct SendCommand: CastcCommand {
     static let configuration = CommandConfiguration(
@@ -53,7 +57,7 @@ struct SendCommand: CastcCommand {
     func run() async throws {
         var text = message
         if text == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            text = String(decoding: Terminal.readStandardInput(), as: UTF8.self)
             if text.hasSuffix("\n") { text.removeLast() }
             if options.json {
                 do { try Self.validateJSON(text) } catch let error as ValidationError {

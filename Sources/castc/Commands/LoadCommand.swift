@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct LoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(

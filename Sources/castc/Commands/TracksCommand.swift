@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct TracksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -270,7 +274,7 @@ struct TracksStyleCommand: MediaStatusCommand {
 
     /// Upper snake case, as the Cast text track style spells its values: drop-shadow → DROP_SHADOW.
     private static func castName(_ value: String) -> String {
-        value.uppercased().replacingOccurrences(of: "-", with: "_")
+        value.uppercased().replacing("-", with: "_")
     }
 
     var style: CastdTextTrackStyle {

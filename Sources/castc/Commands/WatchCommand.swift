@@ -1,6 +1,10 @@
 import ArgumentParser
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct WatchCommand: CastcCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,9 @@
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `castc devices`: one row per device.
 enum DeviceTable {

@@ -1,5 +1,9 @@
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `castc watch`: one line per event, `HH:MM:SS.mmm  kind  what`. Remembers device names from
 /// earlier events, since session and media events carry only device ids.
@@ -17,7 +21,8 @@ struct EventFormatter {
     mutating func line(for event: CastdEvent, now: Date) -> String {
         let date = event.timeMs > 0 ? Date(timeIntervalSince1970: Double(event.timeMs) / 1000) : now
         let (kind, text) = describe(event)
-        var line = "\(timestamp(date))  \(kind.padding(toLength: 14, withPad: " ", startingAt: 0))  \(text)"
+        let column = kind.count < 14 ? kind + String(repeating: " ", count: 14 - kind.count) : String(kind.prefix(14))
+        var line = "\(timestamp(date))  \(column)  \(text)"
         if verbose, case .media(let media) = event.kind {
             let indent = String(repeating: " ", count: 30)
             let rows = TextTable.render(StatusReport.mediaRows(media, at: nil, verbose: true).dropFirst().map { $0 })

@@ -1,5 +1,9 @@
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Media and sessions in words.
 enum MediaSummary {
@@ -136,7 +140,7 @@ enum MediaSummary {
 
     /// `scale 1.5, foreground #FFFF00FF, edge outline`: the fields the style sets.
     static func textTrackStyle(_ style: CastdTextTrackStyle) -> String? {
-        func name(_ value: String) -> String { value.lowercased().replacingOccurrences(of: "_", with: "-") }
+        func name(_ value: String) -> String { value.lowercased().replacing("_", with: "-") }
         var parts: [String] = []
         if style.fontScale > 0 { parts.append("scale \(PlaybackRateArgument.number(style.fontScale))") }
         if !style.foregroundColor.isEmpty { parts.append("foreground \(style.foregroundColor)") }

@@ -1,5 +1,9 @@
 import CastClient
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `castc status`: the daemon, then each device with its session and media.
 enum StatusReport {

@@ -1,5 +1,6 @@
 import CastEmulator
 import CastProtocol
+import CastTestSupport
 import Foundation
 import LengthPrefixFraming
 import NIOCore
@@ -106,8 +107,13 @@ final class RawCastSender: Sendable {
 
     // MARK: receiving
 
-    /// The next message, or a `TestTimeout` / `ConnectionClosed`.
+    /// The next message, or a `TestTimeout` / `ConnectionClosed`. Every timeout here is
+    /// stretched by the test time scale (slow sanitizer builds; CastTestSupport).
     func next(timeout: Duration = .seconds(5)) async throws -> CastMessage {
+        try await next(within: timeout.scaledForTests)
+    }
+
+    private func next(within timeout: Duration) async throws -> CastMessage {
         try await withThrowingTaskGroup(of: CastMessage.self) { group in
             group.addTask { try await self.inbox.next() }
             group.addTask {
@@ -124,13 +130,13 @@ final class RawCastSender: Sendable {
         timeout: Duration = .seconds(5), _ what: String = "a matching message",
         where predicate: (CastMessage, JSONValue) -> Bool
     ) async throws -> (message: CastMessage, payload: JSONValue) {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaledForTests
         while true {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw TestTimeout(what: what) }
             let message: CastMessage
             do {
-                message = try await next(timeout: remaining)
+                message = try await next(within: remaining)
             } catch is TestTimeout {
                 throw TestTimeout(what: what)
             }
@@ -155,12 +161,12 @@ final class RawCastSender: Sendable {
     @discardableResult
     func waitForClose(timeout: Duration = .seconds(5)) async throws -> [CastMessage] {
         var before: [CastMessage] = []
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ContinuousClock.now + timeout.scaledForTests
         while true {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw TestTimeout(what: "the connection to close") }
             do {
-                before.append(try await next(timeout: remaining))
+                before.append(try await next(within: remaining))
             } catch is ConnectionClosed {
                 return before
             } catch is TestTimeout {

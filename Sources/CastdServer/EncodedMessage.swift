@@ -1,0 +1,96 @@
+import CastCore
+import CastdAPI
+import Foundation
+import SwiftProtobuf
+import Synchronization
+
+/// Bytes already in protobuf's binary form, sent as a response message as they are. Its binary
+/// serialization is exactly its bytes (`Visitor.visitUnknown`), so `FrameWriter` needs nothing
+/// special for it. castd only ever writes it; nothing decodes one.
+struct EncodedMessage: SwiftProtobuf.Message {
+    static let protoMessageName = "castd.v1.EncodedMessage"
+    var bytes = Data()
+    var unknownFields = UnknownStorage()
+
+    init() {}
+
+    init(_ bytes: Data) {
+        self.bytes = bytes
+    }
+
+    mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+        while try decoder.nextFieldNumber() != nil {}
+    }
+
+    func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+        try visitor.visitUnknown(bytes: bytes)
+    }
+
+    func isEqualTo(message: any SwiftProtobuf.Message) -> Bool {
+        (message as? EncodedMessage)?.bytes == bytes
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(bytes)
+    }
+
+    var debugDescription: String { "EncodedMessage(\(bytes.count) bytes)" }
+}
+
+/// What castd encodes once and sends many times: each change event, to every watcher (one
+/// MEDIA_STATUS to a hundred watchers was a hundred encodings of it), and the devices, sessions
+/// and media of GetStatus until the next change.
+final class SharedEncodings: Sendable {
+    private struct State {
+        /// Recent change events by sequence number (each number is one change, the same for
+        /// every watcher). Snapshots and lag notices are per watcher, and never kept.
+        var events: [UInt64: Data] = [:]
+        /// StatusResponse fields 2-4 (devices, sessions, media) as of a hub sequence number.
+        var status: (sequence: UInt64, bytes: Data)?
+    }
+
+    private let state = Mutex(State())
+    private static let eventsKept = 32
+
+    /// `event`, encoded once for all watchers.
+    func event(_ event: CastdEvent) throws -> EncodedMessage {
+        switch event.kind {
+        case .snapshot?, .lagged?, nil:
+            return EncodedMessage(try event.serializedData())
+        default:
+            break
+        }
+        if let bytes = state.withLock({ $0.events[event.sequence] }) { return EncodedMessage(bytes) }
+        let bytes = try event.serializedData()
+        state.withLock { state in
+            state.events[event.sequence] = bytes
+            if state.events.count > Self.eventsKept, let oldest = state.events.keys.min() {
+                state.events.removeValue(forKey: oldest)
+            }
+        }
+        return EncodedMessage(bytes)
+    }
+
+    /// A StatusResponse: `daemon`, encoded now, then the hub's devices, sessions and media,
+    /// encoded once per change. (A message's encoding is its fields' encodings one after the
+    /// other, so the two parts concatenate into the whole.)
+    func status(daemon: Castd_V1_DaemonInfo, hub: CastdEventHub) throws -> EncodedMessage {
+        var head = CastdStatusResponse()
+        head.daemon = daemon
+        var bytes = try head.serializedData()
+        let sequence = hub.sequence
+        if let cached = state.withLock({ $0.status?.sequence == sequence ? $0.status?.bytes : nil }) {
+            bytes.append(cached)
+            return EncodedMessage(bytes)
+        }
+        let (current, snapshot) = hub.sequencedSnapshot()
+        var tail = CastdStatusResponse()
+        tail.devices = snapshot.devices
+        tail.sessions = snapshot.sessions
+        tail.media = snapshot.media
+        let encoded = try tail.serializedData()
+        state.withLock { $0.status = (current, encoded) }
+        bytes.append(encoded)
+        return EncodedMessage(bytes)
+    }
+}

@@ -1,0 +1,83 @@
+import CastCore
+import CastdAPI
+import Foundation
+import SwiftProtobuf
+import Testing
+
+@testable import CastdServer
+
+/// What castd encodes once and sends to many must read back as what it would have sent.
+struct SharedEncodingsTests {
+    func hubWithDevices() -> CastdEventHub {
+        let hub = CastdEventHub()
+        hub.updateDevice(id: "b") { $0.friendlyName = "Kitchen" }
+        hub.updateDevice(id: "a") { $0.friendlyName = "Living Room TV" }
+        var media = CastdMediaStatus()
+        media.deviceID = "a"
+        media.mediaSessionID = 3
+        media.playerState = .playing
+        media.media.contentID = "https://example.com/movie.mp4"
+        media.media.metadata.title = "Movie"
+        hub.updateMedia(media)
+        return hub
+    }
+
+    @Test func encodedMessageSerializesToItsBytes() throws {
+        var device = CastdDevice()
+        device.friendlyName = "Den"
+        let bytes = try device.serializedData()
+        #expect(try EncodedMessage(bytes).serializedData() == bytes)
+        var frame = Castd_V1_Frame()
+        frame.callID = 7
+        frame.message = try EncodedMessage(bytes).serializedData()
+        #expect(
+            try CastdDevice(serializedBytes: Castd_V1_Frame(serializedBytes: frame.serializedData()).message) == device)
+    }
+
+    @Test func statusIsTheStatusResponse() throws {
+        let hub = hubWithDevices()
+        var daemon = Castd_V1_DaemonInfo()
+        daemon.version = "test"
+        daemon.clients = 2
+        let encodings = SharedEncodings()
+        let decoded = try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes)
+        var expected = CastdStatusResponse()
+        expected.daemon = daemon
+        let snapshot = hub.snapshot()
+        expected.devices = snapshot.devices
+        expected.sessions = snapshot.sessions
+        expected.media = snapshot.media
+        #expect(decoded == expected)
+        #expect(decoded.devices.map(\.friendlyName) == ["Kitchen", "Living Room TV"])
+
+        // Cached until the hub changes; the daemon part is always new.
+        daemon.clients = 3
+        #expect(
+            try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes).daemon.clients
+                == 3)
+        hub.removeDevice(id: "b")
+        let after = try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes)
+        #expect(after.devices.map(\.friendlyName) == ["Living Room TV"])
+    }
+
+    @Test func eventsAreEncodedOncePerSequence() async throws {
+        let hub = CastdEventHub()
+        let encodings = SharedEncodings()
+        let first = hub.watch()
+        let second = hub.watch()
+        hub.updateDevice(id: "a") { $0.friendlyName = "Den" }
+        var one = first.makeAsyncIterator()
+        var two = second.makeAsyncIterator()
+        // Snapshots are per watcher: encoded every time, and decode back.
+        let snapshots = [try #require(await one.next()), try #require(await two.next())]
+        for snapshot in snapshots {
+            #expect(try CastdEvent(serializedBytes: encodings.event(snapshot).bytes) == snapshot)
+        }
+        let added = try #require(await one.next())
+        let again = try #require(await two.next())
+        #expect(added == again)
+        let bytes = try encodings.event(added).bytes
+        #expect(try encodings.event(again).bytes == bytes)
+        #expect(try CastdEvent(serializedBytes: bytes) == added)
+    }
+}
