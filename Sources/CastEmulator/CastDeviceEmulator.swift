@@ -177,6 +177,10 @@ public final class CastDeviceEmulator: Sendable {
         let servers: Servers
         let castV2: CastV2Binding
         do {
+            // The device identity (three RSA keys, made once per process) before listening:
+            // made on a sender's first challenge instead, it spent that sender's connect timeout
+            // (over a minute in a sanitizer build on a loaded machine).
+            _ = try deviceAuthority()
             (servers, castV2) = try await bindServers()
         } catch {
             lifecycle.withLock { state in
