@@ -421,10 +421,16 @@ final class SoakWatchHandler: ChannelInboundHandler {
 /// Raw castd.v1 connections: the length-prefix framing of LengthPrefixFraming and a handler of
 /// the soak's, on NIO's shared event loops.
 enum SoakConnection {
+    /// The watchers' own event loop: what they read is not held up behind the clients and the
+    /// emulated devices, which share NIO's other loops in this process. A watcher that falls
+    /// behind should be castd's doing, not the driver's.
+    static let watcherLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     static func open(
-        socket: String, _ makeHandler: @escaping @Sendable () -> any ChannelHandler
+        socket: String, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        _ makeHandler: @escaping @Sendable () -> any ChannelHandler
     ) async throws -> any Channel {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        try await ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
@@ -461,10 +467,10 @@ enum SoakConnection {
     static func watcher(socket: String, progress: SoakWatcherProgress) async throws
         -> (any Channel, EventLoopFuture<SoakWatcherResult>)
     {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let loop = watcherLoops.next()
         let result = loop.makePromise(of: SoakWatcherResult.self)
         do {
-            let channel = try await open(socket: socket) {
+            let channel = try await open(socket: socket, group: loop) {
                 SoakWatchHandler(progress: progress, result: result)
             }
             return (channel, result.futureResult)

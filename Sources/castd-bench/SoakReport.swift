@@ -61,7 +61,7 @@ struct SoakReport {
                 Criterion(
                     name: "resident memory drift", target: "< 5 %",
                     measured:
-                        "\(Format.fixed(drift * 100, 2)) % (\(Format.mebibytes(kibibytes: warm)) after the first tenth of the requests → \(Format.mebibytes(kibibytes: end)) after the last)",
+                        "\(Format.fixed(drift * 100, 2)) % (\(Format.mebibytes(kibibytes: warm)) after the first \(SoakOutcome.warmUpTenths == 2 ? "fifth" : "\(SoakOutcome.warmUpTenths) tenths") of the requests → \(Format.mebibytes(kibibytes: end)) after the last)",
                     passed: drift < Self.driftLimit))
         } else {
             criteria.append(
@@ -138,6 +138,11 @@ struct SoakReport {
         out.append("| requests per client | \(Format.grouped(p.requests)) (\(Format.grouped(p.total)) in all) |")
         out.append("| calls open at once per client | \(p.depth) |")
         out.append("| watchers (connections with a Watch for the whole run) | \(p.watchers) |")
+        out.append(
+            "| castd's watcher queue (events a watcher may fall behind by before castd drops them and says `lagged`) | "
+                + (o.watcherQueue.map {
+                    "\(Format.grouped($0)) (`--watcher-queue`; castd's default, 256, is a tenth of a second of the soak's events)"
+                } ?? "castd's default, 256") + " |")
         out.append("| emulated devices | 2, each a session of the Default Media Receiver playing a 1-hour video |")
         out.append("| link drops | every \(p.dropInterval), the devices in turn |")
         out.append("| deadline per call | \(p.deadline) |")
@@ -249,7 +254,7 @@ struct SoakReport {
         out.append("| devices linked, before any client | \(Format.mebibytes(kibibytes: o.rssBaseline)) |")
         for tenth in o.rssAtTenth.keys.sorted() {
             out.append(
-                "| \(tenth * 10) % of the requests\(tenth == 1 ? " (warm-up)" : "")\(tenth == 10 ? " (end)" : "") | \(Format.mebibytes(kibibytes: o.rssAtTenth[tenth]!)) |"
+                "| \(tenth * 10) % of the requests\(tenth == SoakOutcome.warmUpTenths ? " (end of the warm-up)" : "")\(tenth == 10 ? " (end)" : "") | \(Format.mebibytes(kibibytes: o.rssAtTenth[tenth]!)) |"
             )
         }
         out.append("| every client gone | \(Format.mebibytes(kibibytes: o.rssAfter)) |")

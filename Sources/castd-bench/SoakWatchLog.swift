@@ -29,6 +29,27 @@ struct WatchLog: Sendable {
     var lastSequence: UInt64? { entries.last?.sequence ?? snapshotSequence }
 
     mutating func record(_ bytes: [UInt8]) {
+        // Most events are media statuses, thousands a second under the soak: for those the
+        // sequence number (read off the wire) and the digest are all the log needs, and a
+        // watcher that decoded each one in full fell behind castd (the driver's doing, not
+        // castd's). The rest are decoded.
+        guard let header = Self.header(bytes) else {
+            malformed += 1
+            return
+        }
+        if header.kind == Self.mediaField {
+            guard snapshotSequence != nil else {
+                malformed += 1
+                note("an event (sequence \(header.sequence)) before the snapshot")
+                return
+            }
+            if let last = lastSequence, header.sequence != last + 1 {
+                gaps += 1
+                note("sequence \(header.sequence) after \(last)")
+            }
+            entries.append(Entry(sequence: header.sequence, digest: Self.digest(bytes)))
+            return
+        }
         guard let event = try? CastdEvent(serializedBytes: bytes) else {
             malformed += 1
             return
@@ -77,6 +98,51 @@ struct WatchLog: Sendable {
 
     private mutating func note(_ text: String) {
         if notes.count < 10 { notes.append(text) }
+    }
+
+    /// `castd.v1.Event.media`'s field number.
+    static let mediaField = 8
+
+    /// An event's `sequence` and the field number of its `kind`, read off the protobuf wire
+    /// (tags and varints; lengths skipped); nil if the bytes are not a well-formed message.
+    static func header(_ bytes: [UInt8]) -> (sequence: UInt64, kind: Int)? {
+        var index = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < bytes.count && shift < 64 {
+                let byte = bytes[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        var sequence: UInt64 = 0
+        var kind = 0
+        while index < bytes.count {
+            guard let tag = varint() else { return nil }
+            let field = Int(tag >> 3)
+            switch tag & 7 {
+            case 0:
+                guard let value = varint() else { return nil }
+                if field == 1 { sequence = value }
+            case 2:
+                guard let length = varint(), length <= UInt64(bytes.count - index) else { return nil }
+                index += Int(length)
+                if field >= 3 { kind = field }
+            case 1:
+                guard index + 8 <= bytes.count else { return nil }
+                index += 8
+            case 5:
+                guard index + 4 <= bytes.count else { return nil }
+                index += 4
+            default:
+                return nil
+            }
+        }
+        return (sequence, kind)
     }
 
     /// FNV-1a, 64 bits.

@@ -239,6 +239,23 @@ import Testing
         #expect(!WatchComparison.compare([first, short], through: 7).identical)
     }
 
+    @Test func theHeaderIsReadOffTheWire() throws {
+        var event = CastdEvent()
+        event.sequence = 300_000
+        event.timeMs = 1_900_000_000_000
+        var media = CastdMediaStatus()
+        media.deviceID = "tv"
+        media.currentTime = 12.5
+        event.media = media
+        let header = try #require(WatchLog.header(try event.serializedBytes()))
+        #expect(header.sequence == 300_000)
+        #expect(header.kind == WatchLog.mediaField)
+        #expect(WatchLog.header(Self.event(7, "snapshot"))?.kind == 3)
+        #expect(WatchLog.header(Self.event(7, "lagged"))?.kind == 9)
+        #expect(WatchLog.header([0x08]) == nil)  // a varint cut short
+        #expect(WatchLog.header([0x1A, 0x05, 0x01]) == nil)  // a length past the end
+    }
+
     @Test func linkChangesAreCounted() {
         var log = WatchLog()
         var snapshot = CastdEvent()
