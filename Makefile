@@ -4,6 +4,9 @@
 #   make release       release builds of castd, castc, cast-emulator and castd-bench
 #   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
 #   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
+#   make soak          the soak test → SOAK.md (scripts/soak.sh; release build included); fails
+#                      when a criterion fails
+#   make soak-quick    a smoke run of the soak → .build/SOAK-quick.md
 #   make fuzz          each fuzz target for FUZZ_SECONDS (default 60), or only FUZZ_TARGETS
 #                      (make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=CastTXTFuzzer; scripts/fuzz.sh)
 #
@@ -17,7 +20,7 @@ PRODUCTS := castd castc cast-emulator castd-bench
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: test release bench bench-quick fuzz
+.PHONY: test release bench bench-quick soak soak-quick fuzz
 
 test:
 	scripts/test.sh
@@ -33,6 +36,12 @@ bench:
 
 bench-quick:
 	scripts/bench.sh --quick
+
+soak:
+	scripts/soak.sh
+
+soak-quick:
+	scripts/soak.sh --quick
 
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -211,14 +211,17 @@ let package = Package(
             ]
         ),
 
-        // MARK: benchmarks (make bench; see BENCHMARKS.md). It hosts emulated devices and drives
-        // castd, castc and the Python peers as processes.
+        // MARK: benchmarks (make bench; see BENCHMARKS.md) and the soak (make soak; SOAK.md). It
+        // hosts emulated devices and drives castd, castc and the Python peers as processes.
         .executableTarget(
             name: "castd-bench",
             dependencies: [
                 "CastClient",
                 "CastEmulator",
                 "CastProtocol",
+                "LengthPrefixFraming",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -332,6 +335,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),
+        .testTarget(
+            name: "CastdBenchTests",
+            dependencies: [
+                "castd-bench", "CastClient", "CastdAPI", "CastEmulator", "CastTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -702,6 +702,9 @@ public actor DeviceController {
         inflight[kind] = (token, task)
         defer {
             if inflight[kind]?.token == token { inflight[kind] = nil }
+            // A request superseded after its answer had come in (the cancel too late) returns
+            // that answer, not ABORTED: its token must not stay behind for castd's life.
+            replacedTokens.remove(token)
         }
         do {
             return try await withTaskCancellationHandler {

@@ -71,22 +71,20 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses UTF-8 JSON text. Throws `CastProtocolError.invalidJSON` on malformed text.
     public static func parse(_ text: String) throws -> JSONValue {
-        try parse(Data(text.utf8))
+        var text = text
+        return try text.withUTF8 { try parse(bytes: $0) }
     }
 
     public static func parse(_ data: Data) throws -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw CastProtocolError.invalidJSON(Self.describe(error))
-        }
+        try data.withUnsafeBytes { try parse(bytes: $0.bindMemory(to: UInt8.self)) }
     }
 
-    private static func describe(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            return context.underlyingError.map { String(describing: $0) } ?? context.debugDescription
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw CastProtocolError.invalidJSON(error.description)
         }
-        return String(describing: error)
     }
 
     /// Compact JSON text with keys in a stable (sorted) order.

@@ -42,15 +42,20 @@ struct EncodedMessage: SwiftProtobuf.Message {
 /// and media of GetStatus until the next change.
 final class SharedEncodings: Sendable {
     private struct State {
-        /// Recent change events by sequence number (each number is one change, the same for
-        /// every watcher). Snapshots and lag notices are per watcher, and never kept.
-        var events: [UInt64: Data] = [:]
+        /// Recent change events, each in slot `sequence % eventsKept` (each number is one
+        /// change, the same for every watcher). Snapshots and lag notices are per watcher, and
+        /// never kept.
+        var events: [(sequence: UInt64, bytes: Data)?] = Array(repeating: nil, count: SharedEncodings.eventsKept)
         /// StatusResponse fields 2-4 (devices, sessions, media) as of a hub sequence number.
         var status: (sequence: UInt64, bytes: Data)?
     }
 
     private let state = Mutex(State())
-    private static let eventsKept = 32
+    /// Watchers read at their own pace: under `make soak` (2,000-3,000 events a second to 8
+    /// watchers) they were often more than 32 events apart, each then encoded the event again,
+    /// which made the ones behind slower still, until castd dropped events for them (`lagged`).
+    /// 1,024 recent events are about a megabyte.
+    static let eventsKept = 1024
 
     /// `event`, encoded once for all watchers.
     func event(_ event: CastdEvent) throws -> EncodedMessage {
@@ -60,13 +65,17 @@ final class SharedEncodings: Sendable {
         default:
             break
         }
-        if let bytes = state.withLock({ $0.events[event.sequence] }) { return EncodedMessage(bytes) }
+        let slot = Int(event.sequence % UInt64(Self.eventsKept))
+        let cached = state.withLock { state -> Data? in
+            guard let entry = state.events[slot], entry.sequence == event.sequence else { return nil }
+            return entry.bytes
+        }
+        if let cached { return EncodedMessage(cached) }
         let bytes = try event.serializedData()
         state.withLock { state in
-            state.events[event.sequence] = bytes
-            if state.events.count > Self.eventsKept, let oldest = state.events.keys.min() {
-                state.events.removeValue(forKey: oldest)
-            }
+            // A watcher far behind must not evict a newer event the others still need.
+            if let entry = state.events[slot], entry.sequence > event.sequence { return }
+            state.events[slot] = (event.sequence, bytes)
         }
         return EncodedMessage(bytes)
     }

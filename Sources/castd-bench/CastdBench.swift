@@ -27,8 +27,10 @@ struct CastdBench: AsyncParsableCommand {
             Examples:
               castd-bench --bin .build/release --python .build/venv-bench/bin/python --catt .build/venv-bench/bin/catt
               castd-bench --quick --only 1,3        a smoke run of two figures
+
+            `castd-bench soak` (make soak) is the soak test: clients, mixed requests and link drops, into SOAK.md.
             """,
-        subcommands: [Run.self, CallsCommand.self, FloorServerCommand.self],
+        subcommands: [Run.self, SoakCommand.self, CallsCommand.self, FloorServerCommand.self],
         defaultSubcommand: Run.self
     )
 }

@@ -49,6 +49,40 @@ enum Proc {
         return values[0] + values[1] + values[2] + values[5] + values[6] + values[7]
     }
 
+    /// What each open file descriptor of a process refers to (`socket:[1234]`,
+    /// `anon_inode:[eventfd]`, a path), by descriptor number; nil if the process is gone.
+    static func openDescriptors(_ pid: pid_t) -> [Int32: String]? {
+        let directory = "/proc/\(pid)/fd"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        var descriptors: [Int32: String] = [:]
+        for name in names {
+            guard let fd = Int32(name) else { continue }
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let count = readlink(directory + "/" + name, &buffer, buffer.count - 1)
+            // A descriptor closed between the listing and the readlink is gone: leave it out.
+            guard count > 0 else { continue }
+            descriptors[fd] = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return descriptors
+    }
+
+    /// Descriptors by kind: "socket", "anon_inode:[eventfd]", "pipe", or the path.
+    static func descriptorKinds(_ descriptors: [Int32: String]) -> [String: Int] {
+        var kinds: [String: Int] = [:]
+        for target in descriptors.values {
+            let kind: String
+            if target.hasPrefix("socket:") {
+                kind = "socket"
+            } else if target.hasPrefix("pipe:") {
+                kind = "pipe"
+            } else {
+                kind = target
+            }
+            kinds[kind, default: 0] += 1
+        }
+        return kinds
+    }
+
     static func loadAverage() -> String {
         guard let text = read("/proc/loadavg") else { return "?" }
         return text.split(separator: " ").prefix(3).joined(separator: " ")

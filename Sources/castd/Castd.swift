@@ -262,6 +262,7 @@ struct Castd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MallocArenas.apply(environment: ProcessInfo.processInfo.environment)
         let settings: CastdSettings
         do {
             settings = try self.settings()

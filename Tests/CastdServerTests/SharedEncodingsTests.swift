@@ -80,4 +80,36 @@ struct SharedEncodingsTests {
         #expect(try encodings.event(again).bytes == bytes)
         #expect(try CastdEvent(serializedBytes: bytes) == added)
     }
+
+    /// Watchers hundreds of events apart still share each event's encoding (found by `make soak`:
+    /// with only the last 32 kept, a watcher behind encoded every event again, fell further
+    /// behind, and castd dropped events for it).
+    @Test func watchersFarApartShareEncodings() async throws {
+        let hub = CastdEventHub(watcherQueueLimit: 1000)
+        let encodings = SharedEncodings()
+        let ahead = hub.watch()
+        let behind = hub.watch()
+        var media = CastdMediaStatus()
+        media.deviceID = "a"
+        media.mediaSessionID = 1
+        for position in 0..<600 {
+            media.currentTime = Double(position)
+            hub.updateMedia(media)
+        }
+        func address(_ data: Data) -> UnsafeRawPointer? { data.withUnsafeBytes { $0.baseAddress } }
+        var first = ahead.makeAsyncIterator()
+        _ = await first.next()  // the snapshot
+        var encoded: [Data] = []
+        for _ in 0..<600 { encoded.append(try encodings.event(try #require(await first.next())).bytes) }
+        var second = behind.makeAsyncIterator()
+        _ = await second.next()
+        var shared = 0
+        for index in 0..<600 {
+            let event = try #require(await second.next())
+            let bytes = try encodings.event(event).bytes
+            #expect(bytes == encoded[index])
+            if address(bytes) == address(encoded[index]) { shared += 1 }
+        }
+        #expect(shared == 600, "\(600 - shared) events encoded again")
+    }
 }

@@ -1,0 +1,116 @@
+import CastProtocol
+import Foundation
+import Testing
+
+/// `JSONValue.parse` reads JSON itself (JSONParser) rather than through Foundation's JSONDecoder
+/// and `Decodable`, which made castd fall seconds behind a busy device (found by `make soak`:
+/// with two devices answering ~2,000 requests/s, castd took 0.3 ms to read each MEDIA_STATUS,
+/// its devices' messages piled up by the thousand, and a dropped link was noticed only 2-13 s
+/// later, once the backlog had been read). It must read exactly what JSONDecoder read.
+struct JSONParserTests {
+    /// The reading it replaces: JSONDecoder through `JSONValue: Decodable`.
+    static func decoded(_ text: String) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    static func fixtureLines() throws -> [String] {
+        var lines: [String] = []
+        for name in ["receiver_status", "media_status", "errors", "app_availability", "connection", "other", "sender_requests"] {
+            let url = try #require(Bundle.module.url(forResource: "Fixtures/real-messages/\(name)", withExtension: "jsonl"))
+            let text = try String(contentsOf: url, encoding: .utf8)
+            lines += text.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        }
+        return lines
+    }
+
+    @Test func readsEveryRealMessageAsJSONDecoderDid() throws {
+        let lines = try Self.fixtureLines()
+        #expect(lines.count >= 30)
+        for line in lines {
+            let expected = try #require(Self.decoded(line), "JSONDecoder reads \(line.prefix(80))")
+            #expect(try JSONValue.parse(line) == expected, "\(line.prefix(120))")
+            #expect(try JSONValue.parse(Data(line.utf8)) == expected)
+        }
+    }
+
+    @Test(arguments: [
+        #"null"#, #"true"#, #"false"#, #"0"#, #"-0"#, #"12"#, #"-12.5e3"#, #"1E+2"#, #"1e-07"#, #"0.000001"#,
+        #"123456789012345678901234567890"#, #"5e-324"#, #"1.7976931348623157e308"#,
+        #""""#, #""a\"b\\c\/d\b\f\n\r\t""#, #""\u00e9\u0041\u20AC""#, #""\ud83d\ude00 smile""#, #""héllo wörld ✓""#,
+        #"[]"#, #"{}"#, #"[1,[2,[3,{}]]]"#, #"{"a":{"b":[true,null,"x"]},"c":-1}"#,
+        " \n\t\r {\"k\" : [ 1 , 2 ] } \n", "\u{FEFF}{\"bom\":1}", "[1,]", "{\"a\":1,}", "[1 ,\n]",
+    ])
+    func readsValidJSONAsJSONDecoderDid(_ text: String) throws {
+        let expected = try #require(Self.decoded(text), "JSONDecoder reads \(text)")
+        #expect(try JSONValue.parse(text) == expected)
+    }
+
+    @Test(arguments: [
+        "", " ", "nul", "tru", "True", "NaN", "Infinity", "-Infinity", "+1", "01", "-", "1.", ".5", "1e", "1e+",
+        "0x10", "1e400", "-1e400", "\"abc", "\"a\u{01}b\"", "\"\\x\"", "\"\\u12\"", "\"\\u12G4\"", "\"\\ud83d\"",
+        "\"\\ude00\"", "\"\\ud83d\\u0041\"", "[,]", "[,1]", "{,}", "[1,,]", "[1 2]", "{\"a\" 1}", "{a:1}", "{\"a\":}",
+        "[", "{", "]", "1 2", "{} x", "// c\n1", "'a'",
+    ])
+    func refusesWhatJSONDecoderRefused(_ text: String) {
+        #expect(Self.decoded(text) == nil, "JSONDecoder refuses \(text.debugDescription)")
+        #expect(throws: CastProtocolError.self, "\(text.debugDescription)") { try JSONValue.parse(text) }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        var bytes = Array("\"ok".utf8)
+        bytes += [0xC3, 0x28]  // a truncated two-byte sequence
+        bytes += Array("\"".utf8)
+        #expect(throws: CastProtocolError.self) { try JSONValue.parse(Data(bytes)) }
+    }
+
+    @Test func nestsAsDeepAsJSONDecoderAndNoDeeper() throws {
+        let fine = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(try JSONValue.parse(fine) == Self.decoded(fine))
+        for deep in [
+            String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+            String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000),
+            String(repeating: "[", count: 100_000),
+        ] {
+            #expect(throws: CastProtocolError.self) { try JSONValue.parse(deep) }
+        }
+    }
+
+    /// The payload fuzzer's corpus (hostile numbers, nesting, strings): read alike, or refused
+    /// by both.
+    @Test func readsThePayloadFuzzCorpusAsJSONDecoderDid() throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Corpus/CastPayloadFuzzer").standardizedFileURL
+        let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path)
+        #expect(files.count >= 20)
+        for file in files {
+            let data = try Data(contentsOf: corpus.appendingPathComponent(file))
+            let expected = try? JSONDecoder().decode(JSONValue.self, from: data)
+            let parsed = try? JSONValue.parse(data)
+            #expect(parsed == expected, "\(file)")
+        }
+    }
+
+    @Test func aKeyGivenTwiceKeepsItsFirstValue() throws {
+        let text = #"{"a":1,"b":[true],"a":2}"#
+        #expect(try JSONValue.parse(text) == ["a": 1, "b": [true]])
+        #expect(try JSONValue.parse(text) == Self.decoded(text))
+    }
+
+    @Test func printedJSONReadsBack() throws {
+        let value: JSONValue = [
+            "small": 1e-7, "big": 1e300, "int": 42, "negative": -3.25, "text": "tab\tquote\"\u{1F600}\u{07}",
+            "list": [nil, true, false, [:], []],
+        ]
+        #expect(try JSONValue.parse(value.jsonString) == value)
+    }
+
+    @Test func aMediaStatusReadsTheSame() throws {
+        let lines = try Self.fixtureLines().filter { $0.contains("MEDIA_STATUS") }
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let parsed = try JSONValue.parse(line)
+            let payload = try #require(parsed["payload"])
+            #expect(CastMediaStatus.entries(in: payload) == CastMediaStatus.entries(in: try #require(Self.decoded(line)?["payload"])))
+        }
+    }
+}
