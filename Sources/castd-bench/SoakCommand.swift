@@ -304,7 +304,7 @@ struct Soak {
         var window = LoadWindow(live: [daemon.pid])
         let ticksBefore = daemon.cpuTicks ?? 0
         log("soak: \(parameters.clients) clients × \(Format.grouped(parameters.requests)) requests, \(parameters.watchers) watchers, links cut every \(parameters.dropInterval)")
-        let (tally, drops, seconds) = try await load.runClients()
+        let (tally, drops, seconds) = try await load.runClients(observer: watchers.first?.progress)
         outcome.castdCPUSeconds = Double((daemon.cpuTicks ?? 0) - ticksBefore) / Double(Proc.ticksPerSecond)
         window.finish(live: [daemon.pid])
         outcome.load = window

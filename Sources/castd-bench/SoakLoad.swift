@@ -70,7 +70,13 @@ struct SoakLoad: Sendable {
 
     /// Phase 2: every client makes its requests while the devices' links are cut in turn; returns
     /// once every call has ended (by a status, or lost at its deadline) and the drops stopped.
-    func runClients() async throws -> (tally: SoakTally, drops: [SoakDrop], seconds: Double) {
+    ///
+    /// A link is cut only once `observer` (the first watcher) has seen castd report every earlier
+    /// cut and every device connected again: a cut while castd is still setting a link up
+    /// (TLS done, the device's status not yet in) ends a connection attempt, which castd retries
+    /// without ever reporting the device connected, so the drops and castd's reports could not
+    /// be matched one to one.
+    func runClients(observer: SoakWatcherProgress?) async throws -> (tally: SoakTally, drops: [SoakDrop], seconds: Double) {
         let started = monotonicNanos()
         let devices = self.devices
         let interval = parameters.dropInterval
@@ -79,6 +85,17 @@ struct SoakLoad: Sendable {
             var turn = 0
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { break }
+                if let observer {
+                    let cutSoFar = drops.filter { $0.linksCut > 0 }.count
+                    let settled = { observer.linkDrops >= cutSoFar && observer.reconnections == observer.linkDrops }
+                    // Waits in steps of the drop interval, so cancelling stops it.
+                    var waited = 0
+                    while !settled() && !Task.isCancelled && waited < 100 {
+                        do { try await Task.sleep(for: interval) } catch { break }
+                        waited += 1
+                    }
+                    if !settled() { continue }
+                }
                 let device = devices[turn % devices.count]
                 turn += 1
                 let at = Double(monotonicNanos() - started) / 1e9

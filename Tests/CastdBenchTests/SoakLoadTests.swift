@@ -42,7 +42,7 @@ import Testing
                                 SoakDevice(selector: "Soak TV 2", dropLinks: { await two.dropLinks() }),
                             ])
                         let watchers = try await load.startWatchers()
-                        let (tally, drops, _) = try await load.runClients()
+                        let (tally, drops, _) = try await load.runClients(observer: watchers.first?.progress)
                         #expect(tally.calls == 600)
                         #expect(tally.replies == 600)
                         #expect(tally.anomalies == 0, "\(tally.notes)")
