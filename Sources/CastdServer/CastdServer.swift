@@ -251,6 +251,28 @@ public final class CastdServer: Service, Sendable {
 
     // MARK: one connection
 
+    /// How long a refused connection stays open for reading after its status was sent.
+    static let refusalLinger: Duration = .seconds(2)
+
+    /// After a refusal: castd stops writing and reads (and drops) what the client sends until it
+    /// closes, for at most `refusalLinger`. A client writes its first call as soon as it has
+    /// connected, often before castd has accepted the connection; had castd closed at once, that
+    /// write could meet a closed socket (EPIPE), and the client would report a lost connection
+    /// instead of reading the status that says why it was refused. Nothing read is parsed.
+    private static func linger(_ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
+        try? await channel.close(mode: .output)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await _ in inbound {}
+                } catch {}
+            }
+            group.addTask { try? await Task.sleep(for: refusalLinger) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     private func serve(_ accepted: AcceptedConnection) async {
         let connection = accepted.channel
         let peer = accepted.peer
@@ -261,8 +283,9 @@ public final class CastdServer: Service, Sendable {
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
 
         if let refusal = admit(peer, access: accepted.access) {
-            try? await connection.executeThenClose { _, outbound in
+            try? await connection.executeThenClose { inbound, outbound in
                 await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(callID: 0, refusal)
+                await Self.linger(connection.channel, inbound: inbound)
             }
             return
         }

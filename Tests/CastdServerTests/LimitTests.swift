@@ -27,7 +27,13 @@ struct LimitTests {
                 #expect(status.callID == 0 && status.status.code == .resourceExhausted)
                 #expect(status.status.message.contains("3 connections"), "\(status.status.message)")
                 #expect(status.status.message.contains("max_connections_per_uid"))
-                #expect(try await refused.receive() == nil)  // closed
+                #expect(try await refused.receive() == nil)  // castd writes no more
+                // A client that writes its first call late (after the refusal was sent) can
+                // still write, and so still read why it was refused: castd reads until the
+                // client closes. Had castd closed the socket, this write would fail (EPIPE).
+                #expect(throws: Never.self) {
+                    try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                }
 
                 // The connections already open are untouched.
                 _ = try await bystander.listDevices()
