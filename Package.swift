@@ -35,6 +35,8 @@ let package = Package(
             name: "LengthPrefixFraming",
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
+        // A pthread-backed lock that ThreadSanitizer understands (Sources/CastSync/Locked.swift).
+        .target(name: "CastSync"),
         .target(
             name: "CastProtocol",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -58,6 +60,7 @@ let package = Package(
         .target(
             name: "CastChannel",
             dependencies: [
+                "CastSync",
                 "CastProtocol",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -74,6 +77,7 @@ let package = Package(
         .target(
             name: "CastDiscovery",
             dependencies: [
+                "CastSync",
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,6 +85,7 @@ let package = Package(
         .target(
             name: "CastCore",
             dependencies: [
+                "CastSync",
                 "CastdAPI",
                 "CastChannel",
                 "CastDiscovery",
@@ -93,6 +98,7 @@ let package = Package(
         .target(
             name: "CastdLogging",
             dependencies: [
+                "CastSync",
                 "CastdAPI",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
@@ -101,6 +107,7 @@ let package = Package(
         .target(
             name: "CastdServer",
             dependencies: [
+                "CastSync",
                 "CastdAPI",
                 "CastCore",
                 "CastdLogging",
@@ -153,6 +160,7 @@ let package = Package(
         .target(
             name: "CastClient",
             dependencies: [
+                "CastSync",
                 "CastdAPI",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -187,6 +195,7 @@ let package = Package(
         .target(
             name: "CastEmulator",
             dependencies: [
+                "CastSync",
                 "CastProtocol",
                 "CastDiscovery",
                 "LengthPrefixFraming",
@@ -216,6 +225,7 @@ let package = Package(
         .executableTarget(
             name: "castd-bench",
             dependencies: [
+                "CastSync",
                 "CastClient",
                 "CastEmulator",
                 "CastProtocol",
@@ -273,6 +283,7 @@ let package = Package(
         .target(
             name: "CastTestSupport",
             dependencies: [
+                "CastSync",
                 "CastEmulator",
                 "CastClient",
                 "CastCore",
@@ -298,10 +309,11 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastDiscovery", "CastTestSupport"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastSync", "CastDiscovery", "CastTestSupport"]),
         .testTarget(
             name: "CastEmulatorTests",
             dependencies: [
+                "CastSync",
                 "CastEmulator", "CastProtocol", "CastDiscovery", "LengthPrefixFraming", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -311,6 +323,7 @@ let package = Package(
         .testTarget(
             name: "CastChannelTests",
             dependencies: [
+                "CastSync",
                 "CastChannel", "CastTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -318,11 +331,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "CastdServerTests", dependencies: ["CastdServer", "CastClient", "CastTestSupport"]),
+        .testTarget(name: "CastdServerTests", dependencies: ["CastSync", "CastdServer", "CastClient", "CastTestSupport"]),
         .testTarget(name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "CastSync",
                 "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
@@ -334,7 +348,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "CastcTests", dependencies: ["castc", "CastClient", "CastdAPI", "CastTestSupport"]),
+        .testTarget(name: "CastcTests", dependencies: ["CastSync", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
         .testTarget(
             name: "CastdBenchTests",
             dependencies: [

@@ -1,3 +1,4 @@
+import CastSync
 import CastProtocol
 import Foundation
 import LengthPrefixFraming
@@ -5,7 +6,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// Settings of one device link. The defaults are Chromium's.
 public struct CastLinkConfiguration: Sendable {
@@ -64,7 +64,7 @@ public final class CastLink: Sendable {
         var authenticationReply: EventLoopPromise<CastMessage>?
         var authentication: DeviceAuthentication?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init(
         host: String, port: Int, configuration: CastLinkConfiguration,

@@ -1,6 +1,6 @@
+import CastSync
 import CastProtocol
 import NIOCore
-import Synchronization
 
 /// The messages a link has read from its device and its consumer has not taken yet: at most
 /// `limit` of them. When that many wait, the link stops reading from the device until the
@@ -24,7 +24,7 @@ final class LinkInbox: Sendable {
         var highWater = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int) {
         precondition(limit > 0)

@@ -1,3 +1,4 @@
+import CastSync
 import CastdAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -8,7 +9,6 @@ import LengthPrefixFraming
 import NIOCore
 import NIOPosix
 import SwiftProtobuf
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -50,7 +50,7 @@ public final class CastdClient: Sendable {
 
     let connection: CastdConnection
     private let channel: (any Channel)?
-    private let reader = Mutex<Task<Void, Never>?>(nil)
+    private let reader = Locked<Task<Void, Never>?>(nil)
 
     init(socketPath: String, connection: CastdConnection, channel: (any Channel)?) {
         self.socketPath = socketPath

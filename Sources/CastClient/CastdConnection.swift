@@ -1,3 +1,4 @@
+import CastSync
 import CastdAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -7,7 +8,6 @@ import Foundation
 import LengthPrefixFraming
 import NIOCore
 import SwiftProtobuf
-import Synchronization
 
 /// The calls of one connection to castd, apart from the socket: `serve(inbound:write:)` reads
 /// frame bodies from any async sequence and writes frame bodies through any function, so tests
@@ -25,16 +25,16 @@ final class CastdConnection: Sendable {
     static let streamBufferLimit = 1024
 
     let maximumFrameLength: Int
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
     private let outgoing: AsyncStream<ByteBuffer>.Continuation
     /// The queue's consuming end, taken by the one `serve` call.
-    private let outgoingFrames: Mutex<AsyncStream<ByteBuffer>?>
+    private let outgoingFrames: Locked<AsyncStream<ByteBuffer>?>
 
     init(maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength) {
         self.maximumFrameLength = maximumFrameLength
         let (frames, outgoing) = AsyncStream.makeStream(of: ByteBuffer.self)
         self.outgoing = outgoing
-        self.outgoingFrames = Mutex(frames)
+        self.outgoingFrames = Locked(frames)
     }
 
     // MARK: calls

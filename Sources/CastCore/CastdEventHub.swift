@@ -1,6 +1,6 @@
+import CastSync
 import CastdAPI
 import Foundation
-import Synchronization
 
 /// The daemon's published state — devices, sessions, media — and the one ordered stream of
 /// changes to it. Every change gets the next sequence number under one lock, and is queued to
@@ -18,7 +18,7 @@ public final class CastdEventHub: Sendable {
         var nextWatcherID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     public let watcherQueueLimit: Int
 
     public init(watcherQueueLimit: Int = 256) {
@@ -201,7 +201,7 @@ final class Watcher: Sendable {
         var dropped: UInt64 = 0
         var count: Int { queue.count - head }
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Returns false (and queues nothing) if the queue is full.
     func enqueue(_ event: CastdEvent, limit: Int) -> Bool {

@@ -1,5 +1,5 @@
+import CastSync
 import CastdAPI
-import Synchronization
 
 /// Custom channels on one device: who listens on which namespace, and what they are told.
 ///
@@ -23,7 +23,7 @@ public final class ChannelRouter: Sendable {
         var session: CastdSession?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,9 +1,9 @@
+import CastSync
 import CastChannel
 import CastProtocol
 import CastdAPI
 import Foundation
 import Logging
-import Synchronization
 
 /// Where a device listens.
 public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -28,7 +28,7 @@ public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
 public actor DeviceController {
     public nonisolated let id: String
     /// Name and address change with discovery, outside the actor.
-    private let info: Mutex<(name: String, endpoint: DeviceEndpoint)>
+    private let info: Locked<(name: String, endpoint: DeviceEndpoint)>
     var name: String { info.withLock { $0.name } }
     var endpoint: DeviceEndpoint { info.withLock { $0.endpoint } }
     let hub: CastdEventHub
@@ -101,7 +101,7 @@ public actor DeviceController {
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {
         self.id = id
-        self.info = Mutex((name, endpoint))
+        self.info = Locked((name, endpoint))
         self.hub = hub
         self.linkConfiguration = linkConfiguration
         self.backoff = backoff

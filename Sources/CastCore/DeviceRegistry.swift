@@ -1,10 +1,10 @@
+import CastSync
 import CastChannel
 import CastDiscovery
 import CastProtocol
 import CastdAPI
 import Foundation
 import Logging
-import Synchronization
 
 /// A device given on the command line or in the configuration, not discovered.
 public struct StaticDevice: Sendable, Hashable {
@@ -94,7 +94,7 @@ public actor DeviceRegistry {
     private var sources: [String: Castd_V1_DeviceSource] = [:]
     public private(set) var discoveryState: DiscoveryState
     /// Every device's custom channels, reachable without the actor so that shutdown can end them.
-    private nonisolated let channelRouters = Mutex<[ChannelRouter]>([])
+    private nonisolated let channelRouters = Locked<[ChannelRouter]>([])
 
     /// Work that must outlive the call that starts it (a device's link) runs as a child of `run()`.
     private let work: AsyncStream<@Sendable () async -> Void>

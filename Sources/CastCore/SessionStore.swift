@@ -1,3 +1,4 @@
+import CastSync
 import CastdAPI
 import Foundation
 import Logging
@@ -70,7 +71,7 @@ public struct SavedSession: Codable, Sendable, Hashable {
 public final class SessionStore: Sendable {
     public let file: URL?
     private let logger: Logger
-    private let sessions = Mutex<[String: SavedSession]>([:])
+    private let sessions = Locked<[String: SavedSession]>([:])
 
     /// `directory` nil: nothing is saved (tests, or `--state-directory ''`).
     public init(directory: URL?, logger: Logger) {

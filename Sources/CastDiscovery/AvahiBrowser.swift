@@ -1,7 +1,7 @@
+import CastSync
 import CAvahi
 import Dispatch
 import Logging
-import Synchronization
 
 /// Browses for Cast devices with the Avahi daemon (over D-Bus) and reports them as events.
 public final class AvahiBrowser: Sendable {
@@ -64,7 +64,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
     private let loop: AvahiClientLoop
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation,

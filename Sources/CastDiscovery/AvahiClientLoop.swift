@@ -1,3 +1,4 @@
+import CastSync
 import CAvahi
 import Logging
 import Synchronization
@@ -39,8 +40,8 @@ final class AvahiClientLoop: Sendable {
     }
 
     private let poll: AvahiHandle
-    private let lifecycle = Mutex(Lifecycle.idle)
-    private let state = Mutex(State())
+    private let lifecycle = Locked(Lifecycle.idle)
+    private let state = Locked(State())
     private let retryInterval: Duration
     private let logger: Logger
 

@@ -1,7 +1,7 @@
+import CastSync
 import CAvahi
 import Dispatch
 import Logging
-import Synchronization
 
 /// Publishes one service with the Avahi daemon until `stop()` or deinit.
 ///
@@ -141,12 +141,12 @@ private final class PublisherCore: AvahiClientLoopOwner {
 
     private let serviceType: String
     private let logger: Logger
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(name: String, serviceType: String, port: UInt16, txt: [String: String], logger: Logger) {
         self.serviceType = serviceType
         self.logger = logger
-        self.state = Mutex(State(name: name, port: port, txt: txt))
+        self.state = Locked(State(name: name, port: port, txt: txt))
     }
 
     var name: String {

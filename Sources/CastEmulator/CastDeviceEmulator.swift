@@ -1,10 +1,10 @@
+import CastSync
 import CastProtocol
 import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
-import Synchronization
 
 /// An emulated Google Cast device: the device side of CastV2 over TLS, with a platform receiver,
 /// a few well-known apps and a media player whose clock can be driven by tests.
@@ -134,8 +134,8 @@ public final class CastDeviceEmulator: Sendable {
         case shutDown
     }
 
-    let core: Mutex<Core>
-    let lifecycle = Mutex(Lifecycle.idle)
+    let core: Locked<Core>
+    let lifecycle = Locked(Lifecycle.idle)
     let startTime = ContinuousClock.now
     /// Bumped whenever playback changes, so that the end-of-media timer is re-armed.
     let playbackChanged = ChangeSignal()
@@ -156,7 +156,7 @@ public final class CastDeviceEmulator: Sendable {
         self.logger = logger
         self.deviceDescription = EmulatorDeviceDescription(configuration: configuration)
         self.clock = configuration.clock
-        self.core = Mutex(
+        self.core = Locked(
             Core(
                 device: EmulatedDevice(apps: configuration.apps, settings: EmulatedDevice.Settings(configuration)),
                 faults: EmulatorFaults(replyDelay: configuration.replyDelay)

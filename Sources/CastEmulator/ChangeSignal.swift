@@ -1,4 +1,4 @@
-import Synchronization
+import CastSync
 
 /// A counter that tasks can wait on: `signal()` bumps it and wakes everyone waiting for a value
 /// beyond the one they saw. Used to re-arm the playback timer and to stop `run()`.
@@ -10,7 +10,7 @@ final class ChangeSignal: Sendable {
         var cancelled: Set<Int> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var generation: UInt64 {
         state.withLock { $0.generation }

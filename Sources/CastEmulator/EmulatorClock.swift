@@ -1,4 +1,4 @@
-import Synchronization
+import CastSync
 
 /// The time source of an emulated device's media playback.
 ///
@@ -56,10 +56,10 @@ public final class ManualEmulatorClock: EmulatorClock {
         var cancelled: Set<Int> = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(now: Duration = .zero) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     public func now() -> Duration {

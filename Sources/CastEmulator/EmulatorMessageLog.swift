@@ -1,7 +1,7 @@
+import CastSync
 import CastProtocol
 import Foundation
 import NIOCore
-import Synchronization
 
 /// The `--log` file: one JSON object per CastV2 message received or sent, written (and so
 /// flushed) line by line.
@@ -18,7 +18,7 @@ final class EmulatorMessageLog: Sendable {
         case outgoing = "out"
     }
 
-    private let handle: Mutex<FileHandle?>
+    private let handle: Locked<FileHandle?>
 
     init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
@@ -27,7 +27,7 @@ final class EmulatorMessageLog: Sendable {
         guard let handle = FileHandle(forWritingAtPath: path) else {
             throw EmulatorError(.logFileUnavailable, "cannot open the message log \(path)")
         }
-        self.handle = Mutex(handle)
+        self.handle = Locked(handle)
     }
 
     static func line(_ direction: Direction, connection: Int, message: CastMessage, time: Date = Date()) -> String {

@@ -1,4 +1,4 @@
-import Synchronization
+import CastSync
 
 /// The filter castd logs by, shared by every log handler and changed at run time (SetLogFilter).
 ///
@@ -17,13 +17,13 @@ public final class LogFilterStore: Sendable {
     /// Subsystem names are a small, fixed set; this only bounds a misbehaving caller.
     static let cacheLimit = 4096
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// The filter castd started with (configuration and flags): what a reset returns to.
     public let startupFilter: LogFilter
 
     public init(_ filter: LogFilter) {
         self.startupFilter = filter
-        self.state = Mutex(State(filter: filter))
+        self.state = Locked(State(filter: filter))
     }
 
     /// The current filter.

@@ -1,4 +1,4 @@
-import Synchronization
+import CastSync
 
 /// The records castd logged lately, for `castc logs`: the last ``capacity`` records, numbered,
 /// and every new one fanned out to followers (`castc logs -f`).
@@ -30,7 +30,7 @@ public final class LogRecordBuffer: Sendable {
         var nextFollowerID: UInt64 = 0
         var isShutDown = false
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(capacity: Int = defaultCapacity, followerQueueLimit: Int = defaultCapacity) {
         precondition(capacity > 0 && followerQueueLimit > 0, "a log buffer holds at least one record")
@@ -38,7 +38,7 @@ public final class LogRecordBuffer: Sendable {
         self.followerQueueLimit = followerQueueLimit
         var state = State()
         state.ring.reserveCapacity(capacity)
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     /// Keeps `entry`, numbered, and hands it to every follower. Returns its sequence number.

@@ -1,3 +1,4 @@
+import CastSync
 import CastdAPI
 import Foundation
 import LengthPrefixFraming
@@ -57,8 +58,8 @@ public final class CastdServer: Service, Sendable {
     private let onListening: @Sendable () -> Void
     private let onClientsChanged: @Sendable (Int) -> Void
     private let accessLogger = Logger(label: "Access")  // CastdSubsystem.access
-    private let connections = Mutex<[Int: ConnectionHandle]>([:])
-    private let connectionsPerUID = Mutex<[UInt32: Int]>([:])
+    private let connections = Locked<[Int: ConnectionHandle]>([:])
+    private let connectionsPerUID = Locked<[UInt32: Int]>([:])
     private let nextConnectionID = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
 
@@ -536,7 +537,7 @@ public final class CastdServer: Service, Sendable {
 
 /// A unary call's response frame, held until its status is written with it.
 final class UnaryResponse: Sendable {
-    private let frame = Mutex<ByteBuffer?>(nil)
+    private let frame = Locked<ByteBuffer?>(nil)
 
     func keep(_ buffer: ByteBuffer) { frame.withLock { $0 = buffer } }
     func taken() -> ByteBuffer? { frame.withLock { $0.take() } }
@@ -603,7 +604,7 @@ final class ConnectionHandle: Sendable {
         var calls: [UInt64: AsyncStream<CastdError>.Continuation] = [:]
         var draining = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let channel: any Channel
     private let firstFrame = AsyncStream<Void>.makeStream()
 

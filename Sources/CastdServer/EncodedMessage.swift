@@ -1,8 +1,8 @@
+import CastSync
 import CastCore
 import CastdAPI
 import Foundation
 import SwiftProtobuf
-import Synchronization
 
 /// Bytes already in protobuf's binary form, sent as a response message as they are. Its binary
 /// serialization is exactly its bytes (`Visitor.visitUnknown`), so `FrameWriter` needs nothing
@@ -50,7 +50,7 @@ final class SharedEncodings: Sendable {
         var status: (sequence: UInt64, bytes: Data)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Watchers read at their own pace: under `make soak` (2,000-3,000 events a second to 8
     /// watchers) they were often more than 32 events apart, each then encoded the event again,
     /// which made the ones behind slower still, until castd dropped events for them (`lagged`).

@@ -1,6 +1,6 @@
+import CastSync
 import CastClient
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +15,7 @@ struct DiscoveryFigure {
 
     /// When castd's watchers heard of each device id.
     private final class Sightings: Sendable {
-        private let state = Mutex<(added: [String: UInt64], removed: [String: UInt64], snapshot: Bool)>(
+        private let state = Locked<(added: [String: UInt64], removed: [String: UInt64], snapshot: Bool)>(
             ([:], [:], false))
 
         func record(_ event: CastdEvent) {

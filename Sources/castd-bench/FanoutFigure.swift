@@ -1,6 +1,6 @@
+import CastSync
 import CastClient
 import Foundation
-import Synchronization
 
 /// Figure 4: one MEDIA_STATUS from the device to every watcher.
 struct FanoutFigure {
@@ -14,10 +14,10 @@ struct FanoutFigure {
             var received = 0
             var waiter: CheckedContinuation<Void, Never>?
         }
-        private let state: Mutex<State>
+        private let state: Locked<State>
 
         init(watchers: Int) {
-            state = Mutex(State(times: Array(repeating: nil, count: watchers)))
+            state = Locked(State(times: Array(repeating: nil, count: watchers)))
         }
 
         /// Arms for a new trigger: the first media event in `target` state counts.

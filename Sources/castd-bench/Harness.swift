@@ -1,9 +1,9 @@
+import CastSync
 import CastClient
 import CastEmulator
 import CastProtocol
 import Foundation
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -65,7 +65,7 @@ final class TapLog: Sendable {
         }
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     var tap: EmulatorMessageTap {
         { [self] direction, connection, message in
@@ -101,7 +101,7 @@ final class HostedEmulator: Sendable {
     let endpoints: EmulatorEndpoints
     /// What its tap saw (nothing if started untapped).
     let log: TapLog
-    private let runner: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let runner: Locked<Task<Void, Never>?> = Locked(nil)
 
     var address: String { "\(endpoints.host):\(endpoints.port)" }
     var deviceID: String { emulator.configuration.deviceID }

@@ -1,5 +1,5 @@
+import CastSync
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -148,7 +148,7 @@ final class LongProcess: Sendable {
     let stdout: Int32?
     let stderr: Int32?
     let logPath: String?
-    private let exit = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    private let exit = Locked<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 
     init(
         _ argv: [String], environment: [String: String]? = nil, log: String? = nil,

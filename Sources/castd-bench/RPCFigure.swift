@@ -1,6 +1,5 @@
 import CastClient
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc

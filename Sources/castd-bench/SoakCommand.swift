@@ -1,8 +1,8 @@
+import CastSync
 import ArgumentParser
 import CastClient
 import CastEmulator
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -374,7 +374,7 @@ struct Soak {
 
 /// castd's resident memory as sampled: how many samples, and the largest.
 final class RSSSamples: Sendable {
-    private let state = Mutex<(count: Int, peak: Int)>((0, 0))
+    private let state = Locked<(count: Int, peak: Int)>((0, 0))
 
     func add(_ kib: Int, counted: Bool = true) {
         state.withLock { $0 = ($0.count + (counted ? 1 : 0), max($0.peak, kib)) }

@@ -1,9 +1,9 @@
+import CastSync
 import CastEmulator
 import CastProtocol
 import CastTestSupport
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import CastChannel
@@ -31,7 +31,7 @@ import Testing
             // takes the one linked into place first. On threads of their own: Dispatch's global
             // queues share their threads with Swift concurrency here, and making RSA keys is slow.
             let roots: [String] = await withCheckedContinuation { continuation in
-                let results = Mutex<[String]>([])
+                let results = Locked<[String]>([])
                 for _ in 0..<3 {
                     Thread.detachNewThread {
                         let pem =

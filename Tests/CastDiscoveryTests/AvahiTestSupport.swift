@@ -1,8 +1,8 @@
+import CastSync
 import CastDiscovery
 import CastTestSupport
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 /// Helpers for the tests that use the real Avahi daemon on loopback
@@ -40,7 +40,7 @@ final class EventLog: Sendable {
         var nextWaiter = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var events: [DiscoveryEvent] {
         state.withLock { $0.events }
@@ -225,7 +225,7 @@ struct RecordingLogHandler: LogHandler {
     }
 
     final class Storage: Sendable {
-        private let records = Mutex<[Record]>([])
+        private let records = Locked<[Record]>([])
 
         var all: [Record] {
             records.withLock { $0 }

@@ -1,13 +1,13 @@
+import CastSync
 import CastCore
 import CastdAPI
 import Foundation
-import Synchronization
 
 /// Records every event castd's hub publishes, from the moment it is made, so that a test can
 /// wait for an event (with a deadline) and then look at the whole order.
 public final class EventRecorder: Sendable {
     private final class Storage: Sendable {
-        let events = Mutex<[(at: ContinuousClock.Instant, event: CastdEvent)]>([])
+        let events = Locked<[(at: ContinuousClock.Instant, event: CastdEvent)]>([])
     }
     private let storage = Storage()
     private let task: Task<Void, Never>

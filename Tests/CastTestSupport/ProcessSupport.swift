@@ -1,5 +1,5 @@
+import CastSync
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +37,7 @@ public final class ChildProcess: Sendable {
     public let stdoutPath: String
     public let stderrPath: String
     public let pid: pid_t
-    private let exit = Mutex<ExitState>(ExitState())
+    private let exit = Locked<ExitState>(ExitState())
 
     private struct ExitState {
         var status: Int32?

@@ -1,7 +1,6 @@
 import CastClient
 import CastTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import castc

@@ -1,3 +1,4 @@
+import CastSync
 import CastTestSupport
 import CastdAPI
 import Foundation
@@ -5,7 +6,6 @@ import LengthPrefixFraming
 import NIOCore
 import NIOPosix
 import SwiftProtobuf
-import Synchronization
 import Testing
 
 /// A stand-in for castd on a real Unix socket: it speaks castd.v1's framing, and hands every call
@@ -17,9 +17,9 @@ final class FakeDaemon: Sendable {
     let socketPath: String
     private let handler: Handler
     /// Every call started, in order: its method and request.
-    private let started = Mutex<[(method: CastdMethod, request: Data)]>([])
+    private let started = Locked<[(method: CastdMethod, request: Data)]>([])
     /// Call ids the client cancelled.
-    private let cancelled = Mutex<[UInt64]>([])
+    private let cancelled = Locked<[UInt64]>([])
 
     private init(socketPath: String, handler: @escaping Handler) {
         self.socketPath = socketPath
@@ -75,7 +75,7 @@ final class FakeDaemon: Sendable {
     private func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         try? await connection.executeThenClose { inbound, outbound in
             let (frames, queue) = AsyncStream.makeStream(of: ByteBuffer.self)
-            let calls = Mutex<[UInt64: FakeCall]>([:])
+            let calls = Locked<[UInt64: FakeCall]>([:])
             await withDiscardingTaskGroup { group in
                 // One writer: frames of concurrent calls never interleave.
                 group.addTask {
@@ -126,7 +126,7 @@ final class FakeCall: Sendable {
     private let queue: AsyncStream<ByteBuffer>.Continuation
     private let cancellation: AsyncStream<Void>
     private let cancellationContinuation: AsyncStream<Void>.Continuation
-    private let ended = Mutex(false)
+    private let ended = Locked(false)
 
     init(id: UInt64, method: CastdMethod, request: Data, queue: AsyncStream<ByteBuffer>.Continuation) {
         self.id = id

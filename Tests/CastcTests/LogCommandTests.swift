@@ -1,7 +1,7 @@
+import CastSync
 import ArgumentParser
 import CastClient
 import Foundation
-import Synchronization
 import Testing
 
 @testable import castc
@@ -96,8 +96,8 @@ import Testing
         let records = [
             Self.record(1, .info, "RPC", "one"), Self.record(9, .notice, "Daemon", "after a gap", dropped: 7),
         ]
-        let lines = Mutex<[String]>([])
-        let notices = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
+        let notices = Locked<[String]>([])
         try await LogsCommand.print(
             AsyncStream { continuation in
                 for record in records { continuation.yield(record) }
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func deviceKeepsThatDevicesRecords() async throws {
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         try await LogsCommand.print(
             AsyncStream { continuation in
                 continuation.yield(Self.record(1, .info, "CastDevice", "connected", fields: ["device.id": "tv1"]))
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func stopsWhenStdoutIsGone() async throws {
-        let printed = Mutex(0)
+        let printed = Locked(0)
         try await LogsCommand.print(
             AsyncStream { continuation in
                 for i in 1...5 { continuation.yield(Self.record(UInt64(i), .info, "RPC", "r\(i)")) }

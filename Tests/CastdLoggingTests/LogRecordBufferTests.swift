@@ -1,7 +1,6 @@
 import CastTestSupport
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import CastdLogging

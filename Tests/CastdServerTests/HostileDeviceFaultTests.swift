@@ -1,3 +1,4 @@
+import CastSync
 import CastClient
 import CastCore
 import CastEmulator
@@ -5,7 +6,6 @@ import CastProtocol
 import CastTestSupport
 import CastdAPI
 import Foundation
-import Synchronization
 import Testing
 
 /// A device that sends what no device should (cast-emulator's hostile faults, over the real TLS
@@ -41,7 +41,7 @@ struct HostileDeviceFaultTests {
     final class GoodDeviceWatch: Sendable {
         private let deviceID: String
         private final class Storage: Sendable {
-            let recorded = Mutex<[CastdEvent]>([])
+            let recorded = Locked<[CastdEvent]>([])
         }
         private let storage = Storage()
         private let task: Task<Void, Never>

@@ -1,9 +1,9 @@
+import CastSync
 import CastClient
 import CastEmulator
 import CastTestSupport
 import CastdAPI
 import Foundation
-import Synchronization
 import Testing
 
 /// A device that floods castd with MEDIA_STATUS (cast-emulator's flood, 10,000 a second over
@@ -40,7 +40,7 @@ struct HostileDeviceFloodTests {
         }
 
         private final class Storage: Sendable {
-            let counts = Mutex(Counts())
+            let counts = Locked(Counts())
         }
         private let storage = Storage()
         private let task: Task<Void, Never>
@@ -140,7 +140,7 @@ struct HostileDeviceFloodTests {
         try await watch.waitFor(sequence: 1)
 
         let rssBefore = try #require(Self.residentBytes(castd.pid))
-        let peak = Mutex(rssBefore)
+        let peak = Locked(rssBefore)
         let perSecond = 10_000
         let duration = Duration.seconds(5)
         // Resident memory, sampled while the flood lasts.

@@ -1,3 +1,4 @@
+import CastSync
 import CastTestSupport
 import CastdAPI
 import Foundation
@@ -367,7 +368,7 @@ func canUnshareMounts() async -> Bool {
 final class JournalSocket: Sendable {
     let directory: String
     private let fd: Int32
-    private let received = Mutex<[[String: [String]]]>([])
+    private let received = Locked<[[String: [String]]]>([])
     private let stopped = Atomic<Bool>(false)
 
     init(directory: String) throws {

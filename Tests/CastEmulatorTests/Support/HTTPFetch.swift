@@ -1,8 +1,8 @@
+import CastSync
 import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// One HTTP/1.1 GET over plain TCP or TLS (no certificate checks, as senders do with devices),
 /// read until the server closes. Written by hand because the test target has no HTTP client.
@@ -108,10 +108,10 @@ struct HTTPFetch {
 
 /// A value behind a lock, shareable between the event loop and the test.
 final class LockedBox<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex: Locked<Value>
 
     init(_ value: Value) {
-        mutex = Mutex(value)
+        mutex = Locked(value)
     }
 
     func withLock<R: Sendable>(_ body: (inout Value) throws -> R) rethrows -> R {

@@ -1,3 +1,4 @@
+import CastSync
 import CastEmulator
 import CastProtocol
 import CastTestSupport
@@ -6,7 +7,6 @@ import LengthPrefixFraming
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 struct TestTimeout: Error, CustomStringConvertible {
     var what: String
@@ -246,7 +246,7 @@ private final class Inbox: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func append(_ message: CastMessage) {
         let waiter = state.withLock { state -> CheckedContinuation<CastMessage, any Error>? in
