@@ -76,6 +76,19 @@ public let testTimeScale: Double = {
     return scale
 }()
 
+/// Whether a sanitizer's allocator stands in for glibc's malloc in this process: AddressSanitizer
+/// (freed blocks wait in a quarantine of up to 256 MiB, every block has redzones) or
+/// ThreadSanitizer. Resident-memory bounds then measure the sanitizer rather than castd, and
+/// `mallopt` does not reach glibc; tests skip those checks, and `make soak` and the plain
+/// debug suite make them.
+public let sanitizerAllocatorInUse: Bool = {
+    #if canImport(Glibc)
+    return dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
+    #else
+    return false
+    #endif
+}()
+
 extension Duration {
     /// This timeout stretched by ``testTimeScale``.
     public var scaledForTests: Duration { self * testTimeScale }

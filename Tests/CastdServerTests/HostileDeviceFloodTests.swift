@@ -218,7 +218,10 @@ struct HostileDeviceFloodTests {
             """)
         #expect(report.sent > 0 && report.linksOpen == 1)
         #expect(!statusTimes.isEmpty && !goodTimes.isEmpty)
-        #expect(rssPeak - rssBefore < 64 * 1_048_576, "castd grew by \(Self.mebibytes(rssPeak - rssBefore))")
+        if !sanitizerAllocatorInUse {
+            // Under a sanitizer the growth is its quarantine's, not castd's.
+            #expect(rssPeak - rssBefore < 64 * 1_048_576, "castd grew by \(Self.mebibytes(rssPeak - rssBefore))")
+        }
         #expect(start.daemon.pid == final.daemon.pid)
     }
 
