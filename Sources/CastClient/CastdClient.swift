@@ -160,23 +160,30 @@ public final class CastdClient: Sendable {
 
     /// Why connecting to `path` failed, for people.
     static func connectError(_ error: any Error, path: String) -> CastdError {
-        let hint = "is castd running? (start it with `castd`, or set --socket / CASTD_SOCKET)"
-        let why: String
         switch error {
         case let error as IOError:
-            let reason = String(cString: strerror(error.errnoCode))
-            if error.errnoCode == EACCES || error.errnoCode == EPERM {
-                return CastdError(
-                    .permissionDenied,
-                    "cannot connect to castd at \(path): \(reason) — ask for access to castd's socket (its group), or use one you own with --socket / CASTD_SOCKET"
-                )
-            }
-            why = reason
+            connectError(errno: error.errnoCode, path: path)
         case SocketAddressError.unixDomainSocketPathTooLong:
-            why = "the path is too long for a Unix socket"
+            connectError(why: "the path is too long for a Unix socket", path: path)
         default:
-            why = "\(error)"
+            connectError(why: "\(error)", path: path)
         }
+    }
+
+    /// What connect(2) failing with `errno` means for the caller.
+    static func connectError(errno code: Int32, path: String) -> CastdError {
+        let reason = String(cString: strerror(code))
+        if code == EACCES || code == EPERM {
+            return CastdError(
+                .permissionDenied,
+                "cannot connect to castd at \(path): \(reason) — ask for access to castd's socket (its group), or use one you own with --socket / CASTD_SOCKET"
+            )
+        }
+        return connectError(why: reason, path: path)
+    }
+
+    static func connectError(why: String, path: String) -> CastdError {
+        let hint = "is castd running? (start it with `castd`, or set --socket / CASTD_SOCKET)"
         return CastdError(.unavailable, "cannot connect to castd at \(path): \(why) — \(hint)")
     }
 

@@ -31,9 +31,10 @@ extension MediaStatusCommand {
 }
 
 extension GlobalOptions {
-    /// Connects, makes the call, disconnects; returns the daemon's answer.
+    /// Connects, makes the call, disconnects; returns the daemon's answer. One call on a
+    /// connection of its own needs no event loop (`CastdClient.unaryOnce`).
     func send<Request, Response>(_ call: CastcCall<Request, Response>) async throws -> Response {
-        try await withClient { try await call.send($0) }
+        try await CastdClient.unaryOnce(socketPath: socket, call.method, call.request, as: Response.self)
     }
 
     /// Prints a media status: as JSON with --json, else one line (`playing  1:23 / 9:56  Title`).

@@ -35,7 +35,7 @@ struct StatusCommand: CastcCommand {
     var verbose = false
 
     func run() async throws {
-        var status = try await options.withClient { try await $0.status() }
+        var status = try await options.send(CastcCall(.getStatus, Castd_V1_GetStatusRequest(), returning: CastdStatusResponse.self))
         if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
         try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose) }
     }
