@@ -151,6 +151,7 @@ let package = Package(
                         "-static-stdlib",
                         "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
                         "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                        "-Xlinker", "-lswiftSynchronization",
                     ],
                     .when(platforms: [.linux], configuration: .release))
             ]
@@ -184,8 +185,11 @@ let package = Package(
                         // compiled for static linking (`--static-swift-stdlib` recompiles every
                         // dependency for that): FoundationEssentials needs the last two, and
                         // Foundation, should castc import it again, the first two as well.
+                        // Both use the standard library's Mutex (Synchronization), which castc's
+                        // own code no longer names (CastSync), so it is named here.
                         "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
                         "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                        "-Xlinker", "-lswiftSynchronization",
                     ],
                     .when(platforms: [.linux], configuration: .release))
             ]
