@@ -52,7 +52,9 @@ release)
     # main to the target's @main) and -u takes its driver from the archive; -DFUZZING makes a
     # target without the driver fail instead of replaying (Fuzz/FuzzSupport).
     scratch=${CASTD_FUZZ_SCRATCH:-.build-fuzz}
-    flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+    # lld links: gold stops with an internal error (format_file_lineno) on this build's debug
+    # information. ld.lld comes with the Swift toolchain.
+    flags=(-c release --scratch-path "$scratch" -Xswiftc -use-ld=lld -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
         -Xswiftc -DFUZZING -Xlinker -u -Xlinker LLVMFuzzerRunDriver)
     ;;
 address)
