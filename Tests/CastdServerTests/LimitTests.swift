@@ -48,7 +48,9 @@ struct LimitTests {
     }
 
     @Test func aConnectionThatSendsNothingIsClosedAndOthersAreNot() async throws {
-        try await withDaemon(configure: { $0.idleTimeout = .milliseconds(300) }) { socket, hub in
+        // Short, but long enough for the watcher below to send its Watch after connecting on a
+        // loaded machine (CI's failed once at 300 ms); stretched under a sanitizer.
+        try await withDaemon(configure: { $0.idleTimeout = Duration.seconds(1).scaledForTests }) { socket, hub in
             try await CastdClient.withConnection(socketPath: socket) { watcher in
                 var events = watcher.watch().makeAsyncIterator()
                 _ = try await events.next()  // the snapshot: this client spoke in time
