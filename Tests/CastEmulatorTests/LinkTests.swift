@@ -86,8 +86,10 @@ struct LinkTests {
     @Test("PING is answered with PONG; a quiet sender is PINGed, then closed; an answering one stays")
     func heartbeat() async throws {
         var configuration = EmulatorConfiguration()
-        // Short enough for a test, long enough for a loaded machine to answer PINGs in time.
-        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .seconds(1), closeAfter: .seconds(8))
+        // Short enough for a test, long enough for a loaded machine to answer PINGs in time
+        // (stretched under a sanitizer: CI's ASan run once closed the answering sender at 8 s).
+        let closeAfter = Duration.seconds(8).scaledForTests
+        configuration.heartbeat = EmulatorHeartbeat(pingAfter: .seconds(1), closeAfter: closeAfter)
         try await withEmulator(configuration) { _, endpoints in
             let answering = try await RawCastSender.connect(to: endpoints, sourceID: "sender-alive")
             let quiet = try await RawCastSender.connect(to: endpoints, sourceID: "sender-quiet", heartbeats: .manual)
@@ -110,7 +112,7 @@ struct LinkTests {
             }
             #expect(pong?.destinationID == "sender-quiet")
             #expect(ping != nil)
-            _ = try await quiet.waitForClose(timeout: .seconds(20))  // closed 8 s after its last message
+            _ = try await quiet.waitForClose(timeout: .seconds(20))  // closed closeAfter after its last message (waitForClose stretches its 20 s too)
 
             // The answering sender has been idle just as long, but answered its PINGs.
             #expect(answering.isActive)
