@@ -71,9 +71,12 @@ echo $! >"$demo/emulator.pid"
 for _ in $(seq 100); do [ -s "$demo/emulator.json" ] && break; sleep 0.1; done
 [ -s "$demo/emulator.json" ] || { cat "$demo/emulator.log"; exit 1; }
 
-# 5. castd, on the socket castc finds by default.
+# 5. castd, on the socket castc finds by default. Its state (the session it would rejoin) starts
+#    empty: the emulated device started above is a new device, with an id and a port of its own,
+#    and a session saved by an earlier demo would have castd retry a device that is gone.
 socket=$("$bin/castd" --print-socket-path)
 stop_pidfile "$demo/castd.pid"
+rm -rf "$demo/state"
 "$bin/castd" --state-directory "$demo/state" --trust-root "$demo/authority/root.pem" >"$demo/castd.log" 2>&1 &
 echo $! >"$demo/castd.pid"
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
