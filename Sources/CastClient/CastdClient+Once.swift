@@ -5,6 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import LengthPrefixFraming
+import NIOCore
 import SwiftProtobuf
 
 #if canImport(Glibc)
@@ -41,23 +43,19 @@ extension CastdClient {
             throw CastdError(.invalidArgument, "\(method.path) is a streaming method; unaryOnce makes unary calls")
         }
         let path = CastdSocketPath.resolve(explicit: socketPath)
-        var start = Castd_V1_CallStart()
-        start.method = method.path
-        var frame = Castd_V1_Frame()
-        frame.callID = 1
-        let body: [UInt8]
+        let requestData: Data
         do {
-            start.request = try request.serializedData()
-            frame.start = start
-            body = try frame.serializedBytes()
+            requestData = try request.serializedData()
         } catch {
             throw CastdError(.invalidArgument, "cannot encode \(Request.protoMessageName): \(error)")
         }
+        let frame = try CastdConnection.startFrame(
+            method: method.path, request: requestData, timeout: nil, maximumFrameLength: maximumFrameLength)
         let result: Result<Data, CastdError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     returning: Result { () throws(CastdError) -> Data in
-                        try OneCall(path: path, method: method, maximumFrameLength: maximumFrameLength).run(body)
+                        try OneCall(path: path, method: method, maximumFrameLength: maximumFrameLength).run(frame)
                     })
             }
         }
@@ -72,57 +70,64 @@ extension CastdClient {
 }
 
 /// One call on a blocking Unix socket: connect, write the call, read frames until its status.
+/// The framing and the call's states are the connection's own (`CastdRPC`,
+/// `LengthPrefixedFrameDecoder`, `CastdCallTable`); only the I/O is blocking.
 private struct OneCall {
     var path: String
     var method: CastdMethod
     var maximumFrameLength: Int
 
-    func run(_ callFrame: [UInt8]) throws(CastdError) -> Data {
+    func run(_ startFrame: Castd_V1_Frame) throws(CastdError) -> Data {
+        var table = CastdCallTable<Void>()
+        var frame = startFrame
+        frame.callID = try table.open(method: method.path, kind: .unary, receiver: ())
+        var outgoing = ByteBufferAllocator().buffer(capacity: 64)
+        do {
+            try CastdRPC.write(frame, into: &outgoing)
+        } catch {
+            throw CastdError(.invalidArgument, "cannot encode the \(method.path) call: \(error)")
+        }
+
         let fd = try connect()
         defer { close(fd) }
-        var length = UInt32(callFrame.count).bigEndian
-        var bytes = withUnsafeBytes(of: &length) { Array($0) }
-        bytes += callFrame
         // A write that fails is not the end: castd may have refused the connection, sent why
         // and closed; the status is still there to read.
-        let written = write(bytes, to: fd)
+        let writeFailure = write(Array(outgoing.readableBytesView), to: fd)
 
-        var response: Data?
+        var incoming = ByteBufferAllocator().buffer(capacity: 4096)
+        var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            guard let header = try read(4, from: fd) else { break }
-            let size = header.reduce(0) { $0 << 8 | Int($1) }
-            guard size <= maximumFrameLength else {
-                throw CastdError(
-                    .resourceExhausted,
-                    "castd sent a frame of \(size) bytes, over this client's \(maximumFrameLength)-byte limit; connection closed")
-            }
-            guard let body = try read(size, from: fd) else { break }
-            let frame: Castd_V1_Frame
             do {
-                frame = try Castd_V1_Frame(serializedBytes: body)
+                while let body = try LengthPrefixedFrameDecoder.nextFrame(
+                    from: &incoming, maximumFrameLength: maximumFrameLength)
+                {
+                    for effect in table.receive(try CastdConnection.decode(body)) {
+                        switch effect {
+                        case .finish(_, _, .response(let response)): return response
+                        case .finish(_, _, .failed(let error)): throw error
+                        case .finish(_, _, .ended), .deliver, .sendCancel: continue
+                        }
+                    }
+                }
+            } catch let error as CastdError {
+                throw error
             } catch {
-                throw CastdError(.internal, "castd sent a malformed castd.v1 frame (\(error)); connection closed")
+                throw CastdConnection.readError(error)
             }
-            switch (frame.callID, frame.kind) {
-            case (0, .status(let status)) where status.code != .ok:
-                throw CastdError(status: status)
-            case (1, .message(let data)):
-                guard response == nil else {
-                    throw CastdError(.internal, "castd sent more than one response to \(method.path)")
-                }
-                response = data
-            case (1, .status(let status)):
-                guard status.code == .ok else { throw CastdError(status: status) }
-                guard let response else {
-                    throw CastdError(.internal, "castd ended \(method.path) with OK but sent no response")
-                }
-                return response
-            default:
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                incoming.writeBytes(chunk[..<n])
+            } else if n < 0 && errno == EINTR {
                 continue
+            } else {
+                // The end of the connection (or a reset, after which nothing more can be read).
+                let lost =
+                    writeFailure.map { CastdError(.unavailable, "connection to castd lost: \($0)") }
+                    ?? CastdConnection.connectionLost
+                for case .finish(_, _, .failed(let error)) in table.close(with: lost) { throw error }
+                throw lost
             }
         }
-        if let written { throw CastdError(.unavailable, "connection to castd lost: \(written)") }
-        throw CastdConnection.connectionLost
     }
 
     private func connect() throws(CastdError) -> Int32 {
@@ -168,22 +173,5 @@ private struct OneCall {
             offset += n
         }
         return nil
-    }
-
-    /// Exactly `count` bytes, or nil if the connection ended first.
-    private func read(_ count: Int, from fd: Int32) throws(CastdError) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var offset = 0
-        while offset < count {
-            let n = buffer[offset...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { return nil }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET { return nil }
-                throw CastdError(.unavailable, "connection to castd lost: \(String(cString: strerror(errno)))")
-            }
-            offset += n
-        }
-        return buffer
     }
 }

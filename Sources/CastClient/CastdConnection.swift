@@ -49,6 +49,32 @@ final class CastdConnection: Sendable {
         timeout: Duration?,
         kind: Table.Kind
     ) throws(CastdError) -> (callID: UInt64, responses: Responses) {
+        var frame = try Self.startFrame(
+            method: method, request: request, timeout: timeout, maximumFrameLength: maximumFrameLength)
+        let (responses, continuation) =
+            switch kind {
+            case .unary: Responses.makeStream(bufferingPolicy: .unbounded)
+            case .streaming: Responses.makeStream(bufferingPolicy: .bufferingOldest(Self.streamBufferLimit))
+            }
+        let callID = try table.withLock { table throws(CastdError) in
+            let callID = try table.open(method: method, kind: kind, receiver: continuation)
+            frame.callID = callID
+            // Queued under the lock so that no `cancel` for this call can be queued before it.
+            enqueue(frame)
+            return callID
+        }
+        continuation.onTermination = { [weak self] termination in
+            guard case .cancelled = termination else { return }
+            self?.cancel(callID, with: CastdError(.cancelled, "\(method) was cancelled"))
+        }
+        return (callID, responses)
+    }
+
+    /// A call's `start` frame (its call id still to be set), or RESOURCE_EXHAUSTED if it would not
+    /// fit in a frame of `maximumFrameLength`.
+    static func startFrame(
+        method: String, request: Data, timeout: Duration?, maximumFrameLength: Int
+    ) throws(CastdError) -> Castd_V1_Frame {
         var start = Castd_V1_CallStart()
         start.method = method
         start.request = request
@@ -69,24 +95,7 @@ final class CastdConnection: Sendable {
                 "the \(method) request is \(size) bytes, over the \(maximumFrameLength)-byte frame limit"
             )
         }
-
-        let (responses, continuation) =
-            switch kind {
-            case .unary: Responses.makeStream(bufferingPolicy: .unbounded)
-            case .streaming: Responses.makeStream(bufferingPolicy: .bufferingOldest(Self.streamBufferLimit))
-            }
-        let callID = try table.withLock { table throws(CastdError) in
-            let callID = try table.open(method: method, kind: kind, receiver: continuation)
-            frame.callID = callID
-            // Queued under the lock so that no `cancel` for this call can be queued before it.
-            enqueue(frame)
-            return callID
-        }
-        continuation.onTermination = { [weak self] termination in
-            guard case .cancelled = termination else { return }
-            self?.cancel(callID, with: CastdError(.cancelled, "\(method) was cancelled"))
-        }
-        return (callID, responses)
+        return frame
     }
 
     /// Ends a call from this side: fails its stream with `error` and tells the daemon.
@@ -135,23 +144,36 @@ final class CastdConnection: Sendable {
             for try await body in inbound {
                 let frame: Castd_V1_Frame
                 do {
-                    frame = try Castd_V1_Frame(serializedBytes: Array(body.readableBytesView))
+                    frame = try Self.decode(body)
                 } catch {
-                    return CastdError(.internal, "castd sent a malformed castd.v1 frame (\(error)); connection closed")
+                    return error
                 }
                 perform(table.withLock { $0.receive(frame) })
             }
             return Self.connectionLost
         } catch {
-            if case LengthPrefixError.frameTooLarge(let length, let limit)? = error as (any Error) as? LengthPrefixError
-            {
-                return CastdError(
-                    .resourceExhausted,
-                    "castd sent a frame of \(length) bytes, over this client's \(limit)-byte limit; connection closed"
-                )
-            }
-            return CastdError(.unavailable, "connection to castd lost: \(error)")
+            return Self.readError(error)
         }
+    }
+
+    /// A frame body from castd, decoded; INTERNAL if it is not a castd.v1 frame.
+    static func decode(_ body: ByteBuffer) throws(CastdError) -> Castd_V1_Frame {
+        do {
+            return try Castd_V1_Frame(serializedBytes: Array(body.readableBytesView))
+        } catch {
+            throw CastdError(.internal, "castd sent a malformed castd.v1 frame (\(error)); connection closed")
+        }
+    }
+
+    /// What reading from castd failing with `error` (framing or I/O) means for the open calls.
+    static func readError(_ error: any Error) -> CastdError {
+        if case LengthPrefixError.frameTooLarge(let length, let limit)? = error as? LengthPrefixError {
+            return CastdError(
+                .resourceExhausted,
+                "castd sent a frame of \(length) bytes, over this client's \(limit)-byte limit; connection closed"
+            )
+        }
+        return CastdError(.unavailable, "connection to castd lost: \(error)")
     }
 
     static let connectionLost = CastdError(.unavailable, "connection to castd lost")
