@@ -72,13 +72,7 @@ struct Run: AsyncParsableCommand {
             valueName: "address"))
     var peerHost = "127.0.0.3"
 
-    @Option(name: .customLong("swift-version"), help: ArgumentHelp("For the report.", valueName: "text"))
-    var swiftVersion = ""
-
-    @Option(
-        name: .customLong("build-info"),
-        help: ArgumentHelp("For the report: how the binaries were built.", valueName: "text"))
-    var buildInfo = ""
+    @OptionGroup var reportOptions: ReportOptions
 
     @Flag(name: .customLong("keep-work"), help: "Keep the work directory (logs of castd and the peers).")
     var keepWork = false
@@ -120,7 +114,7 @@ struct Run: AsyncParsableCommand {
         if let python, !FileManager.default.isExecutableFile(atPath: python) { environment.python = nil }
         if let catt, !FileManager.default.isExecutableFile(atPath: catt) { environment.catt = nil }
 
-        let machine = MachineDescription.current(swiftVersion: swiftVersion)
+        let machine = MachineDescription.current(swiftVersion: reportOptions.swiftVersion)
         var overall = LoadWindow(live: [])
         log("castd-bench: \(machine.cores) cores, load \(overall.loadBefore); work directory \(work)")
         let authority = try EmulatorDeviceAuthority.loadOrCreate(directory: environment.authorityDirectory)
@@ -188,7 +182,7 @@ struct Run: AsyncParsableCommand {
         var command = "castd-bench" + (quick ? " --quick" : "")
         if let only { command += " --only \(only)" }
         let report = Report(
-            machine: machine, buildInfo: buildInfo, quick: quick, command: command, overall: overall,
+            machine: machine, buildInfo: reportOptions.buildInfo, quick: quick, command: command, overall: overall,
             figures: results.sorted { $0.number < $1.number }, closingNote: note,
             wallSeconds: Double(monotonicNanos() - started) / 1e9)
         try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)

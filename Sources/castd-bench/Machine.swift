@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -89,6 +90,17 @@ enum Proc {
     }
 }
 
+/// What scripts/bench.sh and scripts/soak.sh tell castd-bench for its reports.
+struct ReportOptions: ParsableArguments {
+    @Option(name: .customLong("swift-version"), help: ArgumentHelp("For the report.", valueName: "text"))
+    var swiftVersion = ""
+
+    @Option(
+        name: .customLong("build-info"),
+        help: ArgumentHelp("For the report: how the binaries were built.", valueName: "text"))
+    var buildInfo = ""
+}
+
 /// The machine a run measured, as BENCHMARKS.md describes it.
 struct MachineDescription: Sendable {
     var cores: Int
@@ -121,6 +133,19 @@ struct MachineDescription: Sendable {
         return MachineDescription(
             cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), cpuModel: cpuModel, memory: memory, kernel: kernel,
             swift: swiftVersion, date: date)
+    }
+
+    /// The list items of a report's "Machine and run" section that describe the machine and the
+    /// build (BENCHMARKS.md and SOAK.md).
+    func reportLines(buildInfo: String) -> [String] {
+        var lines = [
+            "- Date: \(date)",
+            "- CPU: \(cpuModel), \(cores) cores online; memory \(memory)",
+            "- Kernel: \(kernel)",
+            "- Swift: \(swift.isEmpty ? "?" : swift)",
+        ]
+        if !buildInfo.isEmpty { lines.append("- Build: \(buildInfo)") }
+        return lines
     }
 }
 

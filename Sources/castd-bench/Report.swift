@@ -63,11 +63,7 @@ struct Report {
         out.append("")
         out.append("## Machine and run")
         out.append("")
-        out.append("- Date: \(machine.date)")
-        out.append("- CPU: \(machine.cpuModel), \(machine.cores) cores online; memory \(machine.memory)")
-        out.append("- Kernel: \(machine.kernel)")
-        out.append("- Swift: \(machine.swift.isEmpty ? "?" : machine.swift)")
-        if !buildInfo.isEmpty { out.append("- Build: \(buildInfo)") }
+        out += machine.reportLines(buildInfo: buildInfo)
         out.append("- Command: `\(command)`; the figures took \(Format.fixed(wallSeconds / 60, 1)) min")
         out.append("- Load: \(overall.summary)")
         out.append(

@@ -70,13 +70,7 @@ struct SoakCommand: AsyncParsableCommand {
             valueName: "events"))
     var watcherQueue = 4096
 
-    @Option(name: .customLong("swift-version"), help: ArgumentHelp("For the report.", valueName: "text"))
-    var swiftVersion = ""
-
-    @Option(
-        name: .customLong("build-info"),
-        help: ArgumentHelp("For the report: how the binaries were built.", valueName: "text"))
-    var buildInfo = ""
+    @OptionGroup var reportOptions: ReportOptions
 
     @Flag(name: .customLong("keep-work"), help: "Keep the work directory (castd's log).")
     var keepWork = false
@@ -120,7 +114,7 @@ struct SoakCommand: AsyncParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: environment.castd) else {
             throw ValidationError("\(environment.castd) is not built (swift build -c release), or give --bin")
         }
-        let machine = MachineDescription.current(swiftVersion: swiftVersion)
+        let machine = MachineDescription.current(swiftVersion: reportOptions.swiftVersion)
         log("castd-bench soak: \(machine.cores) cores, load \(Proc.loadAverage()); work directory \(work)")
 
         var command = "castd-bench soak" + (quick ? " --quick" : "")
@@ -138,7 +132,7 @@ struct SoakCommand: AsyncParsableCommand {
         }
         if watcherQueue != 4096 { command += " --watcher-queue \(watcherQueue)" }
         let report = SoakReport(
-            machine: machine, buildInfo: buildInfo, quick: quick, command: command, outcome: outcome,
+            machine: machine, buildInfo: reportOptions.buildInfo, quick: quick, command: command, outcome: outcome,
             wallSeconds: Double(monotonicNanos() - started) / 1e9)
         try report.markdown().write(toFile: output, atomically: true, encoding: .utf8)
         for criterion in report.criteria {

@@ -122,11 +122,7 @@ struct SoakReport {
         out.append("")
         out.append("## Machine and run")
         out.append("")
-        out.append("- Date: \(machine.date)")
-        out.append("- CPU: \(machine.cpuModel), \(machine.cores) cores online; memory \(machine.memory)")
-        out.append("- Kernel: \(machine.kernel)")
-        out.append("- Swift: \(machine.swift.isEmpty ? "?" : machine.swift)")
-        if !buildInfo.isEmpty { out.append("- Build: \(buildInfo)") }
+        out += machine.reportLines(buildInfo: buildInfo)
         out.append("- Command: `\(command)`; the soak took \(Format.fixed(wallSeconds, 0)) s in all")
         if let load = o.load { out.append("- Load while the requests ran: \(load.summary)") }
         out.append("")

@@ -38,16 +38,7 @@ struct WatchLog: Sendable {
             return
         }
         if header.kind == Self.mediaField {
-            guard snapshotSequence != nil else {
-                malformed += 1
-                note("an event (sequence \(header.sequence)) before the snapshot")
-                return
-            }
-            if let last = lastSequence, header.sequence != last + 1 {
-                gaps += 1
-                note("sequence \(header.sequence) after \(last)")
-            }
-            entries.append(Entry(sequence: header.sequence, digest: Self.digest(bytes)))
+            append(sequence: header.sequence, bytes)
             return
         }
         guard let event = try? CastdEvent(serializedBytes: bytes) else {
@@ -75,16 +66,21 @@ struct WatchLog: Sendable {
         default:
             break
         }
+        append(sequence: event.sequence, bytes)
+    }
+
+    /// Logs one event after the snapshot, noting one that comes before it or out of sequence.
+    private mutating func append(sequence: UInt64, _ bytes: [UInt8]) {
         guard snapshotSequence != nil else {
             malformed += 1
-            note("an event (sequence \(event.sequence)) before the snapshot")
+            note("an event (sequence \(sequence)) before the snapshot")
             return
         }
-        if let last = lastSequence, event.sequence != last + 1 {
+        if let last = lastSequence, sequence != last + 1 {
             gaps += 1
-            note("sequence \(event.sequence) after \(last)")
+            note("sequence \(sequence) after \(last)")
         }
-        entries.append(Entry(sequence: event.sequence, digest: Self.digest(bytes)))
+        entries.append(Entry(sequence: sequence, digest: Self.digest(bytes)))
     }
 
     private mutating func linkChanged(_ device: CastdDevice) {

@@ -89,14 +89,7 @@ struct HostileDeviceFaultTests {
         }
     }
 
-    static func media(_ url: String) -> CastdMediaInformation {
-        var media = CastdMediaInformation()
-        media.contentURL = url
-        media.contentID = url
-        media.contentType = "video/mp4"
-        media.duration = 600
-        return media
-    }
+    static func media(_ url: String) -> CastdMediaInformation { FaultRecoveryTests.media(url) }
 
     func withTwoDevices<T>(_ body: (Setup) async throws -> T) async throws -> T {
         var hostileConfiguration = EmulatorConfiguration()
