@@ -50,7 +50,6 @@ public final class CastdClient: Sendable {
 
     let connection: CastdConnection
     private let channel: (any Channel)?
-    private let reader = Locked<Task<Void, Never>?>(nil)
 
     init(socketPath: String, connection: CastdConnection, channel: (any Channel)?) {
         self.socketPath = socketPath
@@ -62,7 +61,6 @@ public final class CastdClient: Sendable {
         // A client nobody holds any more cannot be closed by anybody: close its connection.
         connection.shutdown(CastdError(.cancelled, "the CastdClient was released"))
         channel?.close(promise: nil)
-        reader.withLock { $0?.cancel() }
     }
 
     // MARK: connecting
@@ -83,19 +81,11 @@ public final class CastdClient: Sendable {
         socketPath: String? = nil,
         maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength
     ) async throws -> CastdClient {
-        let (client, channel) = try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
-        let connection = client.connection
-        // An unstructured task, because this API returns a client that outlives `connect`: the
-        // reader runs as long as the connection does. It holds the connection, not the client,
-        // so an abandoned client still deinitializes; `close()` and `deinit` end it.
-        // `withConnection` is the structured alternative (there the reader is a child task).
-        let task = Task { await connection.serve(channel) }
-        client.reader.withLock { $0 = task }
-        return client
+        try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
     }
 
     /// Connects to castd, runs `body` with the client, and closes the connection when `body`
-    /// returns or throws. The connection's reader is a child task of this call.
+    /// returns or throws.
     ///
     /// - Parameters:
     ///   - socketPath: As for ``connect(socketPath:maximumFrameLength:)``.
@@ -107,18 +97,14 @@ public final class CastdClient: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (CastdClient) async throws -> Result
     ) async throws -> Result {
-        let (client, channel) = try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
-        let connection = client.connection
-        return try await withThrowingDiscardingTaskGroup(returning: Result.self) { group in
-            group.addTask { await connection.serve(channel) }
-            do {
-                let result = try await body(client)
-                await client.close()
-                return result
-            } catch {
-                await client.close()
-                throw error
-            }
+        let client = try await open(socketPath: socketPath, maximumFrameLength: maximumFrameLength)
+        do {
+            let result = try await body(client)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
         }
     }
 
@@ -127,35 +113,31 @@ public final class CastdClient: Sendable {
     public func close() async {
         connection.shutdown(CastdError(.cancelled, "the connection to castd was closed by this client"))
         try? await channel?.close()
-        let task = reader.withLock { $0 }
-        await task?.value
     }
 
-    private static func open(
-        socketPath: String?,
-        maximumFrameLength: Int
-    ) async throws(CastdError) -> (CastdClient, NIOAsyncChannel<ByteBuffer, ByteBuffer>) {
+    private static func open(socketPath: String?, maximumFrameLength: Int) async throws(CastdError) -> CastdClient {
         guard maximumFrameLength > 0, maximumFrameLength <= Int(UInt32.max) else {
             throw CastdError(.invalidArgument, "maximumFrameLength \(maximumFrameLength) is not in 1…\(UInt32.max)")
         }
         let path = CastdSocketPath.resolve(explicit: socketPath)
-        let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        let connection = CastdConnection(maximumFrameLength: maximumFrameLength)
+        let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(unixDomainSocketPath: path) { channel in
+                .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength))
                         )
-                        try channel.pipeline.syncOperations.addHandler(LengthPrefixedFrameEncoder())
-                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                        try channel.pipeline.syncOperations.addHandler(CastdClientHandler(connection: connection))
                     }
                 }
+                .connect(unixDomainSocketPath: path).get()
         } catch {
             throw connectError(error, path: path)
         }
-        let connection = CastdConnection(maximumFrameLength: maximumFrameLength)
-        return (CastdClient(socketPath: path, connection: connection, channel: channel.channel), channel)
+        connection.attach(channel)
+        return CastdClient(socketPath: path, connection: connection, channel: channel)
     }
 
     /// Why connecting to `path` failed, for people.
@@ -226,25 +208,7 @@ public final class CastdClient: Sendable {
         if let timeout, timeout <= .zero {
             throw CastdError(.deadlineExceeded, "\(method.path): the deadline had passed before the call started")
         }
-        let (_, responses) = try connection.open(
-            method: method.path, request: requestData, timeout: timeout, kind: .unary)
-
-        let response: Data
-        if let timeout {
-            response = try await withThrowingTaskGroup(of: Data.self) { group in
-                group.addTask { try await Self.onlyResponse(of: responses, method: method) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw CastdError(.deadlineExceeded, "\(method.path) did not finish within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                // Both children end only by returning a response or by throwing.
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
-            }
-        } else {
-            response = try await Self.onlyResponse(of: responses, method: method)
-        }
+        let response = try await connection.unary(method: method.path, request: requestData, timeout: timeout)
 
         do {
             return try Response(serializedBytes: response)
@@ -252,13 +216,6 @@ public final class CastdClient: Sendable {
             throw CastdError(
                 .internal, "cannot decode the \(Response.protoMessageName) castd sent for \(method.path): \(error)")
         }
-    }
-
-    private static func onlyResponse(of responses: CastdConnection.Responses, method: CastdMethod) async throws -> Data
-    {
-        for try await response in responses { return response }
-        // The stream only ends without a response when the iterating task was cancelled.
-        throw CastdError(.cancelled, "\(method.path) was cancelled")
     }
 
     /// Watches the daemon: devices, sessions and media as they change.
@@ -294,19 +251,6 @@ public final class CastdClient: Sendable {
         } catch {
             let error = CastdError(.invalidArgument, "cannot encode \(Request.protoMessageName): \(error)")
             return CastdServerStream(client: self, method: method, request: .failure(error))
-        }
-    }
-}
-
-extension CastdConnection {
-    /// Serves over a NIO channel; the channel is closed when the connection ends.
-    func serve(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
-        do {
-            try await channel.executeThenClose { inbound, outbound in
-                await self.serve(inbound: inbound, write: { try await outbound.write($0) })
-            }
-        } catch {
-            // Only closing can fail here, after every call has ended: nothing left to tell.
         }
     }
 }

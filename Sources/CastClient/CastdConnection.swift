@@ -9,15 +9,23 @@ import LengthPrefixFraming
 import NIOCore
 import SwiftProtobuf
 
-/// The calls of one connection to castd, apart from the socket: `serve(inbound:write:)` reads
-/// frame bodies from any async sequence and writes frame bodies through any function, so tests
-/// drive it with in-memory streams and `CastdClient` with a NIO channel.
+/// The calls of one connection to castd, apart from the socket. Over a NIO channel
+/// (`CastdClient`), `CastdClientHandler` hands it each frame body on the channel's event loop and
+/// it writes straight to the channel; `serve(inbound:write:)` instead reads frame bodies from any
+/// async sequence and writes through any function, so that tests drive it with in-memory streams.
 ///
-/// Every outgoing frame goes through one queue drained by one writer, so frames never interleave
-/// and a call's `start` always precedes its `cancel`.
+/// Frames are written in the order they are queued, each whole, and a call's `start` always
+/// precedes its `cancel`.
 final class CastdConnection: Sendable {
     typealias Responses = AsyncThrowingStream<Data, any Error>
-    typealias Table = CastdCallTable<Responses.Continuation>
+
+    /// Who is waiting for a call: a unary call's caller, suspended until its one response, or
+    /// the consumer of a streaming call's messages.
+    enum Receiver: Sendable {
+        case unary(CheckedContinuation<Data, any Error>)
+        case stream(Responses.Continuation)
+    }
+    typealias Table = CastdCallTable<Receiver>
 
     /// How many messages a streaming call's consumer may fall behind before the call is failed
     /// with RESOURCE_EXHAUSTED. The reader never waits for a slow consumer: that would stall every
@@ -26,6 +34,8 @@ final class CastdConnection: Sendable {
 
     let maximumFrameLength: Int
     private let table = Locked(Table())
+    /// Where frames go: the channel, once `attach`ed; else a queue that `serve` drains.
+    private let channel = Locked<(any Channel)?>(nil)
     private let outgoing: AsyncStream<ByteBuffer>.Continuation
     /// The queue's consuming end, taken by the one `serve` call.
     private let outgoingFrames: Locked<AsyncStream<ByteBuffer>?>
@@ -37,27 +47,71 @@ final class CastdConnection: Sendable {
         self.outgoingFrames = Locked(frames)
     }
 
+    /// Writes every frame to `channel` from now on; its `CastdClientHandler` reads. Called
+    /// before the first call.
+    func attach(_ channel: any Channel) {
+        self.channel.withLock { $0 = channel }
+    }
+
     // MARK: calls
 
-    /// Opens a call: registers it, queues its `start` frame, and returns its id and the stream of
-    /// its response messages. The stream ends when the call does: normally, or by throwing the
-    /// call's `CastdError`. Dropping the stream (or cancelling the task iterating it) before then
-    /// cancels the call on the daemon.
-    func open(
-        method: String,
-        request: Data,
-        timeout: Duration?,
-        kind: Table.Kind
-    ) throws(CastdError) -> (callID: UInt64, responses: Responses) {
+    /// Makes a unary call: registers it, queues its `start` frame, and waits for its one
+    /// response. The waiting caller is resumed by the reader (no task or stream of its own).
+    /// Throws the call's `CastdError`; cancelling the calling task cancels the call on the
+    /// daemon (CANCELLED), and so does `timeout` passing (DEADLINE_EXCEEDED).
+    func unary(method: String, request: Data, timeout: Duration?) async throws -> Data {
         var frame = try Self.startFrame(
             method: method, request: request, timeout: timeout, maximumFrameLength: maximumFrameLength)
-        let (responses, continuation) =
-            switch kind {
-            case .unary: Responses.makeStream(bufferingPolicy: .unbounded)
-            case .streaming: Responses.makeStream(bufferingPolicy: .bufferingOldest(Self.streamBufferLimit))
+        let call = UnaryCall()
+        defer { call.end() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+                let opened = table.withLock { table -> Result<UInt64, CastdError> in
+                    do throws(CastdError) {
+                        let callID = try table.open(method: method, kind: .unary, receiver: .unary(continuation))
+                        frame.callID = callID
+                        // Queued under the lock so that no `cancel` for this call can be queued before it.
+                        enqueue(frame)
+                        return .success(callID)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                switch opened {
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                case .success(let callID):
+                    if call.opened(callID) {
+                        cancel(callID, with: CastdError(.cancelled, "\(method) was cancelled"))
+                    } else if let timeout {
+                        call.setTimer(
+                            Task { [weak self] in
+                                try await Task.sleep(for: timeout)
+                                self?.cancel(
+                                    callID,
+                                    with: CastdError(.deadlineExceeded, "\(method) did not finish within \(timeout)"))
+                            })
+                    }
+                }
             }
+        } onCancel: {
+            if let callID = call.cancelled() {
+                cancel(callID, with: CastdError(.cancelled, "\(method) was cancelled"))
+            }
+        }
+    }
+
+    /// Opens a streaming call: registers it, queues its `start` frame, and returns its id and
+    /// the stream of its messages. The stream ends when the call does: normally, or by throwing
+    /// the call's `CastdError`. Dropping the stream (or cancelling the task iterating it) before
+    /// then cancels the call on the daemon.
+    func openStream(method: String, request: Data) throws(CastdError) -> (callID: UInt64, responses: Responses) {
+        var frame = try Self.startFrame(
+            method: method, request: request, timeout: nil, maximumFrameLength: maximumFrameLength)
+        let (responses, continuation) = Responses.makeStream(
+            bufferingPolicy: .bufferingOldest(Self.streamBufferLimit))
         let callID = try table.withLock { table throws(CastdError) in
-            let callID = try table.open(method: method, kind: kind, receiver: continuation)
+            let callID = try table.open(method: method, kind: .streaming, receiver: .stream(continuation))
             frame.callID = callID
             // Queued under the lock so that no `cancel` for this call can be queued before it.
             enqueue(frame)
@@ -142,18 +196,25 @@ final class CastdConnection: Sendable {
     where Inbound.Element == ByteBuffer {
         do {
             for try await body in inbound {
-                let frame: Castd_V1_Frame
-                do {
-                    frame = try Self.decode(body)
-                } catch {
-                    return error
-                }
-                perform(table.withLock { $0.receive(frame) })
+                if let error = received(body) { return error }
             }
             return Self.connectionLost
         } catch {
             return Self.readError(error)
         }
+    }
+
+    /// Hands one frame body from castd to its call. Returns the error every open call must
+    /// fail with if the body is not a castd.v1 frame (the connection is then over).
+    func received(_ body: ByteBuffer) -> CastdError? {
+        let frame: Castd_V1_Frame
+        do {
+            frame = try Self.decode(body)
+        } catch {
+            return error
+        }
+        perform(table.withLock { $0.receive(frame) })
+        return nil
     }
 
     /// A frame body from castd, decoded; INTERNAL if it is not a castd.v1 frame.
@@ -183,7 +244,7 @@ final class CastdConnection: Sendable {
     private func perform(_ effects: [Table.Effect]) {
         for effect in effects {
             switch effect {
-            case .deliver(let callID, let receiver, let message):
+            case .deliver(let callID, .stream(let receiver), let message):
                 if case .dropped = receiver.yield(message) {
                     cancel(
                         callID,
@@ -193,12 +254,20 @@ final class CastdConnection: Sendable {
                         )
                     )
                 }
-            case .finish(_, let receiver, .response(let message)):
+            case .deliver(_, .unary, _):
+                break  // the table delivers a unary call's message only with its status
+            case .finish(_, .unary(let caller), .response(let message)):
+                caller.resume(returning: message)
+            case .finish(_, .unary(let caller), .failed(let error)):
+                caller.resume(throwing: error)
+            case .finish(let callID, .unary(let caller), .ended):
+                caller.resume(throwing: CastdError(.internal, "call \(callID) ended without a response"))
+            case .finish(_, .stream(let receiver), .response(let message)):
                 receiver.yield(message)
                 receiver.finish()
-            case .finish(_, let receiver, .ended):
+            case .finish(_, .stream(let receiver), .ended):
                 receiver.finish()
-            case .finish(_, let receiver, .failed(let error)):
+            case .finish(_, .stream(let receiver), .failed(let error)):
                 receiver.finish(throwing: error)
             case .sendCancel(let callID):
                 var frame = Castd_V1_Frame()
@@ -210,9 +279,19 @@ final class CastdConnection: Sendable {
     }
 
     private func enqueue(_ frame: Castd_V1_Frame) {
-        // Serializing a frame of known fields cannot fail; the size was checked by `open`.
+        // Serializing a frame of known fields cannot fail; the size was checked by `startFrame`.
         guard let bytes: [UInt8] = try? frame.serializedBytes() else { return }
-        outgoing.yield(ByteBuffer(bytes: bytes))
+        if let channel = channel.withLock({ $0 }) {
+            // Always through the event loop's queue, even on the loop: frames keep the order in
+            // which they were queued, and a write never runs inside the caller's lock.
+            channel.eventLoop.execute {
+                var buffer = channel.allocator.buffer(capacity: bytes.count + 4)
+                buffer.writeLengthPrefixedFrame(bytes)
+                channel.writeAndFlush(buffer, promise: nil)
+            }
+        } else {
+            outgoing.yield(ByteBuffer(bytes: bytes))
+        }
     }
 
     /// A deadline as CallStart.timeout_ms: whole milliseconds, rounded up, at least 1 (0 would
@@ -223,5 +302,56 @@ final class CastdConnection: Sendable {
         let wholeMilliseconds = UInt64(seconds) &* 1000 &+ UInt64(attoseconds / 1_000_000_000_000_000)
         let remainder = attoseconds % 1_000_000_000_000_000
         return max(1, wholeMilliseconds + (remainder > 0 ? 1 : 0))
+    }
+}
+
+/// Where a unary call stands for its cancellation handler and its deadline.
+private final class UnaryCall: Sendable {
+    private enum Phase {
+        case opening
+        case open(UInt64)
+        case cancelled
+        case ended
+    }
+
+    private let state = Locked<(phase: Phase, timer: Task<Void, any Error>?)>((.opening, nil))
+
+    /// The call is open as `callID`; true if its task was cancelled first (cancel it now).
+    func opened(_ callID: UInt64) -> Bool {
+        state.withLock { state in
+            if case .cancelled = state.phase { return true }
+            state.phase = .open(callID)
+            return false
+        }
+    }
+
+    /// The task was cancelled: the call to cancel, if it is open.
+    func cancelled() -> UInt64? {
+        state.withLock { state in
+            guard case .open(let callID) = state.phase else {
+                if case .opening = state.phase { state.phase = .cancelled }
+                return nil
+            }
+            state.phase = .cancelled
+            return callID
+        }
+    }
+
+    func setTimer(_ timer: Task<Void, any Error>) {
+        let late = state.withLock { state -> Bool in
+            if case .ended = state.phase { return true }
+            state.timer = timer
+            return false
+        }
+        if late { timer.cancel() }
+    }
+
+    /// The call is over: its deadline no longer matters.
+    func end() {
+        let timer = state.withLock { state in
+            state.phase = .ended
+            return state.timer.take()
+        }
+        timer?.cancel()
     }
 }

@@ -28,12 +28,7 @@ public struct CastdServerStream<Element: SwiftProtobuf.Message>: AsyncSequence, 
 
     public func makeAsyncIterator() -> Iterator {
         do {
-            let (_, messages) = try client.connection.open(
-                method: method.path,
-                request: try request.get(),
-                timeout: nil,
-                kind: .streaming
-            )
+            let (_, messages) = try client.connection.openStream(method: method.path, request: try request.get())
             return Iterator(client: client, base: messages.makeAsyncIterator(), pendingError: nil)
         } catch {
             return Iterator(client: client, base: nil, pendingError: error)

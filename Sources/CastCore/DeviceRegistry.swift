@@ -92,7 +92,10 @@ public actor DeviceRegistry {
     private let discoveryEnabled: Bool
     private var controllers: [String: DeviceController] = [:]
     private var sources: [String: Castd_V1_DeviceSource] = [:]
-    public private(set) var discoveryState: DiscoveryState
+    /// Whether discovery runs, readable without the actor: GetStatus is answered on the
+    /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
+    public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0 } }
+    private nonisolated let discovery: Locked<DiscoveryState>
     /// Every device's custom channels, reachable without the actor so that shutdown can end them.
     private nonisolated let channelRouters = Locked<[ChannelRouter]>([])
 
@@ -118,7 +121,7 @@ public actor DeviceRegistry {
         self.logger = logger.subsystem("CastDevice")
         self.discoveryLogger = logger.subsystem("Discovery")
         self.sessionLogger = logger.subsystem("CastSession")
-        self.discoveryState = discovery ? .starting : .off
+        self.discovery = Locked(discovery ? .starting : .off)
         (work, workContinuation) = AsyncStream.makeStream()
     }
 
@@ -157,7 +160,7 @@ public actor DeviceRegistry {
     private func apply(_ event: DiscoveryEvent) {
         switch event {
         case .added(let device), .updated(let device):
-            if discoveryState != .running { discoveryState = .running }
+            discovery.withLock { $0 = .running }
             addDiscovered(device)
         case .removed(let id):
             guard sources[id] == .mdns else { return }
@@ -168,10 +171,10 @@ public actor DeviceRegistry {
             }
         case .unavailable(let reason):
             discoveryLogger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
-            discoveryState = .unavailable(reason)
+            discovery.withLock { $0 = .unavailable(reason) }
         case .available:
             discoveryLogger.info("discovery running")
-            discoveryState = .running
+            discovery.withLock { $0 = .running }
         }
     }
 

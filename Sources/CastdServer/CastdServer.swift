@@ -182,13 +182,16 @@ public final class CastdServer: Service, Sendable {
             PeerCredentials.of(channel).flatMapThrowing { peer in
                 let access = policy.access(for: peer)
                 let sync = channel.pipeline.syncOperations
+                let gate = AtOnceGate()
                 if access != .unspecified {
                     try sync.addHandler(
                         ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
+                    // Before the encoder: it writes its answers framed already.
+                    try sync.addHandler(AtOnceHandler(gate: gate))
                 }
                 try sync.addHandler(LengthPrefixedFrameEncoder())
                 let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                return AcceptedConnection(channel: wrapped, peer: peer, access: access)
+                return AcceptedConnection(channel: wrapped, peer: peer, access: access, atOnce: gate)
             }
         }
         switch configuration.target {
@@ -298,6 +301,11 @@ public final class CastdServer: Service, Sendable {
             onClientsChanged(connections.withLock { $0.removeValue(forKey: id); return $0.count })
         }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
+        accepted.atOnce.open(
+            AtOnceCalls(
+                service: service, handle: handle, access: accepted.access,
+                maximumConcurrentCalls: configuration.maximumConcurrentCalls, clientCount: { [weak self] in self?.clientCount ?? 0 },
+                logger: logger))
         logger.debug("client connected", metadata: ["peer.access": "\(accepted.access.name)"])
         let idleTimeout = configuration.idleTimeout
         let channel = connection.channel
@@ -328,10 +336,9 @@ public final class CastdServer: Service, Sendable {
                                 await writer.status(callID: 0, error)
                                 continue
                             }
-                            let now = self.dispatch(
+                            self.dispatch(
                                 frame, access: accepted.access, handle: handle, writer: writer, calls: &calls,
                                 logger: logger)
-                            await now?()
                         }
                     } catch let error as LengthPrefixError {
                         let status: CastdError
@@ -356,25 +363,24 @@ public final class CastdServer: Service, Sendable {
         logger.debug("client disconnected")
     }
 
-    /// Starts the call a frame opens (or cancels one). Returns the call instead when it is to
-    /// be answered at once, by the caller, before it reads the next frame.
+    /// Starts the call a frame opens (or cancels one).
     private func dispatch(
         _ frame: Castd_V1_Frame, access: Castd_V1_Access, handle: ConnectionHandle, writer: FrameWriter,
         calls: inout DiscardingTaskGroup, logger: Logger
-    ) -> (@Sendable () async -> Void)? {
+    ) {
         let callID = frame.callID
         switch frame.kind {
         case .start(let start)?:
             guard callID != 0 else {
                 calls.addTask { await writer.status(callID: 0, CastdError(.invalidArgument, "call id 0 is reserved")) }
-                return nil
+                return
             }
             guard let method = CastdMethod(path: start.method) else {
                 let known = CastdMethod.allCases.map(\.path).joined(separator: ", ")
                 calls.addTask {
                     await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
                 }
-                return nil
+                return
             }
             guard access.rawValue >= method.requiredAccess.rawValue else {
                 accessLogger.notice(
@@ -387,7 +393,7 @@ public final class CastdServer: Service, Sendable {
                             .permissionDenied,
                             "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
                 }
-                return nil
+                return
             }
             let admitted = handle.admit(callID: callID, limit: configuration.maximumConcurrentCalls)
             guard case .ok(let cancelSignal) = admitted else {
@@ -402,16 +408,10 @@ public final class CastdServer: Service, Sendable {
                 case .ok: fatalError("unreachable")
                 }
                 calls.addTask { await writer.status(callID: callID, error) }
-                return nil
+                return
             }
             let timeout = start.timeoutMs > 0 ? Duration.milliseconds(Int64(clamping: start.timeoutMs)) : nil
             let request = Array(start.request)
-            if Self.answersAtOnce(method, request: request) {
-                return {
-                    await self.answerAtOnce(method, callID: callID, request: request, access: access, writer: writer, logger: logger)
-                    handle.finished(callID: callID)
-                }
-            }
             calls.addTask {
                 await self.run(
                     method, callID: callID, request: request, timeout: timeout, cancelSignal: cancelSignal,
@@ -425,46 +425,6 @@ public final class CastdServer: Service, Sendable {
                 await writer.status(callID: callID, CastdError(.invalidArgument, "clients may only send start and cancel frames"))
             }
         }
-        return nil
-    }
-
-    /// Calls that read only castd's own state and never wait for a device: GetStatus, and
-    /// ListDevices without app criteria (an empty request). They are answered in the reader,
-    /// without the task, task group and cancel watcher other calls get: that is most of what
-    /// such a call costs (BENCHMARKS.md, figure 3). Nothing can cancel them or outlast their
-    /// deadline, as the next frame is read only once they are answered.
-    static func answersAtOnce(_ method: CastdMethod, request: [UInt8]) -> Bool {
-        method == .getStatus || (method == .listDevices && request.isEmpty)
-    }
-
-    private func answerAtOnce(
-        _ method: CastdMethod, callID: UInt64, request: [UInt8], access: Castd_V1_Access, writer: FrameWriter,
-        logger: Logger
-    ) async {
-        let response = UnaryResponse()
-        let context = CallContext(connectedClients: clientCount, access: access)
-        var failure: CastdError?
-        do {
-            try await service.handle(method, request: request, context: context) { message in
-                try response.keep(writer.frame(callID: callID, message))
-            }
-        } catch let error as CastdError {
-            failure = error
-        } catch {
-            logger.error(
-                "call failed unexpectedly",
-                metadata: ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)", "error": "\(error)"])
-            failure = CastdError(.internal, "\(error)")
-        }
-        if logger.logLevel <= .debug {
-            logger.debug(
-                failure == nil ? "call ok" : "call ended",
-                metadata: [
-                    "rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)",
-                    "rpc.code": "\(failure?.code.name ?? "OK")",
-                ])
-        }
-        await writer.status(callID: callID, failure, after: response.taken())
     }
 
     private enum Outcome: Sendable {
@@ -549,6 +509,8 @@ struct AcceptedConnection: Sendable {
     let peer: PeerCredentials
     /// `.unspecified`: refused (the channel then has no frame decoder).
     let access: Castd_V1_Access
+    /// Opened once the connection is admitted: then its event loop answers GetStatus itself.
+    let atOnce: AtOnceGate
 }
 
 /// Writes frames on one connection. NIO's outbound writer serializes concurrent writers; each
@@ -645,6 +607,12 @@ final class ConnectionHandle: Sendable {
             state.calls[callID] = continuation
             return .ok(stream)
         }
+    }
+
+    /// Whether a call `AtOnceHandler` answers without registering it may be answered: the
+    /// same checks as `admit`.
+    func mayAnswerAtOnce(callID: UInt64, limit: Int) -> Bool {
+        state.withLock { !$0.draining && $0.calls[callID] == nil && $0.calls.count < limit }
     }
 
     func finished(callID: UInt64) {

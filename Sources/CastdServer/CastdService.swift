@@ -46,6 +46,29 @@ public struct CastdService: Sendable {
         self.logs = logs
     }
 
+    /// Whether a call only reads castd's own state and never waits: GetStatus, and ListDevices
+    /// without criteria (an empty request). CastdServer answers these on the connection's event
+    /// loop, with `answerAtOnce`, without starting a task for them.
+    static func answersAtOnce(_ method: CastdMethod, request: some Collection<UInt8>) -> Bool {
+        method == .getStatus || (method == .listDevices && request.isEmpty)
+    }
+
+    /// The response of a call that `answersAtOnce`, computed without waiting: the same message
+    /// `handle` would send. Throws `CastdError` like `handle`.
+    func answerAtOnce(_ method: CastdMethod, request: [UInt8], context: CallContext) throws -> any SwiftProtobuf.Message {
+        switch method {
+        case .getStatus:
+            _ = try decode(Castd_V1_GetStatusRequest.self, request)
+            return try encodings.status(daemon: daemonInfo(context), hub: hub)
+        case .listDevices where request.isEmpty:
+            var response = Castd_V1_ListDevicesResponse()
+            response.devices = hub.devices()
+            return response
+        default:
+            throw CastdError(.internal, "\(method.path) is not answered at once")
+        }
+    }
+
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
     func handle(
         _ method: CastdMethod, request: [UInt8], context: CallContext, send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
@@ -59,7 +82,7 @@ public struct CastdService: Sendable {
             try await send(response)
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
-            try await send(encodings.status(daemon: await daemonInfo(context), hub: hub))
+            try await send(encodings.status(daemon: daemonInfo(context), hub: hub))
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
             guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
@@ -225,7 +248,7 @@ public struct CastdService: Sendable {
 
     func status(_ context: CallContext) async -> CastdStatusResponse {
         var response = CastdStatusResponse()
-        response.daemon = await daemonInfo(context)
+        response.daemon = daemonInfo(context)
         let snapshot = hub.snapshot()
         response.devices = snapshot.devices
         response.sessions = snapshot.sessions
@@ -234,12 +257,12 @@ public struct CastdService: Sendable {
     }
 
     /// What GetStatus says about castd itself.
-    func daemonInfo(_ context: CallContext) async -> Castd_V1_DaemonInfo {
+    func daemonInfo(_ context: CallContext) -> Castd_V1_DaemonInfo {
         var daemon = Castd_V1_DaemonInfo()
         daemon.version = facts.version
         daemon.startedAtMs = Int64(facts.startedAt.timeIntervalSince1970 * 1000)
         daemon.socketPath = facts.socketPath
-        daemon.discovery = await registry.discoveryState.description
+        daemon.discovery = registry.discoveryState.description
         daemon.clients = UInt32(clamping: context.connectedClients)
         daemon.mode = facts.mode
         daemon.socketActivated = facts.socketActivated
