@@ -63,13 +63,14 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     /// "/castd.v1.Cast/Load"
     public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }
 
+    /// The method named by `path` (as `path` spells it), or nil. A table, not string surgery:
+    /// castd looks up every call's method this way.
     public init?(path: String) {
-        let prefix = "/\(CastdRPC.serviceName)/"
-        guard path.hasPrefix(prefix), let method = CastdMethod(rawValue: String(path.dropFirst(prefix.count))) else {
-            return nil
-        }
+        guard let method = Self.byPath[path] else { return nil }
         self = method
     }
+
+    private static let byPath = Dictionary(uniqueKeysWithValues: allCases.map { ($0.path, $0) })
 
     /// Server-streaming methods; the rest are unary.
     public var isStreaming: Bool { self == .watch || self == .listen || self == .streamLogs }

@@ -64,55 +64,73 @@ struct AtOnceCalls: Sendable {
     let clientCount: @Sendable () -> Int
     let logger: Logger
 
-    /// The answer to `body`, framed (the response and the status), or nil if `body` is not a
-    /// call to answer here.
-    func answer(_ body: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer? {
-        guard let frame = try? CastdRPC.decodeFrame(body), case .start(let start)? = frame.kind,
-            frame.callID != 0, let method = CastdMethod(path: start.method),
+    /// A call to answer at once, as its frame arrives.
+    struct Call {
+        let callID: UInt64
+        let method: CastdMethod
+        let request: [UInt8]
+    }
+
+    /// The call `frame` starts, if it is one to answer at once on this connection now: a method
+    /// that `answersAtOnce`, which this client may call, with a call id not in use, while the
+    /// connection takes calls. Anything else is for `CastdServer.dispatch` (which refuses what
+    /// must be refused).
+    func call(in frame: Castd_V1_Frame) -> Call? {
+        guard case .start(let start)? = frame.kind, frame.callID != 0,
+            let method = CastdMethod(path: start.method),
             CastdService.answersAtOnce(method, request: start.request),
             access.rawValue >= method.requiredAccess.rawValue,
             handle.mayAnswerAtOnce(callID: frame.callID, limit: maximumConcurrentCalls)
         else { return nil }
-        handle.frameArrived()
-        let callID = frame.callID
+        return Call(callID: frame.callID, method: method, request: Array(start.request))
+    }
 
-        var response: [UInt8]?
-        var failure: CastdError?
+    /// The call's response message, encoded, or why there is none.
+    func respond(to call: Call) -> Result<[UInt8], CastdError> {
+        let result: Result<[UInt8], CastdError>
         do {
             let context = CallContext(connectedClients: clientCount(), access: access)
-            let message = try service.answerAtOnce(method, request: Array(start.request), context: context)
-            response = try message.serializedBytes()
+            let message = try service.answerAtOnce(call.method, request: call.request, context: context)
+            result = .success(try message.serializedBytes())
         } catch let error as CastdError {
-            failure = error
+            result = .failure(error)
         } catch {
             logger.error(
                 "call failed unexpectedly",
-                metadata: ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)", "error": "\(error)"])
-            failure = CastdError(.internal, "\(error)")
+                metadata: ["rpc.method": "\(call.method.rawValue)", "rpc.call": "\(call.callID)", "error": "\(error)"])
+            result = .failure(CastdError(.internal, "\(error)"))
         }
         if logger.logLevel <= .debug {
+            var code = "OK"
+            if case .failure(let error) = result { code = error.code.name }
             logger.debug(
-                failure == nil ? "call ok" : "call ended",
-                metadata: [
-                    "rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)",
-                    "rpc.code": "\(failure?.code.name ?? "OK")",
-                ])
+                code == "OK" ? "call ok" : "call ended",
+                metadata: ["rpc.method": "\(call.method.rawValue)", "rpc.call": "\(call.callID)", "rpc.code": "\(code)"])
         }
+        return result
+    }
 
-        var out = allocator.buffer(capacity: (response?.count ?? 0) + 64)
+    /// The answer to `body`, framed (the response and the status, each with its length), or nil
+    /// if `body` is not a call to answer here.
+    func answer(_ body: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        guard let frame = try? CastdRPC.decodeFrame(body), let call = call(in: frame) else { return nil }
+        handle.frameArrived()
+        let result = respond(to: call)
+        var out = allocator.buffer(capacity: ((try? result.get())?.count ?? 0) + 64)
         do {
-            if let response {
+            if case .success(let response) = result {
                 var message = Castd_V1_Frame()
-                message.callID = callID
+                message.callID = call.callID
                 message.message = Data(response)
                 try CastdRPC.write(message, into: &out)
             }
             var status = Castd_V1_Frame()
-            status.callID = callID
-            status.status = failure?.status ?? Castd_V1_Status()
+            status.callID = call.callID
+            if case .failure(let error) = result { status.status = error.status } else { status.status = Castd_V1_Status() }
             try CastdRPC.write(status, into: &out)
         } catch {
-            // Frames of known fields always encode; should one not, the task answers the call.
+            // Frames of known fields always encode; should one not, the connection's task
+            // answers the call.
             return nil
         }
         return out

@@ -301,11 +301,11 @@ public final class CastdServer: Service, Sendable {
             onClientsChanged(connections.withLock { $0.removeValue(forKey: id); return $0.count })
         }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
-        accepted.atOnce.open(
-            AtOnceCalls(
-                service: service, handle: handle, access: accepted.access,
-                maximumConcurrentCalls: configuration.maximumConcurrentCalls, clientCount: { [weak self] in self?.clientCount ?? 0 },
-                logger: logger))
+        let atOnce = AtOnceCalls(
+            service: service, handle: handle, access: accepted.access,
+            maximumConcurrentCalls: configuration.maximumConcurrentCalls, clientCount: { [weak self] in self?.clientCount ?? 0 },
+            logger: logger)
+        accepted.atOnce.open(atOnce)
         logger.debug("client connected", metadata: ["peer.access": "\(accepted.access.name)"])
         let idleTimeout = configuration.idleTimeout
         let channel = connection.channel
@@ -336,7 +336,14 @@ public final class CastdServer: Service, Sendable {
                                 await writer.status(callID: 0, error)
                                 continue
                             }
-                            self.dispatch(
+                            // A call its event loop did not answer (the gate was not open yet, or the
+                            // socket was full) is answered here, before the next frame is read: a
+                            // client that sends calls and never reads stops being read.
+                            if let call = atOnce.call(in: frame) {
+                                await writer.answer(callID: call.callID, atOnce.respond(to: call))
+                                continue
+                            }
+                            await self.dispatch(
                                 frame, access: accepted.access, handle: handle, writer: writer, calls: &calls,
                                 logger: logger)
                         }
@@ -363,36 +370,33 @@ public final class CastdServer: Service, Sendable {
         logger.debug("client disconnected")
     }
 
-    /// Starts the call a frame opens (or cancels one).
+    /// Starts the call a frame opens (or cancels one). A refusal is written before it returns, so
+    /// that a client sending calls that are refused, and not reading, stops being read.
     private func dispatch(
         _ frame: Castd_V1_Frame, access: Castd_V1_Access, handle: ConnectionHandle, writer: FrameWriter,
         calls: inout DiscardingTaskGroup, logger: Logger
-    ) {
+    ) async {
         let callID = frame.callID
         switch frame.kind {
         case .start(let start)?:
             guard callID != 0 else {
-                calls.addTask { await writer.status(callID: 0, CastdError(.invalidArgument, "call id 0 is reserved")) }
+                await writer.status(callID: 0, CastdError(.invalidArgument, "call id 0 is reserved"))
                 return
             }
             guard let method = CastdMethod(path: start.method) else {
                 let known = CastdMethod.allCases.map(\.path).joined(separator: ", ")
-                calls.addTask {
-                    await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
-                }
+                await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
                 return
             }
             guard access.rawValue >= method.requiredAccess.rawValue else {
                 accessLogger.notice(
                     "refused a call that needs control access",
                     metadata: ["rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? ""])
-                calls.addTask {
-                    await writer.status(
-                        callID: callID,
-                        CastdError(
-                            .permissionDenied,
-                            "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
-                }
+                await writer.status(
+                    callID: callID,
+                    CastdError(
+                        .permissionDenied,
+                        "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
                 return
             }
             let admitted = handle.admit(callID: callID, limit: configuration.maximumConcurrentCalls)
@@ -407,7 +411,7 @@ public final class CastdServer: Service, Sendable {
                 case .draining: error = CastdError(.unavailable, "castd is shutting down")
                 case .ok: fatalError("unreachable")
                 }
-                calls.addTask { await writer.status(callID: callID, error) }
+                await writer.status(callID: callID, error)
                 return
             }
             let timeout = start.timeoutMs > 0 ? Duration.milliseconds(Int64(clamping: start.timeoutMs)) : nil
@@ -421,9 +425,7 @@ public final class CastdServer: Service, Sendable {
         case .cancel?:
             handle.cancel(callID: callID, reason: CastdError(.cancelled, "cancelled by the client"))
         case .message?, .status?, nil:
-            calls.addTask {
-                await writer.status(callID: callID, CastdError(.invalidArgument, "clients may only send start and cancel frames"))
-            }
+            await writer.status(callID: callID, CastdError(.invalidArgument, "clients may only send start and cancel frames"))
         }
     }
 
@@ -542,6 +544,19 @@ struct FrameWriter: Sendable {
             try? await outbound.write(contentsOf: [response, status])
         } else {
             try? await outbound.write(status)
+        }
+    }
+
+    /// Ends a unary call with its response, or with why there is none.
+    func answer(callID: UInt64, _ result: Result<[UInt8], CastdError>) async {
+        switch result {
+        case .success(let response):
+            var frame = Castd_V1_Frame()
+            frame.callID = callID
+            frame.message = Data(response)
+            await status(callID: callID, nil, after: try? encode(frame))
+        case .failure(let error):
+            await status(callID: callID, error)
         }
     }
 

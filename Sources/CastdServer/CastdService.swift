@@ -59,7 +59,7 @@ public struct CastdService: Sendable {
         switch method {
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
-            return try encodings.status(daemon: daemonInfo(context), hub: hub)
+            return try statusResponse(context)
         case .listDevices where request.isEmpty:
             var response = Castd_V1_ListDevicesResponse()
             response.devices = hub.devices()
@@ -82,7 +82,7 @@ public struct CastdService: Sendable {
             try await send(response)
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
-            try await send(encodings.status(daemon: daemonInfo(context), hub: hub))
+            try await send(statusResponse(context))
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
             guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
@@ -254,6 +254,14 @@ public struct CastdService: Sendable {
         response.sessions = snapshot.sessions
         response.media = snapshot.media
         return response
+    }
+
+    /// GetStatus's response, encoded.
+    func statusResponse(_ context: CallContext) throws -> EncodedMessage {
+        let key = SharedEncodings.DaemonKey(
+            discovery: registry.discoveryState.description, clients: UInt32(clamping: context.connectedClients),
+            access: context.access)
+        return try encodings.status(daemon: key, hub: hub) { daemonInfo(context) }
     }
 
     /// What GetStatus says about castd itself.

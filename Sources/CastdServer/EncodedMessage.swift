@@ -48,7 +48,23 @@ final class SharedEncodings: Sendable {
         var events: [(sequence: UInt64, bytes: Data)?] = Array(repeating: nil, count: SharedEncodings.eventsKept)
         /// StatusResponse fields 2-4 (devices, sessions, media) as of a hub sequence number.
         var status: (sequence: UInt64, bytes: Data)?
+        /// StatusResponse field 1 (daemon) for each of its recent values: they change only when
+        /// a client comes or goes or discovery changes, and encoding a DaemonInfo was a sixth of
+        /// what a GetStatus cost castd.
+        var daemons: [DaemonKey: Data] = [:]
     }
+
+    /// What tells one DaemonInfo of this castd from another: the rest is fixed at start-up.
+    struct DaemonKey: Hashable {
+        var discovery: String
+        var clients: UInt32
+        var access: Castd_V1_Access
+    }
+
+    /// How many DaemonInfo encodings are kept (all are dropped when there would be more).
+    static let daemonsKept = 16
+
+    var cachedDaemons: Int { state.withLock { $0.daemons.count } }
 
     private let state = Locked(State())
     /// Watchers read at their own pace: under `make soak` (2,000-3,000 events a second to 8
@@ -80,13 +96,22 @@ final class SharedEncodings: Sendable {
         return EncodedMessage(bytes)
     }
 
-    /// A StatusResponse: `daemon`, encoded now, then the hub's devices, sessions and media,
-    /// encoded once per change. (A message's encoding is its fields' encodings one after the
-    /// other, so the two parts concatenate into the whole.)
-    func status(daemon: Castd_V1_DaemonInfo, hub: CastdEventHub) throws -> EncodedMessage {
-        var head = CastdStatusResponse()
-        head.daemon = daemon
-        var bytes = try head.serializedData()
+    /// A StatusResponse: `daemon` (made and encoded only for a `key` not seen lately), then the
+    /// hub's devices, sessions and media, encoded once per change. (A message's encoding is its
+    /// fields' encodings one after the other, so the two parts concatenate into the whole.)
+    func status(daemon key: DaemonKey, hub: CastdEventHub, _ daemon: () -> Castd_V1_DaemonInfo) throws -> EncodedMessage {
+        var bytes: Data
+        if let head = state.withLock({ $0.daemons[key] }) {
+            bytes = head
+        } else {
+            var head = CastdStatusResponse()
+            head.daemon = daemon()
+            bytes = try head.serializedData()
+            state.withLock { state in
+                if state.daemons.count >= Self.daemonsKept { state.daemons.removeAll() }
+                state.daemons[key] = bytes
+            }
+        }
         let sequence = hub.sequence
         if let cached = state.withLock({ $0.status?.sequence == sequence ? $0.status?.bytes : nil }) {
             bytes.append(cached)

@@ -130,6 +130,81 @@ struct HostileClientTests {
         }
     }
 
+    /// A client that pipelines GetStatus calls and never reads: castd answers until the socket
+    /// is full, then stops reading that client instead of keeping answers for it, so the
+    /// client's writes block. When it reads again, every call it sent has its answer, once; a
+    /// bystander is served meanwhile. (GetStatus is answered on the event loop while the socket
+    /// takes writes, and by the connection's task once it does not: both must hold back.)
+    @Test func aClientThatCallsAndNeverReadsStopsBeingRead() async throws {
+        try await withDaemon { socket, _ in
+            let raw = try RawSocket(path: socket)
+            func frame(_ callID: UInt64) throws -> [UInt8] {
+                var frame = Castd_V1_Frame()
+                frame.callID = callID
+                var start = Castd_V1_CallStart()
+                start.method = CastdMethod.getStatus.path
+                frame.start = start
+                let body: [UInt8] = try frame.serializedBytes()
+                let length = UInt32(body.count)
+                return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
+                    + body
+            }
+            // castd answers until the socket and its write buffer are full (about 1,300 answers
+            // here), and the kernel holds some more calls; a castd that went on reading, keeping
+            // answers or tasks for each call, takes far more (this cap caught one that did).
+            let cap: UInt64 = 20_000
+            var sent: UInt64 = 0
+            var rest: ArraySlice<UInt8> = []  // the unsent end of the frame that blocked
+            sending: while sent < cap {
+                let bytes = try frame(sent + 1)
+                let n = bytes.withUnsafeBytes { Glibc.send(raw.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+                if n == bytes.count {
+                    sent += 1
+                    continue
+                }
+                guard n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
+                    Issue.record("send failed: errno \(errno)")
+                    return
+                }
+                // Full for now. castd may still be reading: wait up to 2 s for room.
+                var poll = pollfd(fd: raw.fd, events: Int16(POLLOUT), revents: 0)
+                if n > 0 || Glibc.poll(&poll, 1, 2_000) == 0 {
+                    rest = bytes[max(n, 0)...]
+                    sent += 1
+                    break sending
+                }
+            }
+            #expect(sent < cap, "castd read \(sent) calls from a client that reads nothing")
+
+            let clients = try await CastdClient.withConnection(socketPath: socket) { bystander in
+                try await bystander.status().daemon.clients
+            }
+            #expect(clients == 2)
+
+            // Read everything; the frame that blocked is finished meanwhile.
+            let finish = Task.detached { [rest] in try raw.write(Array(rest)) }
+            var responded = Set<UInt64>()
+            var ended = Set<UInt64>()
+            var problems: [String] = []
+            while ended.count < Int(sent), let frame = try await raw.receive() {
+                switch frame.kind {
+                case .message?:
+                    if !responded.insert(frame.callID).inserted { problems.append("two responses to \(frame.callID)") }
+                case .status(let status)?:
+                    if status.code != .ok { problems.append("\(frame.callID): \(status.code) \(status.message)") }
+                    if !responded.contains(frame.callID) { problems.append("no response before the status of \(frame.callID)") }
+                    if !ended.insert(frame.callID).inserted { problems.append("two statuses for \(frame.callID)") }
+                default:
+                    problems.append("unexpected frame \(frame)")
+                }
+                if problems.count > 10 { break }
+            }
+            try await finish.value
+            #expect(problems.isEmpty, "\(problems)")
+            #expect(ended == Set(1...sent), "\(ended.count) of \(sent) calls answered")
+        }
+    }
+
     @Test func aThousandConnectionsAreServedAndNobodyNotices() async throws {
         try raiseOpenFileLimit(to: 4096)
         // No idle timeout: opening a thousand connections one after another, then calling on each,

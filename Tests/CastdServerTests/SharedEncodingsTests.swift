@@ -38,9 +38,22 @@ struct SharedEncodingsTests {
         let hub = hubWithDevices()
         var daemon = Castd_V1_DaemonInfo()
         daemon.version = "test"
+        daemon.discovery = "running"
         daemon.clients = 2
+        daemon.access = .control
+        func key(_ daemon: Castd_V1_DaemonInfo) -> SharedEncodings.DaemonKey {
+            SharedEncodings.DaemonKey(discovery: daemon.discovery, clients: daemon.clients, access: daemon.access)
+        }
         let encodings = SharedEncodings()
-        let decoded = try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes)
+        var made = 0
+        func status() throws -> CastdStatusResponse {
+            try CastdStatusResponse(
+                serializedBytes: encodings.status(daemon: key(daemon), hub: hub) {
+                    made += 1
+                    return daemon
+                }.bytes)
+        }
+        let decoded = try status()
         var expected = CastdStatusResponse()
         expected.daemon = daemon
         let snapshot = hub.snapshot()
@@ -50,14 +63,27 @@ struct SharedEncodingsTests {
         #expect(decoded == expected)
         #expect(decoded.devices.map(\.friendlyName) == ["Kitchen", "Living Room TV"])
 
-        // Cached until the hub changes; the daemon part is always new.
+        // The daemon part is made once per key; each of its changes is a new key.
+        #expect(try status() == expected)
+        #expect(made == 1)
         daemon.clients = 3
-        #expect(
-            try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes).daemon.clients
-                == 3)
+        #expect(try status().daemon.clients == 3)
+        daemon.access = .read
+        #expect(try status().daemon.access == .read)
+        daemon.discovery = "unavailable: Avahi is not running"
+        #expect(try status().daemon.discovery == "unavailable: Avahi is not running")
+        #expect(made == 4)
+
+        // The rest is cached until the hub changes.
         hub.removeDevice(id: "b")
-        let after = try CastdStatusResponse(serializedBytes: encodings.status(daemon: daemon, hub: hub).bytes)
-        #expect(after.devices.map(\.friendlyName) == ["Living Room TV"])
+        #expect(try status().devices.map(\.friendlyName) == ["Living Room TV"])
+
+        // However many keys come and go, the cache stays small and right.
+        for clients in 0..<100 {
+            daemon.clients = UInt32(clients)
+            #expect(try status().daemon.clients == UInt32(clients))
+        }
+        #expect(encodings.cachedDaemons <= SharedEncodings.daemonsKept)
     }
 
     @Test func eventsAreEncodedOncePerSequence() async throws {
