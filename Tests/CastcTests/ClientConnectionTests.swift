@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastdAPI
 import Foundation
 import LengthPrefixFraming
@@ -6,6 +7,10 @@ import SwiftProtobuf
 import Testing
 
 @testable import CastClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The daemon's side of a `CastdConnection` that runs over in-memory streams instead of a
 /// socket: the test reads the client's frames and answers them one by one.
@@ -58,11 +63,35 @@ struct MemoryDaemon {
     }
 }
 
+/// How a test's client reaches the test's daemon.
+enum Transport: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    /// `CastdConnection.serve(inbound:write:)` over in-memory streams.
+    case memory
+    /// A real Unix socket: `CastdClient.connect`, its channel handler and its writes; the test
+    /// side reads and writes the socket itself.
+    case socket
+
+    var testDescription: String { rawValue }
+}
+
 /// Runs `body` with a client whose connection is served over in-memory streams.
 func withMemoryClient(
     maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
     _ body: (CastdClient, inout MemoryDaemon) async throws -> Void
 ) async throws {
+    try await withClient(.memory, maximumFrameLength: maximumFrameLength, body)
+}
+
+/// Runs `body` with a client connected to the test's daemon by `transport`.
+func withClient(
+    _ transport: Transport,
+    maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
+    _ body: (CastdClient, inout MemoryDaemon) async throws -> Void
+) async throws {
+    if transport == .socket {
+        try await withSocketClient(maximumFrameLength: maximumFrameLength, body)
+        return
+    }
     let connection = CastdConnection(maximumFrameLength: maximumFrameLength)
     let client = CastdClient(socketPath: "memory", connection: connection, channel: nil)
     let (inbound, toClient) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
@@ -86,6 +115,108 @@ func withMemoryClient(
     }
 }
 
+/// The same daemon side over a real Unix socket: what the test yields to `toClient` is written
+/// to the socket as frames (ending the stream closes it; ending it with
+/// `LengthPrefixError.frameTooLarge` first writes a header announcing that many bytes), and
+/// every frame the client writes comes out of `fromClient`.
+private func withSocketClient(
+    maximumFrameLength: Int,
+    _ body: (CastdClient, inout MemoryDaemon) async throws -> Void
+) async throws {
+    try await withTemporaryDirectory { directory in
+        let path = directory + "/castd.sock"
+        let listener = try unixSocket(Int32(SOCK_STREAM.rawValue), path: path, bindInstead: true)
+        defer { close(listener) }
+        guard listen(listener, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
+        let client = try await CastdClient.connect(socketPath: path, maximumFrameLength: maximumFrameLength)
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { throw POSIXError(.ECONNABORTED) }
+        let peer = SocketPeer(fd: fd)
+        let (inbound, toClient) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+        let (sent, sentContinuation) = AsyncStream<ByteBuffer>.makeStream()
+        var daemon = MemoryDaemon(toClient: toClient, fromClient: sent.makeAsyncIterator())
+        // The client's frames, read on a thread of their own: reads block (and Dispatch's global
+        // queues add threads for blocked work only slowly, a second at a time here).
+        let readerDone = AsyncStream<Void>.makeStream()
+        Thread {
+            while let body = peer.readFrame() { sentContinuation.yield(ByteBuffer(bytes: body)) }
+            sentContinuation.finish()
+            readerDone.continuation.finish()
+        }.start()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await body in inbound { peer.write(frame: Array(body.readableBytesView)) }
+                } catch LengthPrefixError.frameTooLarge(let length, _) {
+                    peer.write(header: UInt32(length))
+                } catch {}
+                peer.shutdown()
+            }
+            do {
+                try await body(client, &daemon)
+            } catch {
+                toClient.finish()
+                await client.close()
+                throw error
+            }
+            toClient.finish()
+            await client.close()
+            try await group.waitForAll()
+        }
+        peer.shutdown()
+        for await _ in readerDone.stream {}
+        close(fd)
+    }
+}
+
+/// The test's end of a socket: blocking reads and writes of whole frames.
+private final class SocketPeer: @unchecked Sendable {
+    // @unchecked: the fd is written by one task and read by one thread, and closed by the test
+    // once both are done.
+    let fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    func readFrame() -> [UInt8]? {
+        guard let header = read(4) else { return nil }
+        return read(header.reduce(0) { $0 << 8 | Int($1) })
+    }
+
+    private func read(_ count: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let n = out[offset...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { return nil }
+            offset += n
+        }
+        return out
+    }
+
+    func write(header length: UInt32) {
+        write([UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
+    }
+
+    func write(frame body: [UInt8]) {
+        write(header: UInt32(body.count))
+        write(body)
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
+
+    func shutdown() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+}
+
 func device(_ id: String, _ name: String) -> CastdDevice {
     var device = CastdDevice()
     device.id = id
@@ -94,8 +225,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct ClientConnectionTests {
-    @Test func unaryCallRoundTrip() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func unaryCallRoundTrip(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let devices = Task { try await client.listDevices() }
             let call = try await daemon.nextCall(.listDevices, as: Castd_V1_ListDevicesRequest.self)
             #expect(call.callID == 1)
@@ -107,8 +238,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func requestsCarryTheirFieldsAndDeadline() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func requestsCarryTheirFieldsAndDeadline(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let media = CastdMediaInformation(
                 url: "https://example.com/a.mp4", contentType: "video/mp4", streamType: .buffered, title: "A"
             )
@@ -139,8 +270,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func daemonStatusBecomesCastdError() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func daemonStatusBecomesCastdError(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task { try await client.pause(device: "attic") }
             let call = try await daemon.nextCall(.pause, as: Castd_V1_MediaRequest.self)
             #expect(call.request.device == "attic")
@@ -151,8 +282,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func concurrentCallsAreAnsweredOutOfOrder() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func concurrentCallsAreAnsweredOutOfOrder(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let first = Task { try await client.setVolume(level: 0.25) }
             let one = try await daemon.nextCall(.setVolume, as: Castd_V1_SetVolumeRequest.self)
             let second = Task { try await client.setVolume(muted: true) }
@@ -170,8 +301,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func leavingAWatchLoopCancelsTheCall() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func leavingAWatchLoopCancelsTheCall(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let firstSequence = Task { () async throws -> UInt64? in
                 for try await event in client.watch() { return event.sequence }
                 return nil
@@ -188,8 +319,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func watchDeliversEventsInOrderAndEndsWithTheDaemonsError() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func watchDeliversEventsInOrderAndEndsWithTheDaemonsError(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let sequences = Task { () async throws -> ([UInt64], CastdError?) in
                 var seen: [UInt64] = []
                 do {
@@ -212,8 +343,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func cancellingTheTaskCancelsTheCall() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func cancellingTheTaskCancelsTheCall(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let task = Task { try await client.play() }
             let call = try await daemon.nextCall(.play, as: Castd_V1_MediaRequest.self)
             task.cancel()
@@ -226,8 +357,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func deadlineFailsTheCallAndCancelsIt() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func deadlineFailsTheCallAndCancelsIt(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task {
                 try await client.unary(
                     .stop, Castd_V1_MediaRequest(), as: CastdMediaStatus.self, timeout: .milliseconds(50)
@@ -243,8 +374,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func lostConnectionFailsOpenAndLaterCallsWithUnavailable() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func lostConnectionFailsOpenAndLaterCallsWithUnavailable(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextCall(.getStatus, as: Castd_V1_GetStatusRequest.self)
             daemon.toClient.finish()
@@ -255,8 +386,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func connectionLevelStatusFailsEveryCall() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func connectionLevelStatusFailsEveryCall(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let status = Task { try await client.status() }
             let devices = Task { try await client.listDevices() }
             _ = try await daemon.nextFrame()
@@ -269,8 +400,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func oversizedFrameFromTheDaemonIsResourceExhausted() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func oversizedFrameFromTheDaemonIsResourceExhausted(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
             daemon.toClient.finish(throwing: LengthPrefixError.frameTooLarge(length: 5_000_000, limit: 4_194_304))
@@ -280,8 +411,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func malformedFrameFromTheDaemonEndsTheConnection() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func malformedFrameFromTheDaemonEndsTheConnection(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
             daemon.toClient.yield(ByteBuffer(bytes: [0xFF, 0xFF, 0xFF]))
@@ -290,8 +421,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func closeFailsOpenCallsAndRefusesNewOnes() async throws {
-        try await withMemoryClient { client, daemon in
+    @Test(arguments: Transport.allCases) func closeFailsOpenCallsAndRefusesNewOnes(over transport: Transport) async throws {
+        try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
             await client.close()
@@ -301,8 +432,8 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test func invalidRequestsFailWithoutReachingTheDaemon() async throws {
-        try await withMemoryClient(maximumFrameLength: 256) { client, daemon in
+    @Test(arguments: Transport.allCases) func invalidRequestsFailWithoutReachingTheDaemon(over transport: Transport) async throws {
+        try await withClient(transport, maximumFrameLength: 256) { client, daemon in
             await #expect(throws: CastdError(.invalidArgument, "setVolume needs a level, muted, or both")) {
                 try await client.setVolume()
             }

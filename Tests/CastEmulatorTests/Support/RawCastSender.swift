@@ -108,8 +108,10 @@ final class RawCastSender: Sendable {
     // MARK: receiving
 
     /// The next message, or a `TestTimeout` / `ConnectionClosed`. Every timeout here is
-    /// stretched by the test time scale (slow sanitizer builds; CastTestSupport).
-    func next(timeout: Duration = .seconds(5)) async throws -> CastMessage {
+    /// stretched by the test time scale (slow sanitizer builds; CastTestSupport). The default
+    /// deadlines are 15 s: 5 s ran out for an emulator's reply while the whole suite ran on two
+    /// busy cores (a fuzzer beside it); a reply that never comes still fails the test.
+    func next(timeout: Duration = .seconds(15)) async throws -> CastMessage {
         try await next(within: timeout.scaledForTests)
     }
 
@@ -127,7 +129,7 @@ final class RawCastSender: Sendable {
 
     /// Skips messages until one matches; returns it with its parsed payload.
     func next(
-        timeout: Duration = .seconds(5), _ what: String = "a matching message",
+        timeout: Duration = .seconds(15), _ what: String = "a matching message",
         where predicate: (CastMessage, JSONValue) -> Bool
     ) async throws -> (message: CastMessage, payload: JSONValue) {
         let deadline = ContinuousClock.now + timeout.scaledForTests
@@ -146,12 +148,12 @@ final class RawCastSender: Sendable {
     }
 
     /// The next message's JSON payload.
-    func nextPayload(timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    func nextPayload(timeout: Duration = .seconds(15)) async throws -> JSONValue {
         try JSONValue.parse(try await next(timeout: timeout).payloadUtf8)
     }
 
     /// The next message answering `requestID` (skipping broadcasts and everything else).
-    func reply(to requestID: Int, timeout: Duration = .seconds(5)) async throws -> JSONValue {
+    func reply(to requestID: Int, timeout: Duration = .seconds(15)) async throws -> JSONValue {
         try await next(timeout: timeout, "the reply to request \(requestID)") { _, payload in
             payload["requestId"]?.intValue == Int64(requestID)
         }.payload
@@ -159,7 +161,7 @@ final class RawCastSender: Sendable {
 
     /// Waits until the emulator closes the connection; returns what arrived before.
     @discardableResult
-    func waitForClose(timeout: Duration = .seconds(5)) async throws -> [CastMessage] {
+    func waitForClose(timeout: Duration = .seconds(15)) async throws -> [CastMessage] {
         var before: [CastMessage] = []
         let deadline = ContinuousClock.now + timeout.scaledForTests
         while true {
