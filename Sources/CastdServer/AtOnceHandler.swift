@@ -15,10 +15,10 @@ import SwiftProtobuf
 /// (BENCHMARKS.md, figure 3). Here it is a decode, the answer and a write.
 ///
 /// Frames are answered here only once the connection is admitted (`AtOnceGate.open`), and only
-/// while the socket can take the write: a client that does not read its answers makes the
-/// connection's writer wait, and with it the reading, as for any call. Before that, and for a
-/// call id in use, too many open calls or a draining connection, the frame goes to the task,
-/// which answers it (or refuses it) as it does any call.
+/// while the socket can take the write. Otherwise the frame goes to the connection's task, which
+/// answers such a call itself before it reads the next frame (so a client that does not read its
+/// answers stops being read), and refuses what must be refused: a call id in use, too many open
+/// calls, a draining connection.
 final class AtOnceHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
