@@ -341,12 +341,7 @@ public actor DeviceRegistry {
                 .failedPrecondition,
                 "several devices are known; choose one with --device: \(Self.names(devices))")
         }
-        let lowered = selector.lowercased()
-        let match =
-            devices.first { $0.id == selector }
-            ?? devices.first { $0.friendlyName.lowercased() == lowered }
-            ?? devices.first { "\($0.host):\($0.port)" == selector || DeviceEndpoint(host: $0.host, port: Int($0.port)).description == selector }
-            ?? devices.first { $0.host == selector }
+        let match = try Self.device(matching: selector, in: devices)
         guard let match, let controller = controllers[match.id] else {
             let known = devices.isEmpty ? "no devices are known yet (discovery: \(discoveryState.description))" : "known devices: \(Self.names(devices))"
             throw CastdError(.notFound, "no device matches '\(selector)'; \(known)")
@@ -366,6 +361,37 @@ public actor DeviceRegistry {
         }
         guard hub.session(deviceID: target) != nil, let moved = controllers[target] else { return controller }
         return moved
+    }
+
+    /// The one device `selector` names: by id first, then by friendly name (case-insensitive),
+    /// then by host:port, then by host. nil if none does; FAILED_PRECONDITION, listing them, if
+    /// several do at the first rule that matches any (two devices named alike, or a group on
+    /// the same host as its device).
+    public static func device(matching selector: String, in devices: [CastdDevice]) throws(CastdError) -> CastdDevice? {
+        if let device = devices.first(where: { $0.id == selector }) { return device }
+        let lowered = selector.lowercased()
+        let rules: [(what: String, matches: (CastdDevice) -> Bool)] = [
+            ("are named '\(selector)'", { $0.friendlyName.lowercased() == lowered }),
+            (
+                "listen at \(selector)",
+                {
+                    "\($0.host):\($0.port)" == selector
+                        || DeviceEndpoint(host: $0.host, port: Int($0.port)).description == selector
+                }
+            ),
+            ("are on host \(selector)", { $0.host == selector }),
+        ]
+        for rule in rules {
+            let matching = devices.filter(rule.matches)
+            if matching.count == 1 { return matching[0] }
+            if matching.count > 1 {
+                let listed = matching.map { "\($0.id) (\"\($0.friendlyName)\" at \(DeviceEndpoint(host: $0.host, port: Int($0.port)).description))" }
+                throw CastdError(
+                    .failedPrecondition,
+                    "\(matching.count) devices \(rule.what): \(listed.joined(separator: ", ")); choose one by its id")
+            }
+        }
+        return nil
     }
 
     private static func names(_ devices: [CastdDevice]) -> String {
