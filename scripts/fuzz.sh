@@ -13,6 +13,9 @@
 # build `CASTD_SANITIZE=address scripts/test.sh` made (scripts/swift-flags.sh), which already has
 # the instrumentation, so CI compiles nothing twice.
 #
+# Do not pause a run (SIGSTOP) to free the machine: libFuzzer's per-input timeout (10 s) counts
+# the stopped time, and the run ends with a "timeout" that replays in milliseconds.
+#
 # Each target runs on its working corpus SCRATCH/fuzz/corpus/TARGET (new inputs land there; not
 # committed), seeded from Fuzz/Corpus/TARGET. Prints executions and executions per second per
 # target. Fails if a target crashes, leaks, times out or breaks a property, naming the reproducer:
