@@ -13,8 +13,9 @@
 # build `CASTD_SANITIZE=address scripts/test.sh` made (scripts/swift-flags.sh), which already has
 # the instrumentation, so CI compiles nothing twice.
 #
-# Do not pause a run (SIGSTOP) to free the machine: libFuzzer's per-input timeout (10 s) counts
-# the stopped time, and the run ends with a "timeout" that replays in milliseconds.
+# A long run needs a core of its own. libFuzzer's per-input timeout (10 s) is wall time: a run
+# paused with SIGSTOP, or starved at nice 19 beside a busy build, ends with a "timeout" whose input
+# replays in milliseconds.
 #
 # Each target runs on its working corpus SCRATCH/fuzz/corpus/TARGET (new inputs land there; not
 # committed), seeded from Fuzz/Corpus/TARGET. Prints executions and executions per second per
