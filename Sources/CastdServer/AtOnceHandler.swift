@@ -86,12 +86,12 @@ struct AtOnceCalls: Sendable {
     }
 
     /// The call's response message, encoded, or why there is none.
-    func respond(to call: Call) -> Result<[UInt8], CastdError> {
-        let result: Result<[UInt8], CastdError>
+    func respond(to call: Call) -> Result<Data, CastdError> {
+        let result: Result<Data, CastdError>
         do {
             let context = CallContext(connectedClients: clientCount(), access: access)
             let message = try service.answerAtOnce(call.method, request: call.request, context: context)
-            result = .success(try message.serializedBytes())
+            result = .success(try message.serializedData())
         } catch let error as CastdError {
             result = .failure(error)
         } catch {
@@ -118,16 +118,13 @@ struct AtOnceCalls: Sendable {
         let result = respond(to: call)
         var out = allocator.buffer(capacity: ((try? result.get())?.count ?? 0) + 64)
         do {
-            if case .success(let response) = result {
-                var message = Castd_V1_Frame()
-                message.callID = call.callID
-                message.message = Data(response)
-                try CastdRPC.write(message, into: &out)
+            switch result {
+            case .success(let response):
+                try CastdRPC.write(FrameWriter.messageFrame(callID: call.callID, response), into: &out)
+                try CastdRPC.write(FrameWriter.statusFrame(callID: call.callID, nil), into: &out)
+            case .failure(let error):
+                try CastdRPC.write(FrameWriter.statusFrame(callID: call.callID, error), into: &out)
             }
-            var status = Castd_V1_Frame()
-            status.callID = call.callID
-            if case .failure(let error) = result { status.status = error.status } else { status.status = Castd_V1_Status() }
-            try CastdRPC.write(status, into: &out)
         } catch {
             // Frames of known fields always encode; should one not, the connection's task
             // answers the call.

@@ -527,19 +527,13 @@ struct FrameWriter: Sendable {
 
     /// A message frame, encoded, to write later.
     func frame(callID: UInt64, _ message: any SwiftProtobuf.Message) throws -> ByteBuffer {
-        var frame = Castd_V1_Frame()
-        frame.callID = callID
-        frame.message = try message.serializedData()
-        return try encode(frame)
+        try encode(Self.messageFrame(callID: callID, try message.serializedData()))
     }
 
     /// Ends a call: OK when `error` is nil. `response`, a unary call's message frame, goes in
     /// the same write, just before the status.
     func status(callID: UInt64, _ error: CastdError?, after response: ByteBuffer? = nil) async {
-        var frame = Castd_V1_Frame()
-        frame.callID = callID
-        frame.status = error?.status ?? Castd_V1_Status()
-        guard let status = try? encode(frame) else { return }
+        guard let status = try? encode(Self.statusFrame(callID: callID, error)) else { return }
         if let response {
             try? await outbound.write(contentsOf: [response, status])
         } else {
@@ -547,17 +541,30 @@ struct FrameWriter: Sendable {
         }
     }
 
-    /// Ends a unary call with its response, or with why there is none.
-    func answer(callID: UInt64, _ result: Result<[UInt8], CastdError>) async {
+    /// Ends a unary call with its encoded response, or with why there is none.
+    func answer(callID: UInt64, _ result: Result<Data, CastdError>) async {
         switch result {
         case .success(let response):
-            var frame = Castd_V1_Frame()
-            frame.callID = callID
-            frame.message = Data(response)
-            await status(callID: callID, nil, after: try? encode(frame))
+            await status(callID: callID, nil, after: try? encode(Self.messageFrame(callID: callID, response)))
         case .failure(let error):
             await status(callID: callID, error)
         }
+    }
+
+    /// The frame carrying one of a call's response messages, already encoded.
+    static func messageFrame(callID: UInt64, _ message: Data) -> Castd_V1_Frame {
+        var frame = Castd_V1_Frame()
+        frame.callID = callID
+        frame.message = message
+        return frame
+    }
+
+    /// The frame that ends a call: OK when `error` is nil.
+    static func statusFrame(callID: UInt64, _ error: CastdError?) -> Castd_V1_Frame {
+        var frame = Castd_V1_Frame()
+        frame.callID = callID
+        frame.status = error?.status ?? Castd_V1_Status()
+        return frame
     }
 
     private func encode(_ frame: Castd_V1_Frame) throws -> ByteBuffer {

@@ -97,19 +97,31 @@ func withClient(
     let (inbound, toClient) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
     let (sent, sentContinuation) = AsyncStream<ByteBuffer>.makeStream()
     var daemon = MemoryDaemon(toClient: toClient, fromClient: sent.makeAsyncIterator())
+    try await run(client, &daemon, body) {
+        await connection.serve(inbound: inbound, write: { sentContinuation.yield($0) })
+        sentContinuation.finish()
+    }
+}
+
+/// Runs `body` with `client` and the daemon side while `serving` (a child task) carries the
+/// daemon's frames to the client; then ends the daemon's stream, closes the client and waits
+/// for `serving` to end.
+private func run(
+    _ client: CastdClient,
+    _ daemon: inout MemoryDaemon,
+    _ body: (CastdClient, inout MemoryDaemon) async throws -> Void,
+    serving: @escaping @Sendable () async -> Void
+) async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            await connection.serve(inbound: inbound, write: { sentContinuation.yield($0) })
-            sentContinuation.finish()
-        }
+        group.addTask { await serving() }
         do {
             try await body(client, &daemon)
         } catch {
-            toClient.finish()
+            daemon.toClient.finish()
             await client.close()
             throw error
         }
-        toClient.finish()
+        daemon.toClient.finish()
         await client.close()
         try await group.waitForAll()
     }
@@ -131,7 +143,7 @@ private func withSocketClient(
         let client = try await CastdClient.connect(socketPath: path, maximumFrameLength: maximumFrameLength)
         let fd = accept(listener, nil, nil)
         guard fd >= 0 else { throw POSIXError(.ECONNABORTED) }
-        let peer = SocketPeer(fd: fd)
+        let peer = RawSocket(fd: fd)
         let (inbound, toClient) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
         let (sent, sentContinuation) = AsyncStream<ByteBuffer>.makeStream()
         var daemon = MemoryDaemon(toClient: toClient, fromClient: sent.makeAsyncIterator())
@@ -139,82 +151,21 @@ private func withSocketClient(
         // queues add threads for blocked work only slowly, a second at a time here).
         let readerDone = AsyncStream<Void>.makeStream()
         Thread {
-            while let body = peer.readFrame() { sentContinuation.yield(ByteBuffer(bytes: body)) }
+            while let body = try? peer.receiveBodyBlocking() { sentContinuation.yield(ByteBuffer(bytes: body)) }
             sentContinuation.finish()
             readerDone.continuation.finish()
         }.start()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await body in inbound { peer.write(frame: Array(body.readableBytesView)) }
-                } catch LengthPrefixError.frameTooLarge(let length, _) {
-                    peer.write(header: UInt32(length))
-                } catch {}
-                peer.shutdown()
-            }
+        try await run(client, &daemon, body) {
             do {
-                try await body(client, &daemon)
-            } catch {
-                toClient.finish()
-                await client.close()
-                throw error
-            }
-            toClient.finish()
-            await client.close()
-            try await group.waitForAll()
+                for try await body in inbound { try peer.write(frameBody: Array(body.readableBytesView)) }
+            } catch LengthPrefixError.frameTooLarge(let length, _) {
+                try? peer.write(RawSocket.header(length: Int(length)))
+            } catch {}
+            shutdown(peer.fd, Int32(SHUT_RDWR))
         }
-        peer.shutdown()
+        shutdown(peer.fd, Int32(SHUT_RDWR))
         for await _ in readerDone.stream {}
-        close(fd)
     }
-}
-
-/// The test's end of a socket: blocking reads and writes of whole frames.
-private final class SocketPeer: @unchecked Sendable {
-    // @unchecked: the fd is written by one task and read by one thread, and closed by the test
-    // once both are done.
-    let fd: Int32
-
-    init(fd: Int32) { self.fd = fd }
-
-    func readFrame() -> [UInt8]? {
-        guard let header = read(4) else { return nil }
-        return read(header.reduce(0) { $0 << 8 | Int($1) })
-    }
-
-    private func read(_ count: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: count)
-        var offset = 0
-        while offset < count {
-            let n = out[offset...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { return nil }
-            offset += n
-        }
-        return out
-    }
-
-    func write(header length: UInt32) {
-        write([UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
-    }
-
-    func write(frame body: [UInt8]) {
-        write(header: UInt32(body.count))
-        write(body)
-    }
-
-    private func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return }
-            offset += n
-        }
-    }
-
-    func shutdown() {
-        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
-    }
-
 }
 
 func device(_ id: String, _ name: String) -> CastdDevice {

@@ -144,10 +144,7 @@ struct HostileClientTests {
                 var start = Castd_V1_CallStart()
                 start.method = CastdMethod.getStatus.path
                 frame.start = start
-                let body: [UInt8] = try frame.serializedBytes()
-                let length = UInt32(body.count)
-                return [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
-                    + body
+                return try RawSocket.framed(frame)
             }
             // castd answers until the socket and its write buffer are full (about 1,300 answers
             // here), and the kernel holds some more calls; a castd that went on reading, keeping
