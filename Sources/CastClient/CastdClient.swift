@@ -1,4 +1,3 @@
-import CastSync
 import CastdAPI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
