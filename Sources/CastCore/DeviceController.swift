@@ -40,6 +40,9 @@ public actor DeviceController {
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
+    /// Told when castd gave up a suspended session because the device stayed away for the
+    /// resume window: the registry forgets a device that nothing announces any more.
+    let sessionGivenUp: @Sendable (DeviceController) -> Void
     /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
     /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
     let logger: Logger
@@ -62,7 +65,7 @@ public actor DeviceController {
     /// Whether a link to this device has been up in this castd's life.
     private var everUp = false
     /// How long a suspended session waits for its device before castd gives it up.
-    static let resumeWindow: Duration = .seconds(300)
+    let resumeWindow: Duration
     /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
     /// generation does nothing when it wakes.
     private var retryGeneration: UInt64 = 0
@@ -96,8 +99,9 @@ public actor DeviceController {
 
     init(
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
-        backoff: ReconnectBackoff = .init(), sessionStore: SessionStore? = nil,
+        backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
         sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
+        sessionGivenUp: @escaping @Sendable (DeviceController) -> Void = { _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {
         self.id = id
@@ -105,8 +109,10 @@ public actor DeviceController {
         self.hub = hub
         self.linkConfiguration = linkConfiguration
         self.backoff = backoff
+        self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
         self.sessionVanished = sessionVanished
+        self.sessionGivenUp = sessionGivenUp
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
         self.logger = logger.subsystem("CastDevice")
@@ -348,11 +354,12 @@ public actor DeviceController {
             wantsLink = false
             endSuspended(reason: "castd refused the device: \(reason)")
         }
-        if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > Self.resumeWindow {
+        var gaveUp = false
+        if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > resumeWindow {
             // Long enough: stop holding the session (the app, if it still runs, is untouched).
-            endSuspended(
-                reason: "\(name) could not be reached for \(Self.resumeWindow.components.seconds / 60) minutes; castd gave the session up")
+            endSuspended(reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
             if !everUp { wantsLink = false }
+            gaveUp = true
         }
         if wantsLink || suspended != nil {
             // Retry on our own: within a second of a loss, then backing off.
@@ -365,6 +372,18 @@ public actor DeviceController {
                 $0.linkError = reason
             }
         }
+        if gaveUp { sessionGivenUp(self) }
+    }
+
+    /// "5 minutes", "90 seconds", "500 ms": a resume window, as a log line and a session's
+    /// reason say it.
+    static func wording(of window: Duration) -> String {
+        let (seconds, attoseconds) = window.components
+        if attoseconds == 0, seconds % 60 == 0, seconds >= 60 {
+            return seconds == 60 ? "1 minute" : "\(seconds / 60) minutes"
+        }
+        if attoseconds == 0 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
     }
 
     // MARK: what the device says

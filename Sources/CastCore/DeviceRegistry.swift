@@ -79,6 +79,7 @@ public actor DeviceRegistry {
     private let hub: CastdEventHub
     private let linkConfiguration: CastLinkConfiguration
     private let backoff: ReconnectBackoff
+    private let resumeWindow: Duration
     private let sessionStore: SessionStore?
     private let logger: Logger
     private let discoveryLogger: Logger
@@ -92,6 +93,9 @@ public actor DeviceRegistry {
     private let discoveryEnabled: Bool
     private var controllers: [String: DeviceController] = [:]
     private var sources: [String: Castd_V1_DeviceSource] = [:]
+    /// The devices mDNS announces now (a device restored from a saved session is known before,
+    /// or without, being announced).
+    private var announced: Set<String> = []
     /// Whether discovery runs, readable without the actor: GetStatus is answered on the
     /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
     public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0 } }
@@ -109,6 +113,7 @@ public actor DeviceRegistry {
         discovery: Bool = true,
         linkConfiguration: CastLinkConfiguration = .init(),
         backoff: ReconnectBackoff = .init(),
+        resumeWindow: Duration = .seconds(300),
         sessionStore: SessionStore? = nil,
         logger: Logger
     ) {
@@ -117,6 +122,7 @@ public actor DeviceRegistry {
         self.discoveryEnabled = discovery
         self.linkConfiguration = linkConfiguration
         self.backoff = backoff
+        self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
         self.logger = logger.subsystem("CastDevice")
         self.discoveryLogger = logger.subsystem("Discovery")
@@ -163,6 +169,7 @@ public actor DeviceRegistry {
             discovery.withLock { $0 = .running }
             addDiscovered(device)
         case .removed(let id):
+            announced.remove(id)
             guard sources[id] == .mdns else { return }
             // A device that vanished from mDNS stays listed while castd holds a session on it.
             if hub.session(deviceID: id) == nil { hub.removeDevice(id: id) }
@@ -181,6 +188,7 @@ public actor DeviceRegistry {
     private func addDiscovered(_ device: DiscoveredDevice) {
         let isNew = sources[device.id] == nil
         sources[device.id] = .mdns
+        announced.insert(device.id)
         let endpoint = DeviceEndpoint(host: device.host, port: device.port)
         let controller = controller(id: device.id, name: device.friendlyName, endpoint: endpoint)
         hub.updateDevice(id: device.id) {
@@ -225,10 +233,14 @@ public actor DeviceRegistry {
         let continuation = workContinuation
         let controller = DeviceController(
             id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
-            backoff: backoff, sessionStore: sessionStore,
+            backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore,
             sessionVanished: { [weak self] source, session, media in
                 guard let self else { return }
                 continuation.yield { await self.followTransfer(from: source, session: session, media: media) }
+            },
+            sessionGivenUp: { [weak self] controller in
+                guard let self else { return }
+                continuation.yield { await self.forgetUnannounced(controller) }
             },
             logger: logger, spawn: { job in continuation.yield(job) })
         controllers[id] = controller
@@ -261,6 +273,20 @@ public actor DeviceRegistry {
                 metadata: ["device.id": "\(saved.deviceID)", "session": "\(saved.sessionID)", "app": "\(saved.appID)"])
             Task { await controller.restore(saved) }
         }
+    }
+
+    /// castd gave up the session it held for a device that stayed away. A device that only
+    /// that session kept listed (restored from the state file, or gone from mDNS while the
+    /// session was held) leaves the list, and castd stops trying to reach it; mDNS announcing it
+    /// again brings it back.
+    private func forgetUnannounced(_ controller: DeviceController) async {
+        let id = controller.id
+        guard sources[id] == .mdns, !announced.contains(id), hub.session(deviceID: id) == nil,
+            hub.device(id: id)?.linkState != .connected
+        else { return }
+        sessionLogger.info("forgetting a device nothing announces any more", metadata: ["device.id": "\(id)"])
+        hub.removeDevice(id: id)
+        await controller.vanished()
     }
 
     // MARK: stream transfer

@@ -465,10 +465,3 @@ extension RawCastSender {
         try await roundTrip()
     }
 }
-
-/// A TCP port that was free a moment ago (bound to port 0, then released).
-func freePort() throws -> Int {
-    let (fd, port) = try silentTCPListener()
-    close(fd)
-    return port
-}

@@ -96,3 +96,11 @@ public func rebindableTCPPort() throws -> Int {
     }
     throw POSIXError(.EADDRINUSE)
 }
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released): a
+/// connection to it is refused.
+public func freePort() throws -> Int {
+    let (fd, port) = try silentTCPListener()
+    close(fd)
+    return port
+}

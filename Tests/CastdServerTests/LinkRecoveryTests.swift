@@ -1,3 +1,4 @@
+import CastChannel
 import CastClient
 import CastCore
 import CastEmulator
@@ -135,6 +136,51 @@ struct LinkRecoveryTests {
                     try await Self.expectDropped(goneID, hub: hub, emulator: emulator, directory: directory)
                 }
             }
+        }
+    }
+
+    /// A session saved for a device that never comes back (nothing announces it, nothing
+    /// answers at its address): castd lists the device while it holds the session, gives the
+    /// session up after the resume window, and then forgets the device.
+    @Test func aDeviceKnownOnlyFromASavedSessionIsForgottenWhenCastdGivesUp() async throws {
+        try await withTemporaryDirectory { directory in
+            let endpoint = DeviceEndpoint(host: "127.0.0.1", port: try freePort())
+            var gone = CastdSession()
+            gone.deviceID = "0123456789abcdef0123456789abcdef"
+            gone.deviceName = "Old TV"
+            gone.sessionID = "6A2B1C3D-0000-4000-8000-00000000BEEF"
+            gone.appID = "CC1AD845"
+            gone.transportID = "web-old"
+            gone.state = .started
+            let store = SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
+            store.record(deviceID: gone.deviceID, SavedSession(gone, endpoint: endpoint))
+            let hub = CastdEventHub()
+            let recorder = EventRecorder(hub)
+            let registry = DeviceRegistry(
+                hub: hub, discovery: false,
+                backoff: ReconnectBackoff(first: .milliseconds(20), cap: .milliseconds(100), minimumGap: .milliseconds(20)),
+                resumeWindow: .milliseconds(400), sessionStore: store, logger: Logger.emulatorForTests(label: "castd"))
+            let running = Task { await registry.run() }
+            defer { running.cancel() }
+
+            let (ended, _) = try await recorder.session(.ended, of: gone.deviceID)
+            #expect(ended.sessionID == gone.sessionID)
+            #expect(ended.reason.contains("could not be reached for 400 ms; castd gave the session up"), "\(ended.reason)")
+            try await recorder.first("the device to be removed") { event -> CastdDevice? in
+                guard case .deviceRemoved(let device) = event.kind, device.id == gone.deviceID else { return nil }
+                return device
+            }
+            // It was listed, as the saved session's device, until then.
+            let added = recorder.all.contains { event in
+                guard case .deviceAdded(let device) = event.kind else { return false }
+                return device.id == gone.deviceID && device.friendlyName == "Old TV"
+            }
+            #expect(added)
+            #expect(hub.device(id: gone.deviceID) == nil)
+            #expect(Self.saved(in: directory).isEmpty)
+            // A client that names it now is told there is no such device.
+            let refusal = await #expect(throws: CastdError.self) { try await registry.controller(for: "Old TV") }
+            #expect(refusal?.code == .notFound)
         }
     }
 
