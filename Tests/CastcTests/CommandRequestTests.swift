@@ -152,6 +152,22 @@ import Testing
                 == AdBreakArgument(position: 0, url: "http://a.org:8000"))
     }
 
+    @Test func eachSubtitlesTrackCanHaveItsOwnLanguage() throws {
+        let command = try parse(
+            [
+                "load", "https://example.com/film.mp4", "--subtitles", "https://example.com/en.vtt",
+                "--subtitles-lang", "en", "--subtitles", "https://example.com/pt.vtt", "--subtitles-lang", "pt-BR",
+            ],
+            as: LoadCommand.self)
+        let tracks = command.call().request.media.tracks
+        #expect(tracks.map(\.trackID) == [1, 2])
+        #expect(tracks.map(\.contentID) == ["https://example.com/en.vtt", "https://example.com/pt.vtt"])
+        #expect(tracks.map(\.language) == ["en", "pt-BR"])
+        // Without a language, the tracks have none.
+        let unlabelled = try parse(["load", "https://example.com/film.mp4", "--subtitles", "https://example.com/a.vtt"], as: LoadCommand.self)
+        #expect(unlabelled.call().request.media.tracks.map(\.language) == [""])
+    }
+
     @Test func badLoadValuesAreUsageErrorsThatSayWhatIsAllowed() {
         let url = "https://x.org/a.mp4"
         #expect(usageError(["load", url, "--stream-type", "vod"]).contains("buffered"))
@@ -165,6 +181,11 @@ import Testing
         #expect(usageError(["load", url, "--image", "https://x.org/a.jpg@0x720"]).contains("not a size"))
         #expect(usageError(["load", url, "--subtitles", "en.vtt"]).contains("WebVTT"))
         #expect(usageError(["load", url, "--subtitles-lang", "en"]).contains("goes with --subtitles"))
+        #expect(
+            usageError([
+                "load", url, "--subtitles", "https://x.org/a.vtt", "--subtitles", "https://x.org/b.vtt",
+                "--subtitles", "https://x.org/c.vtt", "--subtitles-lang", "en", "--subtitles-lang", "de",
+            ]).contains("2 --subtitles-lang for 3 --subtitles: give one language for all, or one for each"))
         #expect(
             usageError(["load", url, "--subtitles", "https://x.org/a.vtt", "--subtitles-lang", "e n"])
                 .contains("not a language tag"))

@@ -26,9 +26,10 @@ struct LoadCommand: MediaStatusCommand {
             status`. Its kind follows from the fields given (--series: a TV show; --album: a \
             music track) unless --metadata-type says it.
 
-            Subtitles: each --subtitles URL (WebVTT) becomes a text track, ids 1, 2, … in order, \
-            all in the --subtitles-lang language; the first is shown unless \
-            --no-subtitles-active. Switch them later with `castc tracks`.
+            Subtitles: each --subtitles URL (WebVTT) becomes a text track, ids 1, 2, … in order. \
+            One --subtitles-lang is the language of them all; one per --subtitles pairs them in \
+            order. The first track is shown unless --no-subtitles-active. Switch them later with \
+            `castc tracks`.
 
             Ads: each --ad-break adds a clip at a position (pre = before the content, post = \
             after it, else seconds or m:ss); clips at the same position play as one break. \
@@ -44,7 +45,8 @@ struct LoadCommand: MediaStatusCommand {
               castc load https://example.com/song.mp3 --artist "Band" --album "Album" \\
                 --title "Song" --duration 3:25
               castc load https://example.com/movie.mp4 --rate 1.25 \\
-                --subtitles https://example.com/en.vtt --subtitles-lang en
+                --subtitles https://example.com/en.vtt --subtitles-lang en \\
+                --subtitles https://example.com/de.vtt --subtitles-lang de
               castc load https://example.com/movie.mp4 \\
                 --ad-break pre:https://example.com/ad1.mp4:30:5 \\
                 --ad-break 10:00:https://example.com/ad2.mp4:15
@@ -262,15 +264,22 @@ struct SubtitleOptions: ParsableArguments {
 
     @Option(
         name: .customLong("subtitles-lang"),
-        help: ArgumentHelp("The language of the --subtitles given (BCP-47: en, pt-BR).", valueName: "lang"))
-    var language: String?
+        help: ArgumentHelp(
+            "The language (BCP-47: en, pt-BR) of every --subtitles, or, repeated, of each in order.",
+            valueName: "lang"))
+    var languages: [String] = []
 
     @Flag(inversion: .prefixedNo, help: "Show the first subtitles track at once.")
     var subtitlesActive = true
 
     func validate() throws {
-        if let language {
-            guard !urls.isEmpty else { throw ValidationError("--subtitles-lang goes with --subtitles <url>") }
+        guard !languages.isEmpty else { return }
+        guard !urls.isEmpty else { throw ValidationError("--subtitles-lang goes with --subtitles <url>") }
+        guard languages.count == 1 || languages.count == urls.count else {
+            throw ValidationError(
+                "\(languages.count) --subtitles-lang for \(urls.count) --subtitles: give one language for all, or one for each")
+        }
+        for language in languages {
             let valid =
                 !language.isEmpty && language.first != "-" && language.last != "-"
                 && language.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" }
@@ -280,13 +289,18 @@ struct SubtitleOptions: ParsableArguments {
         }
     }
 
+    /// The language of the track at `index`: its own, the one for all, or none.
+    func language(at index: Int) -> String {
+        languages.count == urls.count ? languages[index] : languages.first ?? ""
+    }
+
     /// One text track per URL, ids 1, 2, … .
     var tracks: [CastdMediaTrack] {
         urls.enumerated().map { index, url in
             CastdMediaTrack(
                 subtitlesID: Int64(index + 1),
                 url: url,
-                language: language ?? "",
+                language: language(at: index),
                 name: URL(string: url)?.lastPathComponent ?? "",
                 contentType: MediaURL.guessContentType(url) ?? "text/vtt"
             )
