@@ -15,10 +15,11 @@ public final class RawSocket: @unchecked Sendable {
     // thread at a time and writes it from one at a time.
     public let fd: Int32
 
-    /// Connects to `path`; reads give up after 30 s.
+    /// Connects to `path`; reads give up after 30 s (times `testTimeScale`).
     public init(path: String) throws {
         fd = try unixSocket(Int32(SOCK_STREAM.rawValue), path: path)
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)  // a deadline for a loaded machine, not a wait
+        // A deadline for a loaded machine, not a wait.
+        var timeout = timeval(tv_sec: Int(30 * testTimeScale), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
@@ -84,13 +85,9 @@ public final class RawSocket: @unchecked Sendable {
     }
 
     /// The next frame, or nil once the daemon closed the connection. The blocking read runs
-    /// on a Dispatch thread: blocking a cooperative-pool thread could starve the daemon's tasks.
+    /// on a thread of its own (`onThread`).
     public func receive() async throws -> Castd_V1_Frame? {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.receiveBlocking() })
-            }
-        }
+        try await onThread { try self.receiveBlocking() }
     }
 
     private func receiveBlocking() throws -> Castd_V1_Frame? {
@@ -102,5 +99,15 @@ public final class RawSocket: @unchecked Sendable {
     public func receiveBodyBlocking() throws -> [UInt8]? {
         guard let header = try readExactly(4) else { return nil }
         return try readExactly(header.reduce(0) { $0 << 8 | Int($1) })
+    }
+}
+
+/// Runs blocking work (a socket read or write that waits for the other side) on a thread of its
+/// own. On Swift's cooperative pool (one thread per core: two here) it could hold a thread the
+/// in-process castd needs to answer, and on Dispatch's global queues it waits behind other
+/// blocked work, because they add threads for blocked work only about once a second.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

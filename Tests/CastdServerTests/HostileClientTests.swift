@@ -138,38 +138,35 @@ struct HostileClientTests {
     @Test func aClientThatCallsAndNeverReadsStopsBeingRead() async throws {
         try await withDaemon { socket, _ in
             let raw = try RawSocket(path: socket)
-            func frame(_ callID: UInt64) throws -> [UInt8] {
-                var frame = Castd_V1_Frame()
-                frame.callID = callID
-                var start = Castd_V1_CallStart()
-                start.method = CastdMethod.getStatus.path
-                frame.start = start
-                return try RawSocket.framed(frame)
-            }
             // castd answers until the socket and its write buffer are full (about 1,300 answers
             // here), and the kernel holds some more calls; a castd that went on reading, keeping
             // answers or tasks for each call, takes far more (this cap caught one that did).
             let cap: UInt64 = 20_000
-            var sent: UInt64 = 0
-            var rest: ArraySlice<UInt8> = []  // the unsent end of the frame that blocked
-            sending: while sent < cap {
-                let bytes = try frame(sent + 1)
-                let n = bytes.withUnsafeBytes { Glibc.send(raw.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-                if n == bytes.count {
-                    sent += 1
-                    continue
+            // Sent from a thread of its own: the last wait for room blocks for up to 2 s.
+            let (sent, rest) = try await onThread { () throws -> (UInt64, ArraySlice<UInt8>) in
+                var sent: UInt64 = 0
+                while sent < cap {
+                    var frame = Castd_V1_Frame()
+                    frame.callID = sent + 1
+                    var start = Castd_V1_CallStart()
+                    start.method = CastdMethod.getStatus.path
+                    frame.start = start
+                    let bytes = try RawSocket.framed(frame)
+                    let n = bytes.withUnsafeBytes {
+                        Glibc.send(raw.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                    }
+                    if n == bytes.count {
+                        sent += 1
+                        continue
+                    }
+                    guard n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else { throw POSIXError(.EIO) }
+                    // Full for now. castd may still be reading: wait up to 2 s for room.
+                    var poll = pollfd(fd: raw.fd, events: Int16(POLLOUT), revents: 0)
+                    if n > 0 || Glibc.poll(&poll, 1, 2_000) == 0 {
+                        return (sent + 1, bytes[max(n, 0)...])  // the unsent end of the frame that blocked
+                    }
                 }
-                guard n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
-                    Issue.record("send failed: errno \(errno)")
-                    return
-                }
-                // Full for now. castd may still be reading: wait up to 2 s for room.
-                var poll = pollfd(fd: raw.fd, events: Int16(POLLOUT), revents: 0)
-                if n > 0 || Glibc.poll(&poll, 1, 2_000) == 0 {
-                    rest = bytes[max(n, 0)...]
-                    sent += 1
-                    break sending
-                }
+                return (sent, [])
             }
             #expect(sent < cap, "castd read \(sent) calls from a client that reads nothing")
 
@@ -179,7 +176,7 @@ struct HostileClientTests {
             #expect(clients == 2)
 
             // Read everything; the frame that blocked is finished meanwhile.
-            let finish = Task.detached { [rest] in try raw.write(Array(rest)) }
+            let finish = Task { [rest] in try await onThread { try raw.write(Array(rest)) } }
             var responded = Set<UInt64>()
             var ended = Set<UInt64>()
             var problems: [String] = []
