@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET…]    each target for SECONDS (default 60); all targets by default
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 36000 CastTXTFuzzer   stop at a number of executions instead
+#   FUZZ_OPTIONS="-max_len=1300" scripts/fuzz.sh 60 CastTXTFuzzer   more libFuzzer options
 #   scripts/fuzz.sh --build address 60     fuzz from the test suite's address-sanitizer build (CI)
 #   scripts/fuzz.sh --replay [TARGET…]     no fuzzing: replay Fuzz/Corpus through the plain build
 #
@@ -104,6 +105,8 @@ for target in "${targets[@]}"; do
     options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048
         -print_final_stats=1 -artifact_prefix="$artifacts/")
     [ -n "${FUZZ_RUNS:-}" ] && options+=(-runs="$FUZZ_RUNS")
+    # shellcheck disable=SC2206 # split on purpose: one or more -flag=value words
+    [ -n "${FUZZ_OPTIONS:-}" ] && options+=($FUZZ_OPTIONS)
     [ -f "Fuzz/Dictionaries/$target.dict" ] && options+=(-dict="Fuzz/Dictionaries/$target.dict")
     # libFuzzer checks for leaks after each input whose mallocs and frees do not balance. The
     # verifier runs on Swift's concurrency pool, which frees some of an input's memory after the
