@@ -159,7 +159,9 @@ struct HostileClientTests {
                         sent += 1
                         continue
                     }
-                    guard n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else { throw POSIXError(.EIO) }
+                    guard n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK else {
+                        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    }
                     // Full for now. castd may still be reading: wait up to 2 s for room.
                     var poll = pollfd(fd: raw.fd, events: Int16(POLLOUT), revents: 0)
                     if n > 0 || Glibc.poll(&poll, 1, 2_000) == 0 {

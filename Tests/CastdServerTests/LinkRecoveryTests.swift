@@ -19,6 +19,18 @@ struct LinkRecoveryTests {
         return media
     }
 
+    /// A started session of the Default Media Receiver on `deviceID`, as a state file holds it.
+    static func session(deviceID: String, deviceName: String, sessionID: String, transportID: String) -> CastdSession {
+        var session = CastdSession()
+        session.deviceID = deviceID
+        session.deviceName = deviceName
+        session.sessionID = sessionID
+        session.appID = "CC1AD845"
+        session.transportID = transportID
+        session.state = .started
+        return session
+    }
+
     static func saved(in directory: String) -> [SavedSession] {
         SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test")).load()
     }
@@ -122,13 +134,9 @@ struct LinkRecoveryTests {
         try await withTemporaryDirectory { directory in
             try await withEmulator { emulator, endpoints in
                 let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-                var gone = CastdSession()
-                gone.deviceID = device.id
-                gone.deviceName = "TV"
-                gone.sessionID = "6A2B1C3D-0000-4000-8000-00000000DEAD"
-                gone.appID = "CC1AD845"
-                gone.transportID = "web-gone"
-                gone.state = .started
+                let gone = Self.session(
+                    deviceID: device.id, deviceName: "TV", sessionID: "6A2B1C3D-0000-4000-8000-00000000DEAD",
+                    transportID: "web-gone")
                 SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
                     .record(deviceID: device.id, SavedSession(gone, endpoint: device.endpoint))
                 let goneID = gone.sessionID
@@ -145,13 +153,9 @@ struct LinkRecoveryTests {
     @Test func aDeviceKnownOnlyFromASavedSessionIsForgottenWhenCastdGivesUp() async throws {
         try await withTemporaryDirectory { directory in
             let endpoint = DeviceEndpoint(host: "127.0.0.1", port: try freePort())
-            var gone = CastdSession()
-            gone.deviceID = "0123456789abcdef0123456789abcdef"
-            gone.deviceName = "Old TV"
-            gone.sessionID = "6A2B1C3D-0000-4000-8000-00000000BEEF"
-            gone.appID = "CC1AD845"
-            gone.transportID = "web-old"
-            gone.state = .started
+            let gone = Self.session(
+                deviceID: "0123456789abcdef0123456789abcdef", deviceName: "Old TV",
+                sessionID: "6A2B1C3D-0000-4000-8000-00000000BEEF", transportID: "web-old")
             let store = SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
             store.record(deviceID: gone.deviceID, SavedSession(gone, endpoint: endpoint))
             let hub = CastdEventHub()
