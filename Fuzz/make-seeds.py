@@ -72,6 +72,7 @@ hostile = {
     "multizone-wrong-types": '{"type":"MULTIZONE_STATUS","status":{"devices":[{"deviceId":7,"name":["x"],"capabilities":"-3"},{"deviceId":""},"str"]}}',
     "multizone-device-added": '{"type":"DEVICE_ADDED","device":{"deviceId":"abc","capabilities":1e20}}',
     "error-extended": '{"type":"LAUNCH_ERROR","extendedError":{"reason":7},"customData":{"a":[1,2]}}',
+    "media-status-enums": '{"type":"MEDIA_STATUS","status":[{"mediaSessionId":1,"media":{"contentId":"x","metadata":{"metadataType":1099511627776}},"items":[{"itemId":2,"media":{"contentId":"y","metadata":{"metadataType":-2147483649}}},{"itemId":3,"media":{"contentId":"z","metadata":{"metadataType":2147483648}}}]}]}',
     "big-numbers": '[1e308,-1e308,1e-320,123456789012345678901234567890,-0.0,9007199254740993]',
     "escapes": '{"s":"\\u0000\\ud83d\\ude00\\\\\\"\\n\\u2028"}',
     "lone-surrogate": '{"s":"\\ud800"}',

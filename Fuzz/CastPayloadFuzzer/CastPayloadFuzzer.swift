@@ -13,7 +13,8 @@ import SwiftProtobuf
 //
 // Properties: JSON prints as text that parses back to itself; reading the printed form of what
 // was read is stable (read → print → read → print → read gives the same value twice); what
-// clients get has only finite numbers and survives protobuf and proto3 JSON encoding.
+// clients get has only finite numbers and enums within int32, and survives protobuf and proto3
+// JSON encoding.
 
 let receivedAt = Date(timeIntervalSince1970: 1_900_000_000)
 
@@ -74,7 +75,10 @@ func fuzzOne(_ bytes: [UInt8]) {
 }
 
 /// What clients get must encode, as protobuf and as proto3 JSON (castc --json), and decode back.
+/// Every enum fits protobuf's int32 first: SwiftProtobuf would write past its buffer otherwise.
 func roundTrip<M: SwiftProtobuf.Message & Equatable>(_ message: M) {
+    let outOfRange = outOfRangeEnumFields(in: message)
+    fuzzRequire(outOfRange.isEmpty, "\(M.protoMessageName) holds enums outside int32: \(outOfRange)")
     do {
         let bytes: [UInt8] = try message.serializedBytes()
         let decoded = try M(serializedBytes: bytes)

@@ -136,8 +136,9 @@ extension CastdMediaMetadata {
     init(cast json: JSONValue) {
         self.init()
         let object = json.objectValue ?? [:]
-        let type = json["metadataType"]?.intValue ?? 0
-        metadataType = Castd_V1_MetadataType(rawValue: Int(type)) ?? .generic
+        // Any number a device sends: one outside int32 would overflow the encoder (CastdAPI's
+        // ProtobufEnumRange.swift), so it reads as generic, as an absent type does.
+        metadataType = json["metadataType"]?.intValue.flatMap(Castd_V1_MetadataType.init(checkedRawValue:)) ?? .generic
         title = json["title"]?.string ?? ""
         subtitle = json["subtitle"]?.string ?? ""
         artist = json["artist"]?.string ?? ""

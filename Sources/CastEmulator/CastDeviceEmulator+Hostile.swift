@@ -234,6 +234,23 @@ extension CastDeviceEmulator {
                 withReceiverStatus { status in
                     status["applications"] = status["applications"]?.arrayValue?.first ?? "none"
                 })
+        case .outOfRangeNumbers:
+            let huge: JSONValue = .number(1_099_511_627_776)  // 2^40
+            let metadata: JSONValue = [
+                "metadataType": huge, "title": "Out of range", "trackNumber": huge, "season": -1,
+                "images": [["url": "https://example.com/a.png", "width": huge, "height": -1]],
+            ]
+            var media = device.player?.statusEntry(at: now, includeMedia: true).objectValue?["media"]?.objectValue ?? [:]
+            media["metadata"] = metadata
+            media["tracks"] = [["trackId": 1e20, "type": "TEXT", "trackContentId": "https://example.com/t.vtt"]]
+            entry["media"] = .object(media)
+            entry["supportedMediaCommands"] = .number(1_152_921_504_606_846_976)  // 2^60
+            entry["activeTrackIds"] = [1e20, -1e20]
+            entry["items"] = [
+                ["itemId": 1e20, "media": ["contentId": "x", "metadata": ["metadataType": -1_099_511_627_776]]]
+            ]
+            entry["videoInfo"] = ["width": huge, "height": -1, "hdrType": huge]
+            return framed(mediaStatus(entry))
         case .notJSON(let namespace):
             return framed(text(#"{"type": "RECEIVER_STATUS", this is not JSON"#, namespace: namespace))
         case .deeplyNested(let depth, let namespace):

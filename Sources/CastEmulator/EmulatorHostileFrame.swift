@@ -56,6 +56,10 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
     case receiverVolumeLevelString
     /// RECEIVER_STATUS whose `applications` is an object (the running app, not in an array).
     case applicationsNotArray
+    /// MEDIA_STATUS whose numbers are out of every range castd publishes them in: the media's
+    /// and a queue item's `metadataType` ±2⁴⁰, image and track sizes of 2⁴⁰ and −1,
+    /// `supportedMediaCommands` of 2⁶⁰, ids of 10²⁰.
+    case outOfRangeNumbers
     /// Text that is not JSON, on `namespace`.
     case notJSON(namespace: String = CastNamespace.receiver)
     /// A MEDIA_STATUS (on `namespace`) whose `status` is `depth` nested arrays. 10,000 levels fit
@@ -67,7 +71,7 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         "oversized-frame", "zero-length-frame", "garbage-frame", "truncated-message", "empty-source-id",
         "empty-destination-id", "empty-namespace", "string-type-binary-payload", "binary-type-utf8-payload",
         "binary-payload", "media-status-string", "media-session-id-letters", "current-time-object",
-        "volume-level-string", "receiver-volume-level-string", "applications-not-array", "not-json", "deeply-nested",
+        "volume-level-string", "receiver-volume-level-string", "applications-not-array", "out-of-range-numbers", "not-json", "deeply-nested",
     ]
 
     /// The deepest nesting ``deeplyNested(depth:namespace:)`` takes: two bytes a level, within
@@ -93,6 +97,7 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         case .volumeLevelString: "volume-level-string"
         case .receiverVolumeLevelString: "receiver-volume-level-string"
         case .applicationsNotArray: "applications-not-array"
+        case .outOfRangeNumbers: "out-of-range-numbers"
         case .notJSON: "not-json"
         case .deeplyNested: "deeply-nested"
         }
@@ -205,6 +210,7 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         case "volume-level-string": self = .volumeLevelString
         case "receiver-volume-level-string": self = .receiverVolumeLevelString
         case "applications-not-array": self = .applicationsNotArray
+        case "out-of-range-numbers": self = .outOfRangeNumbers
         case "not-json": self = .notJSON(namespace: try namespace(CastNamespace.receiver))
         default:
             self = .deeplyNested(

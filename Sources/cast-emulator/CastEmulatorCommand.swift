@@ -120,7 +120,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             empty-destination-id, empty-namespace, string-type-binary-payload, \
             binary-type-utf8-payload, binary-payload (namespace), media-status-string, \
             media-session-id-letters, current-time-object, volume-level-string, \
-            receiver-volume-level-string, applications-not-array, not-json (namespace), \
+            receiver-volume-level-string, applications-not-array, out-of-range-numbers, \
+            not-json (namespace), \
             deeply-nested (depth, namespace). The first two break the framing (a sender must \
             close the link); the others must be skipped or read leniently. flood broadcasts \
             the media session's MEDIA_STATUS, currentTime moving on, to the app's senders at \

@@ -112,7 +112,7 @@ struct HostileFaultTests {
                 .binaryPayload(namespace: CastNamespace.media), .mediaStatusString, .mediaSessionIDLetters,
                 .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString, .applicationsNotArray,
                 .notJSON(namespace: CastNamespace.receiver),
-                .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
+                .deeplyNested(depth: 10_000, namespace: CastNamespace.media), .outOfRangeNumbers,
             ]
             for frame in frames { #expect(try await emulator.sendHostile(frame) == 1) }
             let received = try await Self.messagesUntilVolumeChange(sender, emulator)
@@ -138,6 +138,10 @@ struct HostileFaultTests {
             let nested = received[8].payloadUtf8
             #expect(nested.filter { $0 == "[" }.count == 10_000 && nested.filter { $0 == "]" }.count == 10_000)
             #expect(received[8].namespace == CastNamespace.media && received[8].sourceID == playing.transportID)
+            let outOfRange = try #require(payloads[8].firstStatus)
+            #expect(outOfRange["media"]?["metadata"]?["metadataType"] == .number(1_099_511_627_776))
+            #expect(outOfRange["items"]?.arrayValue?.first?["media"]?["metadata"]?["metadataType"]?.intValue == -1 << 40)
+            #expect(outOfRange["mediaSessionId"]?.intValue == playing.mediaSessionID)
 
             // The device itself is as it was, and answers.
             let status = try await sender.mediaStatus(playing.transportID, requestID: 2)
@@ -239,7 +243,7 @@ struct HostileFaultTests {
             for path in ["/emulator/faults/hostile", "/emulator/faults/flood"] {
                 #expect(routes.contains { $0["path"] == .string(path) && $0["method"] == "POST" }, "\(path)")
             }
-            #expect(EmulatorHostileFrame.kinds.count == 18)
+            #expect(EmulatorHostileFrame.kinds.count == 19)
         }
     }
 }

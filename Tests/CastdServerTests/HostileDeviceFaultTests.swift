@@ -200,7 +200,7 @@ struct HostileDeviceFaultTests {
         .deeplyNested(depth: 511, namespace: CastNamespace.media),
         .deeplyNested(depth: 32_000, namespace: CastNamespace.media),
         .mediaStatusString, .mediaSessionIDLetters, .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString,
-        .applicationsNotArray,
+        .applicationsNotArray, .outOfRangeNumbers,
     ]
 
     /// A frame that is whole but holds no valid CastMessage, a payload of the wrong kind, JSON
@@ -226,6 +226,8 @@ struct HostileDeviceFaultTests {
             }
 
             for event in setup.hostileEvents(after: before) {
+                // Numbers a device sends never become enums protobuf cannot encode.
+                #expect(outOfRangeEnumFields(in: event).isEmpty, "\(outOfRangeEnumFields(in: event))")
                 switch event.kind {
                 case .deviceUpdated(let device):
                     #expect(device.linkState == .connected, "\(device)")
@@ -245,6 +247,7 @@ struct HostileDeviceFaultTests {
             let status = try await setup.client.status()
             let session = try #require(status.sessions.first { $0.deviceID == setup.hostileID })
             #expect(session.sessionID == setup.hostileSession.sessionID && session.state == setup.hostileSession.state)
+            #expect(outOfRangeEnumFields(in: status).isEmpty)
             let media = try #require(status.media.first { $0.deviceID == setup.hostileID })
             #expect(media.mediaSessionID == setup.hostileMedia.mediaSessionID && media.playerState == .playing)
             #expect(media.currentTime >= 100)
