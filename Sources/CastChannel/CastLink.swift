@@ -280,8 +280,10 @@ public final class CastLink: Sendable {
             guard reply.payloadType == .binary else {
                 throw DeviceAuthenticationFailure(.malformedReply, "the answer to the challenge is not binary")
             }
+            let remaining = deadline - .now()
             outcome = try await DeviceAuthenticator(trustedRoots: settings.trustedRoots).verify(
-                reply: Array(reply.payloadBinary), nonce: nonce, tlsCertificateDER: tlsCertificateDER ?? [])
+                reply: Array(reply.payloadBinary), nonce: nonce, tlsCertificateDER: tlsCertificateDER ?? [],
+                deadline: .now + .nanoseconds(remaining.nanoseconds))
         } catch let failure as DeviceAuthenticationFailure {
             outcome = DeviceAuthentication(failure, policy: settings.policy)
         } catch is NoReply {

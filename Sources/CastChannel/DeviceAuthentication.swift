@@ -63,6 +63,14 @@ public struct DeviceAuthenticationFailure: Error, Sendable, Equatable, CustomStr
         /// The device certificate's key is not RSA, or is shorter than 2048 bits (checked for
         /// every certificate of the chain).
         case weakKey
+        /// The answer carries more intermediate certificates than a device sends
+        /// (``DeviceAuthenticator/maximumIntermediates``).
+        case tooManyIntermediates
+        /// A certificate of the answer holds an RSA key longer than any Cast certificate's
+        /// (``DeviceAuthenticator/maximumRSAKeyBits``): each signature it checks costs more.
+        case oversizedKey
+        /// The answer could not be checked by the connect deadline.
+        case verificationTimedOut
         /// The device certificate or an intermediate is expired or not yet valid.
         case certificateNotValidNow
         /// No chain from the device certificate through the intermediates to a trusted root.

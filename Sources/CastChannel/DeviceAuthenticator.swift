@@ -34,6 +34,17 @@ import _CryptoExtras
 /// are the Cast roots themselves), but it is flagged: ``DeviceAuthentication/sha1`` and a detail.
 /// The roots' self-signatures are not relied upon and are not flagged.
 ///
+/// Bounded work: the answer comes before the device has proved anything, from any host that
+/// announces itself, so what checking it costs is bounded before any signature is checked. At
+/// most ``maximumIntermediates`` intermediates, each RSA key at most ``maximumRSAKeyBits``, and
+/// intermediates that repeat a subject and key already sent are dropped: with them, any two
+/// certificates that share a subject and a key are each a valid parent of the other, and path
+/// building tries on the order of N! paths. After that each certificate has at most one parent
+/// among the intermediates, and path building takes at most one step per intermediate
+/// (``ChainSearch``). ``verify(reply:nonce:requestedHash:tlsCertificateDER:deadline:now:)``
+/// runs on a thread of its own (``AuthenticationExecutor``), never on the cooperative pool, and
+/// is cancelled at the connect deadline.
+///
 /// Not checked: revocation (Chromium's CRL check is optional by default and needs Google's CRL
 /// root), and the audio-only policy (it restricts what a device may do, not whether it is one).
 public struct DeviceAuthenticator: Sendable {
@@ -49,6 +60,13 @@ public struct DeviceAuthenticator: Sendable {
     public static let nonceSize = 16
     /// The smallest RSA key accepted anywhere in the chain (Chromium's CastPathBuilderDelegate).
     public static let minimumRSAKeyBits = 2048
+    /// The largest RSA key accepted anywhere in the chain. Cast roots, intermediates and device
+    /// certificates hold 2048-bit keys; checking a signature costs about the square of the key's
+    /// size, so a 16384-bit key would cost 64 times as much.
+    public static let maximumRSAKeyBits = 4096
+    /// The most intermediate certificates an answer may carry. Genuine devices send one (the
+    /// intermediate between their certificate and a Cast root); a few more are allowed.
+    public static let maximumIntermediates = 3
 
     public init(trustedRoots: CastTrustRoots) {
         self.trustedRoots = trustedRoots
@@ -69,7 +87,43 @@ public struct DeviceAuthenticator: Sendable {
         return message
     }
 
+    /// Checks the device's answer on ``AuthenticationExecutor``'s thread, by `deadline`: at the
+    /// deadline the check is cancelled (it stops at its next step) and fails with
+    /// ``DeviceAuthenticationFailure/Check/verificationTimedOut``.
+    public func verify(
+        reply: [UInt8], nonce: [UInt8], requestedHash: AuthHashAlgorithm = .sha256, tlsCertificateDER: [UInt8],
+        deadline: ContinuousClock.Instant, now: Date = Date()
+    ) async throws(DeviceAuthenticationFailure) -> DeviceAuthentication {
+        let result = await withTaskGroup(of: Result<DeviceAuthentication, DeviceAuthenticationFailure>?.self) { group in
+            group.addTask(executorPreference: AuthenticationExecutor.shared) {
+                do throws(DeviceAuthenticationFailure) {
+                    return .success(
+                        try await self.verify(
+                            reply: reply, nonce: nonce, requestedHash: requestedHash,
+                            tlsCertificateDER: tlsCertificateDER, now: now))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil  // the deadline, or the check finished first and cancelled this
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let result else {
+            throw DeviceAuthenticationFailure(
+                .verificationTimedOut, "the device's answer to the challenge could not be checked by the connect deadline")
+        }
+        return try result.get()
+    }
+
     /// Checks the device's answer. Returns the verified outcome, or throws the failed check.
+    /// Runs where it is called: castd calls
+    /// ``verify(reply:nonce:requestedHash:tlsCertificateDER:deadline:now:)``. A cancelled task
+    /// stops at its next step with ``DeviceAuthenticationFailure/Check/verificationTimedOut``.
     ///
     /// - Parameters:
     ///   - reply: the binary payload of the device's `tp.deviceauth` answer.
@@ -103,6 +157,15 @@ public struct DeviceAuthenticator: Sendable {
             throw DeviceAuthenticationFailure(.badSignature, "the answer carries no signature")
         }
 
+        // Bounded before any certificate is parsed.
+        let sent = response.intermediateCertificate.count
+        guard sent <= Self.maximumIntermediates else {
+            throw DeviceAuthenticationFailure(
+                .tooManyIntermediates,
+                "the answer carries \(sent) intermediate certificates; a device sends one, castd takes at most \(Self.maximumIntermediates)"
+            )
+        }
+
         // The certificates: each must parse and hold a strong enough RSA key.
         let device = try Self.certificate(response.clientAuthCertificate, what: "the device certificate")
         let subject = device.subject.description
@@ -121,13 +184,15 @@ public struct DeviceAuthenticator: Sendable {
             try Self.checkKeySize(certificate, what: what, deviceCertificate: subject)
             try Self.checkValidity(certificate, what: what, now: now, deviceCertificate: subject)
         }
+        intermediates = Self.distinctIssuers(intermediates)
+        try Self.checkCancellation(deviceCertificate: subject)
 
         // The chain to a trusted root.
-        var verifier = Verifier(rootCertificates: CertificateStore(trustedRoots.certificates)) {
-            RFC5280Policy(fixedExpiryValidationTime: now)
-        }
+        let validation = await Self.validateChain(
+            device: device, intermediates: intermediates, roots: trustedRoots.certificates, now: now)
+        try Self.checkCancellation(deviceCertificate: subject)
         let chain: [Certificate]
-        switch await verifier.validate(leaf: device, intermediates: CertificateStore(intermediates)) {
+        switch validation.result {
         case .validCertificate(let validated):
             chain = Array(validated)
         case .couldNotValidate(let failures):
@@ -172,6 +237,49 @@ public struct DeviceAuthenticator: Sendable {
         return DeviceAuthentication(
             state: .verified, detail: notes.joined(separator: "; "), sha1: !notes.isEmpty, deviceCertificate: subject,
             root: Self.commonName(root.subject), checkedAt: now)
+    }
+
+    // MARK: bounds
+
+    /// The intermediates without those that repeat a subject and key sent before. Two such
+    /// certificates (differing only in, say, a SAN) would each be a valid parent of the other.
+    /// Without repeats, a certificate's signature verifies with at most one intermediate's key
+    /// among those named as its issuer, so path building never branches.
+    static func distinctIssuers(_ intermediates: [Certificate]) -> [Certificate] {
+        struct Issuer: Hashable {
+            var subject: DistinguishedName
+            var key: Certificate.PublicKey
+        }
+        var seen: Set<Issuer> = []
+        return intermediates.filter { seen.insert(Issuer(subject: $0.subject, key: $0.publicKey)).inserted }
+    }
+
+    /// Path building from `device` through `intermediates` to one of `roots` (RFC 5280), and how
+    /// many steps it took (swift-certificates' diagnostic events: a partial chain searched, the
+    /// candidate issuers found, a candidate that did not sign, a chain that fails the policy).
+    /// With ``distinctIssuers(_:)``, a handful per certificate of the longest path.
+    static func validateChain(
+        device: Certificate, intermediates: [Certificate], roots: [Certificate], now: Date
+    ) async -> (result: CertificateValidationResult, steps: Int) {
+        final class Steps {
+            var count = 0
+        }
+        let steps = Steps()
+        var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
+        let result = await verifier.validate(leaf: device, intermediates: CertificateStore(intermediates)) { _ in
+            steps.count += 1
+        }
+        return (result, steps.count)
+    }
+
+    static func checkCancellation(deviceCertificate: String) throws(DeviceAuthenticationFailure) {
+        if Task.isCancelled {
+            throw DeviceAuthenticationFailure(
+                .verificationTimedOut, "the device's answer to the challenge could not be checked by the connect deadline",
+                deviceCertificate: deviceCertificate)
+        }
     }
 
     // MARK: the checks
@@ -267,6 +375,12 @@ public struct DeviceAuthenticator: Sendable {
             throw DeviceAuthenticationFailure(
                 .weakKey,
                 "\(what) has a \(key.keySizeInBits)-bit RSA key; at least \(minimumRSAKeyBits) bits are required",
+                deviceCertificate: deviceCertificate)
+        }
+        guard key.keySizeInBits <= maximumRSAKeyBits else {
+            throw DeviceAuthenticationFailure(
+                .oversizedKey,
+                "\(what) has a \(key.keySizeInBits)-bit RSA key; castd takes at most \(maximumRSAKeyBits) bits (Cast certificates hold 2048)",
                 deviceCertificate: deviceCertificate)
         }
     }

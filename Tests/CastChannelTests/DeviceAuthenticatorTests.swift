@@ -29,6 +29,8 @@ struct AuthScenario {
     var intermediateIsCA = true
     lazy var intermediateValidity = (now - 365 * Self.day, now + 365 * Self.day)
     var sendIntermediate = true
+    /// Sent after the intermediate (or in its place).
+    var extraIntermediates: [Data] = []
 
     var deviceKey: Certificate.PrivateKey = .init(Keys.device)
     var deviceSubject = try! DistinguishedName { CommonName("device-1") }
@@ -115,6 +117,7 @@ struct AuthScenario {
         var response = AuthResponse()
         response.clientAuthCertificate = Data(device())
         if sendIntermediate { response.intermediateCertificate = [Data(try! intermediate().serializeAsPEM().derBytes)] }
+        response.intermediateCertificate += extraIntermediates
         if let signatureAlgorithm { response.signatureAlgorithm = signatureAlgorithm }
         response.hashAlgorithm = hash
         switch echoedNonce {
