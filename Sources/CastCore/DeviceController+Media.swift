@@ -29,7 +29,8 @@ extension DeviceController {
         do {
             let (link, session) = try await mediaSession()
             mediaLogger.info(
-                "\(type)", metadata: ["media.content": "\(fields["media"]?["contentId"]?.stringValue ?? "")"])
+                "\(type)",
+                metadata: ["media.content": "\(LogRedaction.url(fields["media"]?["contentId"]?.stringValue ?? ""))"])
             let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
                 MediaRequest.make(type, requestID: $0, fields)
             }

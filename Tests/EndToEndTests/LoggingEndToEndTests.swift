@@ -137,6 +137,31 @@ struct LoggingEndToEndTests {
         }
     }
 
+    /// A media URL's query, fragment and user are the loader's secrets (signed URLs, tokens):
+    /// no record castd keeps, at any level, and nothing `castc logs` shows carries them; the
+    /// scheme, host and path do show, so that a user can tell what was loaded.
+    @Test func secretsInAMediaURLStayOutOfTheLog() async throws {
+        try await withEmulator { setup in
+            _ = try await setup.startCastd()
+            #expect(try await setup.castc(["log-level", "verbose", "*"]).status == 0)
+            let url = "https://someone:hunter2@cdn.example.com/films/movie.mp4?X-Amz-Signature=s3cr3tsig&token=abc123#t=tok456"
+            let load = try await setup.castc(["load", url, "--device", setup.deviceName, "--content-type", "video/mp4"])
+            #expect(load.status == 0, "\(load)")
+
+            let records = try await setup.records()
+            let human = try await setup.castc(["logs", "-n", "1000"])
+            let everything = records.map { "\($0)" }.joined(separator: "\n") + human.stdout
+            for secret in ["hunter2", "someone", "s3cr3tsig", "abc123", "tok456", "X-Amz-Signature"] {
+                #expect(!everything.contains(secret), "the log shows \(secret)")
+            }
+            let loaded = try #require(records.first { $0.subsystem == "CastMedia" && $0.message == "LOAD" })
+            #expect(
+                loaded.fields["media.content"]
+                    == "https://cdn.example.com/films/movie.mp4 (user, query, fragment not logged)",
+                "\(loaded)")
+        }
+    }
+
     /// `castc logs -f` prints a record castd logs after it started following.
     @Test func castcLogsFollowPrintsNewRecords() async throws {
         try await withEmulator { setup in
