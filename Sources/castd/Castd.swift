@@ -282,6 +282,11 @@ struct Castd: AsyncParsableCommand {
         let logs = CastdLogs.bootstrap(filter: Self.logFilter(settings))
         let logger = Logger(label: CastdSubsystem.castd)
         logger.info("logging", metadata: ["log.filter": "\(logs.store.filter)", "log.output": "\(logs.output)"])
+        if let descriptors = DescriptorLimit.raiseToHardLimit() {
+            logger.info("descriptor limit", metadata: ["nofile.before": "\(descriptors.before)", "nofile": "\(descriptors.after)"])
+        } else {
+            logger.warning("cannot raise the descriptor limit (RLIMIT_NOFILE) to its hard limit")
+        }
         let configLogger = Logger(label: CastdSubsystem.config)
         for note in settings.notes { configLogger.notice("\(note)") }
         if let file = settings.configFile { configLogger.info("configuration read", metadata: ["file": "\(file)"]) }
