@@ -282,6 +282,16 @@ let package = Package(
             dependencies: ["FuzzSupport", "CastDiscovery"],
             path: "Fuzz/CastTXTFuzzer"
         ),
+        .executableTarget(
+            name: "CastdConfigFuzzer",
+            dependencies: ["FuzzSupport", "CastdDaemon"],
+            path: "Fuzz/CastdConfigFuzzer"
+        ),
+        .executableTarget(
+            name: "CastdStateFuzzer",
+            dependencies: ["FuzzSupport", "CastCore"],
+            path: "Fuzz/CastdStateFuzzer"
+        ),
 
         // MARK: tests
         .target(

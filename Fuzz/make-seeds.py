@@ -198,4 +198,48 @@ write("CastTXTFuzzer", "max-length-string", txt_wire([b"rs=" + b"x" * 252]))
 write("CastTXTFuzzer", "keys-without-values", txt_wire([b"id", b"FN=Upper", b"fn=lower", b"=novalue", b"ca=4294967296", b"st= 1\t"]))
 write("CastTXTFuzzer", "not-utf8", txt_wire([b"fn=\xff\xfe", b"\xc3(=1", b"id=\x00"]))
 write("CastTXTFuzzer", "empty", b"")
+# --- castd.toml: the documented file, and shapes TOML and castd's checks must refuse
+with open(os.path.join(root, "packaging", "castd.toml")) as f:
+    write("CastdConfigFuzzer", "packaging-castd.toml", f.read())
+config = {
+    "every-key": 'socket = "/run/castd/castd.sock"\nstate_directory = "/var/lib/castd"\ndevices = ["Kitchen=192.168.1.20", "10.0.0.5:8009"]\ndiscovery = true\ndevice_auth = "warn"\n[limits]\nmax_frame_bytes = 1048576\nmax_connections_per_uid = 8\nmax_calls_per_connection = 16\nwatcher_queue = 64\nidle_timeout_seconds = 5\n[log]\nlevel = "debug"\n[log.filters]\n"Cast*" = "verbose"\n',
+    "wrong-types": 'devices = "Kitchen"\ndiscovery = "yes"\n[limits]\nmax_frame_bytes = -1\nwatcher_queue = 1e400\n',
+    "unknown-keys": 'sockett = "x"\n[limit]\nmax = 1\n[log.filters]\n"*" = 3\n',
+    "deep-arrays": "devices = " + "[" * 300 + "]" * 300 + "\n",
+    "deep-tables": "".join("[" + ".".join(["a"] * n) + "]\n" for n in range(1, 60)),
+    "huge-integer": "[limits]\nmax_frame_bytes = 99999999999999999999999\n",
+    "duplicate-keys": 'discovery = true\ndiscovery = false\n',
+    "not-toml": '[[[\n"=\n',
+    "control-characters": 'devices = ["Kit\u001bchen=1.2.3.4"]\n',
+    "empty": "",
+}
+for name, text in config.items():
+    write("CastdConfigFuzzer", name + ".toml", text)
+
+# --- sessions.json: castd's state file
+good = {"deviceID": "a", "deviceName": "TV", "host": "192.168.1.20", "port": 8009, "sessionID": "s-1",
+        "appID": "CC1AD845", "displayName": "Default Media Receiver", "transportID": "web-1",
+        "namespaces": ["urn:x-cast:com.google.cast.media"], "appType": "WEB", "joined": False, "savedAt": 0}
+def state(sessions, version=1):
+    return json.dumps({"version": version, "sessions": sessions}, indent=2, sort_keys=True)
+def variant(**changes):
+    session = dict(good)
+    session.update(changes)
+    return session
+states = {
+    "one-session": state([good]),
+    "two-sessions": state([good, variant(deviceID="b", host="::1", port=8443)]),
+    "bad-port": state([variant(port=70000), variant(port=-1), variant(port=2**63)]),
+    "bad-hosts": state([variant(host=""), variant(host="a b"), variant(host="x" * 300), variant(host="tv\n.local")]),
+    "bad-namespaces": state([variant(namespaces=["http://x"] * 70)]),
+    "control-characters": state([variant(deviceName="TV\u001b[2J", sessionID="s\u0000")]),
+    "version-2": state([good], version=2),
+    "missing-keys": state([{"deviceID": "a"}]),
+    "wrong-types": '{"version":"1","sessions":{"deviceID":5}}',
+    "not-json": '{"version": 1, "sessions": [',
+    "empty": "",
+}
+for name, text in states.items():
+    write("CastdStateFuzzer", name + ".json", text)
+
 print("seeds written under", corpus)

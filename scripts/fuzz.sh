@@ -26,7 +26,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all=(CastFrameFuzzer CastPayloadFuzzer DeviceAuthFuzzer CastdRequestFuzzer CastTXTFuzzer)
+all=(CastFrameFuzzer CastPayloadFuzzer DeviceAuthFuzzer CastdRequestFuzzer CastTXTFuzzer CastdConfigFuzzer
+    CastdStateFuzzer)
 
 if [ "${1:-}" = "--replay" ]; then
     shift

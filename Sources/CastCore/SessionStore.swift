@@ -59,6 +59,34 @@ public struct SavedSession: Codable, Sendable, Hashable {
     }
 
     var endpoint: DeviceEndpoint { DeviceEndpoint(host: host, port: port) }
+
+    /// Why castd would not rejoin this session from a state file, or nil. The file is castd's
+    /// own, but it outlives castd's checks: what it holds is checked as anything from outside.
+    public var problem: String? {
+        func bounded(_ text: String, _ what: String, required: Bool = true) -> String? {
+            if required && text.isEmpty { return "no \(what)" }
+            if text.utf8.count > 256 { return "\(what) longer than 256 bytes" }
+            if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "\(what) holds control characters"
+            }
+            return nil
+        }
+        if let problem = bounded(deviceID, "device id") ?? bounded(deviceName, "device name", required: false)
+            ?? bounded(sessionID, "session id") ?? bounded(appID, "app id") ?? bounded(transportID, "transport id")
+            ?? bounded(displayName, "display name", required: false) ?? bounded(appType, "app type", required: false)
+        {
+            return problem
+        }
+        guard (1...65_535).contains(port) else { return "port \(port) is not 1 to 65535" }
+        guard !host.isEmpty, host.utf8.count <= 253,
+            host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:%_[]".unicodeScalars.contains($0)) })
+        else { return "host \(host.debugDescription.prefix(80)) is not a host name or an address" }
+        guard namespaces.count <= 64 else { return "\(namespaces.count) namespaces (at most 64)" }
+        for namespace in namespaces where !namespace.hasPrefix("urn:x-cast:") || namespace.utf8.count > 256 {
+            return "namespace \(namespace.debugDescription.prefix(80)) is not a urn:x-cast: name"
+        }
+        return nil
+    }
 }
 
 /// The sessions castd holds, one per device, kept in `sessions.json` in the state directory so
@@ -84,35 +112,80 @@ public final class SessionStore: Sendable {
         var sessions: [SavedSession]
     }
 
+    /// The largest sessions.json castd reads: one session is a few hundred bytes.
+    public static let maximumFileSize = 1 << 20
+    /// The most sessions castd restores from the file.
+    public static let maximumSessions = 1_000
+
+    /// What a state file holds: the sessions that pass ``SavedSession/problem``, and why each of
+    /// the others was left out.
+    public struct Contents: Sendable, Equatable {
+        public var sessions: [SavedSession]
+        public var dropped: [String]
+    }
+
+    /// Reads a state file's bytes. Throws when they are not a version-1 sessions file at all;
+    /// a session that does not pass ``SavedSession/problem`` (a port out of range, a host that
+    /// is not a host name or an address) is dropped, with the reason.
+    public static func decode(_ data: Data) throws -> Contents {
+        guard data.count <= maximumFileSize else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "\(data.count) bytes, over the \(maximumFileSize)-byte limit"))
+        }
+        let file = try JSONDecoder().decode(FileContents.self, from: data)
+        guard file.version == 1 else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "version \(file.version); this castd reads version 1"))
+        }
+        var contents = Contents(sessions: [], dropped: [])
+        for (index, session) in file.sessions.enumerated() {
+            if index >= maximumSessions {
+                contents.dropped.append("more than \(maximumSessions) sessions")
+                break
+            }
+            if let problem = session.problem {
+                contents.dropped.append("session \(index + 1): \(problem)")
+            } else {
+                contents.sessions.append(session)
+            }
+        }
+        return contents
+    }
+
     /// Reads the saved sessions. A missing file is no sessions; an unreadable or corrupt one is
     /// logged and set aside (renamed `.corrupt`) rather than stopping castd.
     public func load() -> [SavedSession] {
         guard let file else { return [] }
         let data: Data
         do {
-            data = try Data(contentsOf: file)
-        } catch CocoaError.fileReadNoSuchFile {
-            return []
-        } catch let error as NSError where error.domain == NSPOSIXErrorDomain && error.code == Int(ENOENT) {
-            return []
+            guard let read = try BoundedFile.read(file.path, limit: Self.maximumFileSize) else { return [] }
+            data = read
         } catch {
             logger.warning("cannot read saved sessions", metadata: ["file": "\(file.path)", "error": "\(error)"])
+            if error.kind == .tooLarge { setAside(file, because: "\(error)") }
             return []
         }
         do {
-            let contents = try JSONDecoder().decode(FileContents.self, from: data)
+            let contents = try Self.decode(data)
+            for reason in contents.dropped {
+                logger.warning("a saved session is invalid; not rejoined", metadata: ["file": "\(file.path)", "error": "\(reason)"])
+            }
             sessions.withLock {
                 $0 = Dictionary(contents.sessions.map { ($0.deviceID, $0) }, uniquingKeysWith: { _, last in last })
             }
             return contents.sessions
         } catch {
-            let aside = file.appendingPathExtension("corrupt")
-            _ = rename(file.path, aside.path)
-            logger.warning(
-                "saved sessions are corrupt; set aside, starting without them",
-                metadata: ["file": "\(aside.path)", "error": "\(error)"])
+            setAside(file, because: "\(error)")
             return []
         }
+    }
+
+    private func setAside(_ file: URL, because reason: String) {
+        let aside = file.appendingPathExtension("corrupt")
+        _ = rename(file.path, aside.path)
+        logger.warning(
+            "saved sessions are corrupt; set aside, starting without them",
+            metadata: ["file": "\(aside.path)", "error": "\(reason)"])
     }
 
     /// Records `session` as the one castd holds on its device (nil: none), and rewrites the file
@@ -159,8 +232,11 @@ public enum AtomicFile {
         let directory = url.deletingLastPathComponent().path
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let temporary = directory + "/." + url.lastPathComponent + ".\(getpid()).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A fresh name, created exclusively, never through a symbolic link: whatever stands at
+        // a name castd picks is not written through.
+        let suffix = String(UInt64.random(in: .min ... .max), radix: 36)
+        let temporary = directory + "/." + url.lastPathComponent + ".\(suffix).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure(step: "create", path: temporary, errno: errno) }
         var closed = false
         defer {
@@ -195,5 +271,57 @@ public enum AtomicFile {
         guard directoryFD >= 0 else { throw Failure(step: "open directory", path: directory, errno: errno) }
         defer { close(directoryFD) }
         guard fsync(directoryFD) == 0 else { throw Failure(step: "fsync directory", path: directory, errno: errno) }
+    }
+}
+
+/// Reads a whole file that castd keeps or is given (its state, its configuration) with a bound on
+/// its size, without following a symbolic link at its last component.
+public enum BoundedFile {
+    public struct Failure: Error, CustomStringConvertible {
+        public enum Kind: Sendable { case open, tooLarge, read }
+        public var kind: Kind
+        public var path: String
+        public var detail: String
+        public var description: String { "\(path): \(detail)" }
+    }
+
+    /// The file's bytes; nil when it does not exist. Throws when it cannot be opened or read, is
+    /// a symbolic link or not a regular file, or is over `limit` bytes.
+    public static func read(_ path: String, limit: Int, followLinks: Bool = false) throws(Failure) -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
+        if fd < 0 {
+            let error = errno
+            if error == ENOENT { return nil }
+            let detail = error == ELOOP ? "is a symbolic link" : String(cString: strerror(error))
+            throw Failure(kind: .open, path: path, detail: detail)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw Failure(kind: .read, path: path, detail: String(cString: strerror(errno)))
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(kind: .open, path: path, detail: "not a regular file")
+        }
+        guard status.st_size <= limit else {
+            throw Failure(kind: .tooLarge, path: path, detail: "\(status.st_size) bytes, over the \(limit)-byte limit")
+        }
+        var data = Data(count: limit + 1)
+        var total = 0
+        while total <= limit {
+            let count = data.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress! + total, limit + 1 - total)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(kind: .read, path: path, detail: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            total += count
+        }
+        guard total <= limit else {
+            throw Failure(kind: .tooLarge, path: path, detail: "over the \(limit)-byte limit")
+        }
+        return Data(data.prefix(total))
     }
 }

@@ -1,3 +1,4 @@
+import CastCore
 import Foundation
 import TOMLKit
 
@@ -33,11 +34,20 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Reads castd.toml (TOML, parsed by TOMLKit) into a `ConfigLayer`, checking every key and
 /// value against `ConfigKey`.
 public enum ConfigFile {
+    /// The largest configuration file castd reads (every key documented is a few KiB).
+    public static let maximumFileSize = 1 << 20
+
     /// Reads and checks the file at `path`.
     public static func load(path: String) throws(ConfigError) -> ConfigLayer {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = access(path, F_OK) == 0 ? "permission denied" : "no such file"
-            throw ConfigError(file: path, line: nil, key: nil, problem: "cannot read the file: \(reason)")
+        let read: Data?
+        do {
+            // A link is fine here (configuration is often managed that way); a huge file is not.
+            read = try BoundedFile.read(path, limit: maximumFileSize, followLinks: true)
+        } catch {
+            throw ConfigError(file: path, line: nil, key: nil, problem: "cannot read the file: \(error.detail)")
+        }
+        guard let data = read else {
+            throw ConfigError(file: path, line: nil, key: nil, problem: "cannot read the file: no such file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: path, line: nil, key: nil, problem: "not UTF-8 text")
@@ -47,6 +57,9 @@ public enum ConfigFile {
 
     /// Checks the text of a configuration file; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigLayer {
+        if let (line, problem) = preflight(text) {
+            throw ConfigError(file: file, line: line, key: nil, problem: "not valid TOML: \(problem)")
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -60,6 +73,31 @@ public enum ConfigFile {
         var layer = ConfigLayer()
         try read(root, at: [], into: &layer, file: file, lines: lines)
         return layer
+    }
+
+    /// What TOMLKit's parser (toml++) must not be given: a table header whose name does not start
+    /// right after its brackets (`[`, `[[`, `[[[a]]]`, `[ ]` on a line of their own). toml++ then
+    /// breaks its own precondition in `parse_key`: a debug build aborts, a release build has
+    /// undefined behaviour (the check is an optimiser assumption there). Fixed upstream after the
+    /// toml++ that TOMLKit 0.6.0 carries; found by CastdConfigFuzzer. A line that starts with `[`
+    /// is taken as a header even inside a multi-line array or string, which castd's keys never
+    /// need. Returns the line and what is wrong.
+    static func preflight(_ text: String) -> (line: Int, problem: String)? {
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            var rest = line.drop { $0 == " " || $0 == "\t" }
+            guard rest.first == "[" else { continue }
+            rest = rest.dropFirst()
+            if rest.first == "[" { rest = rest.dropFirst() }
+            rest = rest.drop { $0 == " " || $0 == "\t" }
+            guard let first = rest.unicodeScalars.first,
+                first.isASCII && (CharacterSet.alphanumerics.contains(first) || "_-\"'".unicodeScalars.contains(first))
+            else {
+                return (number, "a table header must name its table right after its brackets")
+            }
+        }
+        return nil
     }
 
     private static func read(

@@ -211,3 +211,20 @@ struct AccessPolicyTests {
         #expect(policy.socketPermissions.mode == 0o666)
     }
 }
+
+/// CastdConfigFuzzer's findings: inputs that broke toml++'s own precondition (a debug build
+/// aborted; a release build has undefined behaviour). Each is in Fuzz/Corpus/CastdConfigFuzzer.
+struct ConfigFuzzFindingsTests {
+    @Test(arguments: ["[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n"])
+    func aTableHeaderWithoutANameIsRefusedBeforeTOMLKitSeesIt(_ text: String) {
+        let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
+        #expect(error?.problem == "not valid TOML: a table header must name its table right after its brackets")
+        #expect(error?.line == text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("[") }! + 1)
+    }
+
+    @Test func headersThatNameTheirTableStillParse() throws {
+        let layer = try ConfigFile.parse("[limits]\nwatcher_queue = 64\n[ log ]\nlevel = \"debug\"\n[\"log\".filters]\n\"Cast*\" = \"verbose\"\n", file: "c.toml")
+        #expect(layer[.watcherQueue] == .integer(64))
+        #expect(layer[.logLevel] == .string("debug"))
+    }
+}
