@@ -108,6 +108,7 @@ let package = Package(
             name: "CastdServer",
             dependencies: [
                 "CastSync",
+                "CastChannel",
                 "CastdAPI",
                 "CastCore",
                 "CastdLogging",

@@ -6,14 +6,19 @@ import NIOTLS
 
 /// Turns frame bodies into validated `CastMessage`s. A frame that is well delimited but does not
 /// hold a valid CastMessage is logged and skipped: the framing is intact, so the link goes on.
+/// A device, or any host before it has authenticated, can send such frames as fast as it likes:
+/// a few are logged a minute (``LogThrottle``), and how many more there were is said with the
+/// next one logged and when the link closes.
 final class CastMessageDecoder: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = CastMessage
 
     private let logger: Logger
+    private let throttle: LogThrottle
 
-    init(logger: Logger) {
+    init(logger: Logger, throttle: LogThrottle = LogThrottle()) {
         self.logger = logger
+        self.throttle = throttle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -22,8 +27,19 @@ final class CastMessageDecoder: ChannelInboundHandler {
             let message = try CastMessage.decodeFrameBody(Array(body.readableBytesView))
             context.fireChannelRead(Self.wrapInboundOut(message))
         } catch {
-            logger.warning("skipped a bad message from the device", metadata: ["error": "\(error)"])
+            guard let admission = throttle.admit() else { return }
+            var metadata: Logger.Metadata = ["error": "\(error)"]
+            if admission.unlogged > 0 { metadata["skipped.unlogged"] = "\(admission.unlogged)" }
+            logger.warning("skipped a bad message from the device", metadata: metadata)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let unlogged = throttle.takeUnlogged()
+        if unlogged > 0 {
+            logger.warning("skipped \(unlogged) more bad messages from the device than were logged")
+        }
+        context.fireChannelInactive()
     }
 }
 

@@ -48,6 +48,8 @@ public actor DeviceController {
     let logger: Logger
     let sessionLogger: Logger
     let mediaLogger: Logger
+    /// Messages the device (or an app on it) sent that castd cannot read: a few logged a minute.
+    let badMessageLog = LogThrottle()
 
     private enum Phase {
         case idle
@@ -398,9 +400,11 @@ public actor DeviceController {
         do {
             payload = try message.jsonPayload()
         } catch {
-            logger.warning(
-                "skipped a message the device sent",
-                metadata: ["cast.namespace": "\(message.namespace)", "error": "\(error)"])
+            if let admission = badMessageLog.admit() {
+                var metadata: Logger.Metadata = ["cast.namespace": "\(message.namespace)", "error": "\(error)"]
+                if admission.unlogged > 0 { metadata["skipped.unlogged"] = "\(admission.unlogged)" }
+                logger.warning("skipped a message the device sent", metadata: metadata)
+            }
             return
         }
         let type = CastEnvelope(payload).type
@@ -460,7 +464,7 @@ public actor DeviceController {
                 }
             }
         }
-        if !unreadable.isEmpty {
+        if !unreadable.isEmpty, badMessageLog.admit() != nil {
             logger.warning(
                 "the device's RECEIVER_STATUS has fields that cannot be read; kept what castd knew of them",
                 metadata: ["fields": "\(unreadable.joined(separator: ", "))"])

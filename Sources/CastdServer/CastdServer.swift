@@ -1,5 +1,7 @@
+import CastChannel
 import CastSync
 import CastdAPI
+import CastdLogging
 import Foundation
 import LengthPrefixFraming
 import Logging
@@ -42,6 +44,13 @@ public struct CastdServerConfiguration: Sendable {
     public var idleTimeout: Duration? = .seconds(30)
     /// How long in-flight calls get to finish on shutdown before they are cancelled.
     public var shutdownGracePeriod: Duration = .seconds(5)
+    /// How long a refused connection stays open for reading after its status was written
+    /// (see `CastdServer.linger`).
+    public var refusalLinger: Duration = .seconds(2)
+    /// Refused connections kept open at once, each for up to `refusalLinger`, so that their
+    /// clients read why; past this many, a refused connection is closed as soon as its status
+    /// is written. A flood of refused connections holds at most this many descriptors.
+    public var maximumLingeringRefusals = 64
 
     public init(target: CastdListenTarget) {
         self.target = target
@@ -57,7 +66,12 @@ public final class CastdServer: Service, Sendable {
     private let logger: Logger
     private let onListening: @Sendable () -> Void
     private let onClientsChanged: @Sendable (Int) -> Void
-    private let accessLogger = Logger(label: "Access")  // CastdSubsystem.access
+    private let accessLogger: Logger
+    /// Refusals are logged a few a minute: anyone who can reach the socket can cause them.
+    private let strangerLog = LogThrottle()
+    private let overLimitLog = LogThrottle()
+    /// Refused connections open now, lingering or about to.
+    private let refusedOpen = Atomic<Int>(0)
     private let connections = Locked<[Int: ConnectionHandle]>([:])
     private let connectionsPerUID = Locked<[UInt32: Int]>([:])
     private let nextConnectionID = Atomic<Int>(0)
@@ -73,6 +87,7 @@ public final class CastdServer: Service, Sendable {
         self.configuration = configuration
         self.service = service
         self.logger = logger
+        self.accessLogger = logger.subsystem(CastdSubsystem.access)
         self.onListening = onListening
         self.onClientsChanged = onClientsChanged
     }
@@ -111,12 +126,14 @@ public final class CastdServer: Service, Sendable {
         let path = configuration.target.path
         if access == .unspecified {
             let policy = configuration.accessPolicy
-            accessLogger.warning(
-                "refused a client: not castd's user, root, or a member of a permitted group",
-                metadata: [
-                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)",
-                    "peer.groups": "\(peer.allGroups.sorted())",
-                ])
+            if let admission = strangerLog.admit() {
+                var metadata: Logger.Metadata = [
+                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "peer.groups": "\(peer.allGroups.sorted())",
+                ]
+                if admission.unlogged > 0 { metadata["refused.unlogged"] = "\(admission.unlogged)" }
+                accessLogger.warning(
+                    "refused a client: not castd's user, root, or a member of a permitted group", metadata: metadata)
+            }
             var allowed = ["its own user", "root"]
             if !policy.controlGroups.isEmpty {
                 allowed.append("members of \(Self.groupNames(policy.controlGroups)) (control)")
@@ -135,9 +152,11 @@ public final class CastdServer: Service, Sendable {
             return true
         }
         guard admitted else {
-            accessLogger.notice(
-                "refused a connection: too many from one uid",
-                metadata: ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"])
+            if let admission = overLimitLog.admit() {
+                var metadata: Logger.Metadata = ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"]
+                if admission.unlogged > 0 { metadata["refused.unlogged"] = "\(admission.unlogged)" }
+                accessLogger.notice("refused a connection: too many from one uid", metadata: metadata)
+            }
             return CastdError(
                 .resourceExhausted,
                 "uid \(peer.uid) already has \(limit) connections open to castd (limits.max_connections_per_uid); close some")
@@ -175,23 +194,29 @@ public final class CastdServer: Service, Sendable {
         let policy = configuration.accessPolicy
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
-        // The peer's credentials are read, and its access decided, as the connection is set
-        // up: a refused peer's connection never gets a frame decoder, so nothing it sends is
-        // parsed.
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+        // The peer's credentials are read, its access decided and its connection counted as the
+        // connection is set up: a refused connection (a stranger, or one over its uid's limit)
+        // never gets a frame decoder, so nothing it sends is parsed or buffered.
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { [self] channel in
             PeerCredentials.of(channel).flatMapThrowing { peer in
                 let access = policy.access(for: peer)
-                let sync = channel.pipeline.syncOperations
-                let gate = AtOnceGate()
-                if access != .unspecified {
-                    try sync.addHandler(
-                        ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
-                    // Before the encoder: it writes its answers framed already.
-                    try sync.addHandler(AtOnceHandler(gate: gate))
+                let refusal = self.admit(peer, access: access)
+                do {
+                    let sync = channel.pipeline.syncOperations
+                    let gate = AtOnceGate()
+                    if refusal == nil {
+                        try sync.addHandler(
+                            ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
+                        // Before the encoder: it writes its answers framed already.
+                        try sync.addHandler(AtOnceHandler(gate: gate))
+                    }
+                    try sync.addHandler(LengthPrefixedFrameEncoder())
+                    let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    return AcceptedConnection(channel: wrapped, peer: peer, access: access, refusal: refusal, atOnce: gate)
+                } catch {
+                    if refusal == nil { self.release(peer) }
+                    throw error
                 }
-                try sync.addHandler(LengthPrefixedFrameEncoder())
-                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                return AcceptedConnection(channel: wrapped, peer: peer, access: access, atOnce: gate)
             }
         }
         switch configuration.target {
@@ -255,15 +280,14 @@ public final class CastdServer: Service, Sendable {
 
     // MARK: one connection
 
-    /// How long a refused connection stays open for reading after its status was sent.
-    static let refusalLinger: Duration = .seconds(2)
-
     /// After a refusal: castd stops writing and reads (and drops) what the client sends until it
-    /// closes, for at most `refusalLinger`. A client writes its first call as soon as it has
+    /// closes, for at most `linger`. A client writes its first call as soon as it has
     /// connected, often before castd has accepted the connection; had castd closed at once, that
     /// write could meet a closed socket (EPIPE), and the client would report a lost connection
     /// instead of reading the status that says why it was refused. Nothing read is parsed.
-    private static func linger(_ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>) async {
+    private static func linger(
+        _ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>, for linger: Duration
+    ) async {
         try? await channel.close(mode: .output)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -271,7 +295,7 @@ public final class CastdServer: Service, Sendable {
                     for try await _ in inbound {}
                 } catch {}
             }
-            group.addTask { try? await Task.sleep(for: refusalLinger) }
+            group.addTask { try? await Task.sleep(for: linger) }
             await group.next()
             group.cancelAll()
         }
@@ -286,10 +310,14 @@ public final class CastdServer: Service, Sendable {
         logger[metadataKey: "peer.uid"] = "\(peer.uid)"
         logger[metadataKey: "peer.pid"] = "\(peer.pid)"
 
-        if let refusal = admit(peer, access: accepted.access) {
+        if let refusal = accepted.refusal {
+            // Lingers only while few refused connections are open; past that, a flood of them
+            // would hold a descriptor and a task each for the whole linger.
+            let lingers = refusedOpen.add(1, ordering: .relaxed).newValue <= configuration.maximumLingeringRefusals
+            defer { refusedOpen.subtract(1, ordering: .relaxed) }
             try? await connection.executeThenClose { inbound, outbound in
                 await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(callID: 0, refusal)
-                await Self.linger(connection.channel, inbound: inbound)
+                if lingers { await Self.linger(connection.channel, inbound: inbound, for: self.configuration.refusalLinger) }
             }
             return
         }
@@ -332,7 +360,11 @@ public final class CastdServer: Service, Sendable {
                             do {
                                 frame = try CastdRPC.decodeFrame(body)
                             } catch let error as CastdError {
-                                logger.notice("malformed frame from a client", metadata: ["error": "\(error.message)"])
+                                if let admission = handle.noticeLog.admit() {
+                                    logger.notice(
+                                        "malformed frame from a client",
+                                        metadata: ["error": "\(error.message)", "unlogged": "\(admission.unlogged)"])
+                                }
                                 await writer.status(callID: 0, error)
                                 continue
                             }
@@ -367,6 +399,10 @@ public final class CastdServer: Service, Sendable {
         } catch {
             logger.debug("client connection closed", metadata: ["error": "\(error)"])
         }
+        let unlogged = handle.noticeLog.takeUnlogged()
+        if unlogged > 0 {
+            logger.notice("client disconnected; \(unlogged) more malformed frames or refused calls from it were not logged")
+        }
         logger.debug("client disconnected")
     }
 
@@ -389,9 +425,14 @@ public final class CastdServer: Service, Sendable {
                 return
             }
             guard access.rawValue >= method.requiredAccess.rawValue else {
-                accessLogger.notice(
-                    "refused a call that needs control access",
-                    metadata: ["rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? ""])
+                if let admission = handle.noticeLog.admit() {
+                    accessLogger.notice(
+                        "refused a call that needs control access",
+                        metadata: [
+                            "rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? "",
+                            "unlogged": "\(admission.unlogged)",
+                        ])
+                }
                 await writer.status(
                     callID: callID,
                     CastdError(
@@ -509,8 +550,11 @@ final class UnaryResponse: Sendable {
 struct AcceptedConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
     let peer: PeerCredentials
-    /// `.unspecified`: refused (the channel then has no frame decoder).
+    /// `.unspecified`: a stranger.
     let access: Castd_V1_Access
+    /// Why the connection is refused (a stranger, or over its uid's limit), counted already
+    /// when nil; a refused connection's channel has no frame decoder.
+    let refusal: CastdError?
     /// Opened once the connection is admitted: then its event loop answers GetStatus itself.
     let atOnce: AtOnceGate
 }
@@ -591,6 +635,9 @@ final class ConnectionHandle: Sendable {
     private let state = Locked(State())
     private let channel: any Channel
     private let firstFrame = AsyncStream<Void>.makeStream()
+    /// What this client can make castd log at will (malformed frames, calls it may not make): a
+    /// few records a minute, and a count when it goes.
+    let noticeLog = LogThrottle(burst: 3)
 
     init(channel: any Channel) {
         self.channel = channel

@@ -5,6 +5,7 @@ import CastEmulator
 import CastProtocol
 import CastTestSupport
 import CastdAPI
+import CastdLogging
 import Foundation
 import Testing
 
@@ -256,6 +257,33 @@ struct HostileDeviceFaultTests {
             #expect(await setup.hostile.state().connections.count == 1)
             #expect(try await setup.client.pause(device: "Hostile").playerState == .paused)
             try await Self.expectGoodDeviceUnaffected(setup, since: before)
+        }
+    }
+}
+
+/// A device (or any host, before it has authenticated) can send frames castd must skip as fast as
+/// it likes; castd logs a few a minute, with how many more there were (SECURITY.md, M4).
+struct HostileDeviceLogFloodTests {
+    @Test func badFramesFromADeviceAreLoggedAFewAMinute() async throws {
+        let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
+        try await withEmulator { emulator, endpoints in
+            let device = StaticDevice(name: "Noisy", endpoint: .init(host: endpoints.host, port: endpoints.port))
+            try await withDaemon(devices: [device], logs: logs) { socket, hub in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    _ = try await client.startSession(device: "Noisy")
+                    let frames = 40
+                    for _ in 0..<frames { #expect(try await emulator.sendHostile(.garbageFrame(length: 64)) == 1) }
+                    // A change on the device after the frames, on the same link: once castd shows
+                    // it, castd has read them all.
+                    try emulator.changeVolumeOnDevice(level: 0.35)
+                    try await eventually("castd to show the device's own volume change") {
+                        hub.devices().contains { abs($0.receiver.volume.level - 0.35) < 0.001 }
+                    }
+                    let skipped = logs.buffer.recent(1000).filter { $0.message == "skipped a bad message from the device" }
+                    #expect(!skipped.isEmpty && skipped.count <= 5, "\(skipped.count) of \(frames) bad frames logged")
+                    #expect(hub.devices().first?.linkState == .connected)
+                }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import CastClient
 import CastTestSupport
 import CastdAPI
+import CastdLogging
 import CastdServer
 import Foundation
 import Testing
@@ -105,5 +106,79 @@ extension RawSocket {
         #expect(message.callID == callID && message.kind == .message(message.message))
         let status = try #require(try await receive())
         #expect(status.callID == callID && status.status.code == .ok)
+    }
+}
+
+/// A flood of refused connections (SECURITY.md, M3): each refused connection lingers, so that its
+/// client reads why, only while few do; past `maximumLingeringRefusals` castd closes one as soon
+/// as its status is written. castd's descriptors stay bounded, the refusals are logged a few a
+/// minute with a count, and a client already admitted is served throughout.
+struct RefusalFloodTests {
+    static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test func aFloodOfRefusedConnectionsHoldsFewDescriptorsAndOthersAreServed() async throws {
+        let cap = 8
+        let flood = 200
+        let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
+        try await withDaemon(
+            configure: {
+                $0.maximumConnectionsPerUID = 2
+                $0.maximumLingeringRefusals = cap
+                // Long enough that the first refused connections still linger while the rest
+                // come: this test is about which of them linger, not for how long.
+                $0.refusalLinger = Duration.seconds(60).scaledForTests
+            }, logs: logs
+        ) { socket, _ in
+            try await CastdClient.withConnection(socketPath: socket) { client in
+                _ = try await client.listDevices()
+                let admitted = try RawSocket(path: socket)
+                try await admitted.roundTrip(callID: 1)
+
+                // The first `cap` refused connections linger: castd still reads what they write.
+                var lingering: [RawSocket] = []
+                for _ in 0..<cap {
+                    let refused = try RawSocket(path: socket)
+                    #expect(try await refused.receive()?.status.code == .resourceExhausted)
+                    lingering.append(refused)
+                }
+                let before = Self.openDescriptors()
+                var closed: [RawSocket] = []
+                var writesRefused = 0
+                for _ in 0..<flood {
+                    let refused = try RawSocket(path: socket)
+                    #expect(try await refused.receive()?.status.code == .resourceExhausted)
+                    #expect(try await refused.receive() == nil)
+                    closed.append(refused)
+                }
+                // Each of these was closed by castd: writing to it fails (EPIPE, or a reset).
+                for refused in closed {
+                    do {
+                        try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                    } catch {
+                        writesRefused += 1
+                    }
+                }
+                #expect(writesRefused == flood, "castd kept \(flood - writesRefused) refused connections past the cap open")
+                for refused in lingering {
+                    #expect(throws: Never.self) {
+                        try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                    }
+                }
+                // The flood's sockets are this process's too: castd's part is what is left (other
+                // tests running meanwhile open and close descriptors too, so this is a figure for
+                // the record, not an assertion; the writes above are the proof).
+                let held = Self.openDescriptors() - before - flood
+                print("refusal flood: \(flood) refused connections past the \(cap) lingering; castd holds \(held) more descriptors")
+
+                // The admitted clients are served.
+                _ = try await client.listDevices()
+                try await admitted.roundTrip(callID: 2)
+            }
+        }
+        let refusals = logs.buffer.recent(1000).filter { $0.message == "refused a connection: too many from one uid" }
+        #expect(refusals.count <= 5, "\(refusals.count) refusals logged")
+        #expect(refusals.allSatisfy { $0.subsystem == "Access" })
     }
 }
