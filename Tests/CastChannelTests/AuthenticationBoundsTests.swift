@@ -175,12 +175,13 @@ import _CryptoExtras
             deadline: .now + .seconds(60 * testTimeScale), now: scenario.now)
         #expect(outcome.state == .verified)
         let onThread = await withTaskExecutorPreference(AuthenticationExecutor.shared) { Self.threadName() }
-        #expect(!onThread.isEmpty && onThread != Self.threadName(), "\(onThread)")
+        #expect(onThread == AuthenticationExecutor.threadName, "\(onThread)")
     }
 
     static func threadName() -> String {
         // Linux: the calling thread's name.
-        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
