@@ -352,7 +352,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "CastSync",
-                "CastTestSupport", "CastdAPI",
+                "CastTestSupport", "CastdAPI", "CastEmulator",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

@@ -120,7 +120,7 @@ for name, data in frames.items():
 methods = ["ListDevices", "GetStatus", "GetAppAvailability", "StartSession", "EndSession", "Load", "Play", "Pause",
            "Stop", "Seek", "SetPlaybackRate", "EditTracks", "SetStreamVolume", "SkipAd", "RequestMediaStatus",
            "QueueLoad", "QueueInsert", "QueueRemove", "QueueReorder", "QueueUpdate", "SetVolume", "SendMessage",
-           "Listen", "Watch", "GetLogFilter", "SetLogFilter", "StreamLogs"]
+           "Listen", "Watch", "GetLogFilter", "SetLogFilter", "StreamLogs", "ForgetDevice"]
 media = ('media { content_url: "https://example.com/a.mp4" content_type: "video/mp4" duration: 60 '
          'metadata { title: "T" images { url: "https://example.com/p.jpg" } } '
          'tracks { track_id: 1 type: TRACK_TYPE_TEXT content_id: "https://example.com/en.vtt" } '

@@ -281,9 +281,11 @@ public final class CastLink: Sendable {
                 throw DeviceAuthenticationFailure(.malformedReply, "the answer to the challenge is not binary")
             }
             let remaining = deadline - .now()
-            outcome = try await DeviceAuthenticator(trustedRoots: settings.trustedRoots).verify(
+            let verified = try await DeviceAuthenticator(trustedRoots: settings.trustedRoots).verify(
                 reply: Array(reply.payloadBinary), nonce: nonce, tlsCertificateDER: tlsCertificateDER ?? [],
                 deadline: .now + .nanoseconds(remaining.nanoseconds))
+            if let failure = DeviceAuthenticator.checkPin(verified, pinned: settings.pinnedKey) { throw failure }
+            outcome = verified
         } catch let failure as DeviceAuthenticationFailure {
             outcome = DeviceAuthentication(failure, policy: settings.policy)
         } catch is NoReply {

@@ -23,6 +23,9 @@ public struct DeviceAuthentication: Sendable, Equatable {
     public var deviceCertificate: String
     /// The common name (else the subject) of the trusted root the chain leads to, when it does.
     public var root: String
+    /// `sha256:` and the hex SHA-256 of the device certificate's SubjectPublicKeyInfo, when the
+    /// device proved it holds that key (verified).
+    public var keyFingerprint: String = ""
     public var checkedAt: Date
 
     public init(
@@ -71,6 +74,9 @@ public struct DeviceAuthenticationFailure: Error, Sendable, Equatable, CustomStr
         case oversizedKey
         /// The answer could not be checked by the connect deadline.
         case verificationTimedOut
+        /// The device proved it is a Cast device, but with another key than the one castd
+        /// pinned for its id when it first authenticated: another device answering for it.
+        case keyChanged
         /// The device certificate or an intermediate is expired or not yet valid.
         case certificateNotValidNow
         /// No chain from the device certificate through the intermediates to a trusted root.
@@ -123,6 +129,10 @@ public struct DeviceAuthenticationSettings: Sendable, Equatable {
     /// The roots a device certificate must chain to. Default: Google's Cast roots.
     public var trustedRoots: CastTrustRoots = .cast
     public var policy: DeviceAuthenticationPolicy = .require
+    /// The key fingerprint (``DeviceAuthentication/keyFingerprint``) this device id
+    /// authenticated with before; a device that proves another key fails
+    /// ``DeviceAuthenticationFailure/Check/keyChanged``. nil: none pinned yet.
+    public var pinnedKey: String?
 
     public init(trustedRoots: CastTrustRoots = .cast, policy: DeviceAuthenticationPolicy = .require) {
         self.trustedRoots = trustedRoots

@@ -1,6 +1,7 @@
 import CastProtocol
 import Crypto
 import Foundation
+import SwiftASN1
 import _CryptoExtras
 
 @_spi(FixedExpiryValidationTime) import X509
@@ -234,9 +235,28 @@ public struct DeviceAuthenticator: Sendable {
             notes.append("SHA-1 signs \(which.joined(separator: " and "))")
         }
         if answeredWithSHA1 { notes.append("the answer is signed with SHA-1") }
-        return DeviceAuthentication(
+        var outcome = DeviceAuthentication(
             state: .verified, detail: notes.joined(separator: "; "), sha1: !notes.isEmpty, deviceCertificate: subject,
             root: Self.commonName(root.subject), checkedAt: now)
+        outcome.keyFingerprint = Self.fingerprint(device.publicKey)
+        return outcome
+    }
+
+    /// `sha256:` and the hex SHA-256 of a public key's SubjectPublicKeyInfo (DER).
+    public static func fingerprint(_ key: Certificate.PublicKey) -> String {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(key)) != nil else { return "" }
+        return "sha256:" + SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The pinned-key check: nil when `outcome` proves the key pinned for the device (or none is
+    /// pinned), else the failure.
+    public static func checkPin(_ outcome: DeviceAuthentication, pinned: String?) -> DeviceAuthenticationFailure? {
+        guard let pinned, outcome.state == .verified, outcome.keyFingerprint != pinned else { return nil }
+        return DeviceAuthenticationFailure(
+            .keyChanged,
+            "the device proved another key (\(outcome.keyFingerprint.prefix(23))…) than the one castd pinned for this device id when it first authenticated (\(pinned.prefix(23))…); if the device was replaced or reset, `castc devices forget` it",
+            deviceCertificate: outcome.deviceCertificate)
     }
 
     // MARK: bounds

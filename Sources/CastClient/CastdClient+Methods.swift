@@ -32,6 +32,16 @@ extension CastdClient {
         return try await unary(.listDevices, request, as: Castd_V1_ListDevicesResponse.self).devices
     }
 
+    /// Forgets the device certificate key castd pinned for `device` (an id or a name) when it
+    /// first authenticated, and has castd try the device again: the key it proves next is
+    /// pinned. For a device that was replaced or reset; castd refuses a device whose key
+    /// changed until then.
+    public func forgetDevice(_ device: String) async throws -> CastdDevice {
+        var request = Castd_V1_ForgetDeviceRequest()
+        request.device = device
+        return try await unary(.forgetDevice, request, as: CastdDevice.self)
+    }
+
     /// The daemon, its devices, sessions and media, in one consistent snapshot.
     public func status() async throws -> CastdStatusResponse {
         try await unary(.getStatus, Castd_V1_GetStatusRequest(), as: CastdStatusResponse.self)

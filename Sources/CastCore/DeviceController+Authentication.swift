@@ -8,7 +8,23 @@ extension DeviceController {
     /// Records the outcome of device authentication on the link just made.
     func recordAuthentication(_ outcome: DeviceAuthentication?) {
         guard let outcome else { return }
-        hub.updateKnownDevice(id: id) { $0.authentication = Castd_V1_DeviceAuthentication(outcome) }
+        if outcome.state == .verified {
+            keyPins?.pinIfNew(deviceID: id, key: outcome.keyFingerprint, deviceCertificate: outcome.deviceCertificate)
+        }
+        let pinned = keyPins?.key(for: id) ?? ""
+        hub.updateKnownDevice(id: id) {
+            $0.authentication = Castd_V1_DeviceAuthentication(outcome)
+            $0.authentication.pinnedKey = pinned
+        }
+    }
+
+    /// Forgets the key pinned for this device and tries it again now: whatever key it proves
+    /// next is pinned. Returns the device as clients see it.
+    func forgetPinnedKey() -> CastdDevice? {
+        let forgotten = keyPins?.forget(deviceID: id)
+        hub.updateKnownDevice(id: id) { $0.authentication.pinnedKey = "" }
+        if forgotten != nil { connectSoon() }
+        return hub.device(id: id)
     }
 
     /// When `error` is castd refusing the device for failing authentication: records the outcome
@@ -49,6 +65,7 @@ extension Castd_V1_DeviceAuthentication {
         sha1 = outcome.sha1
         deviceCertificate = outcome.deviceCertificate
         root = outcome.root
+        keyFingerprint = outcome.keyFingerprint
         checkedAtMs = Int64((outcome.checkedAt.timeIntervalSince1970 * 1000).rounded())
     }
 }

@@ -37,6 +37,8 @@ public actor DeviceController {
     private let linkConfiguration: CastLinkConfiguration
     private let backoff: ReconnectBackoff
     let sessionStore: SessionStore?
+    /// The key each device id first authenticated with; nil: no pinning.
+    let keyPins: DeviceKeyPins?
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
@@ -102,6 +104,7 @@ public actor DeviceController {
     init(
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
+        keyPins: DeviceKeyPins? = nil,
         sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
         sessionGivenUp: @escaping @Sendable (DeviceController) -> Void = { _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
@@ -113,6 +116,7 @@ public actor DeviceController {
         self.backoff = backoff
         self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
+        self.keyPins = keyPins
         self.sessionVanished = sessionVanished
         self.sessionGivenUp = sessionGivenUp
         var logger = logger
@@ -272,9 +276,11 @@ public actor DeviceController {
         let reason: String
         var wasUp = false
         var authenticationRefused = false
+        var configuration = linkConfiguration
+        configuration.authentication.pinnedKey = keyPins?.key(for: id)
         do {
             reason = try await CastLink.withConnection(
-                host: endpoint.host, port: endpoint.port, configuration: linkConfiguration, logger: logger
+                host: endpoint.host, port: endpoint.port, configuration: configuration, logger: logger
             ) { link in
                 try await self.linkUp(link)
                 wasUp = true

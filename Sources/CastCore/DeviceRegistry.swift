@@ -81,6 +81,8 @@ public actor DeviceRegistry {
     private let backoff: ReconnectBackoff
     private let resumeWindow: Duration
     private let sessionStore: SessionStore?
+    /// Device certificate keys pinned on first authentication (in memory when castd keeps no state).
+    public let keyPins: DeviceKeyPins
     private let logger: Logger
     private let discoveryLogger: Logger
     private let sessionLogger: Logger
@@ -115,6 +117,7 @@ public actor DeviceRegistry {
         backoff: ReconnectBackoff = .init(),
         resumeWindow: Duration = .seconds(300),
         sessionStore: SessionStore? = nil,
+        keyPins: DeviceKeyPins? = nil,
         logger: Logger
     ) {
         self.hub = hub
@@ -124,6 +127,7 @@ public actor DeviceRegistry {
         self.backoff = backoff
         self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
+        self.keyPins = keyPins ?? DeviceKeyPins(directory: nil, logger: logger)
         self.logger = logger.subsystem("CastDevice")
         self.discoveryLogger = logger.subsystem("Discovery")
         self.sessionLogger = logger.subsystem("CastSession")
@@ -233,7 +237,7 @@ public actor DeviceRegistry {
         let continuation = workContinuation
         let controller = DeviceController(
             id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
-            backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore,
+            backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore, keyPins: keyPins,
             sessionVanished: { [weak self] source, session, media in
                 guard let self else { return }
                 continuation.yield { await self.followTransfer(from: source, session: session, media: media) }
@@ -347,6 +351,15 @@ public actor DeviceRegistry {
 
     /// The controller of the device with this exact id.
     public func controller(id: String) -> DeviceController? { controllers[id] }
+
+    /// Forgets the key pinned for the device `selector` names, and tries it again now.
+    public func forgetPinnedKey(of selector: String) async throws -> CastdDevice {
+        let controller = try controller(for: selector)
+        guard let device = await controller.forgetPinnedKey() else {
+            throw CastdError(.notFound, "castd no longer knows \(selector)")
+        }
+        return device
+    }
 
     // MARK: selectors
 

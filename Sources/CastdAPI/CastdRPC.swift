@@ -59,6 +59,7 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     case getLogFilter = "GetLogFilter"
     case setLogFilter = "SetLogFilter"
     case streamLogs = "StreamLogs"
+    case forgetDevice = "ForgetDevice"
 
     /// "/castd.v1.Cast/Load"
     public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }

@@ -221,6 +221,12 @@ public struct CastdService: Sendable {
             throw CastdError(.unavailable, "castd is shutting down")
         case .getLogFilter, .setLogFilter, .streamLogs:
             try await handleLogs(method, request: request, send: send)
+        case .forgetDevice:
+            let r = try decode(Castd_V1_ForgetDeviceRequest.self, request)
+            guard !r.device.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw CastdError(.invalidArgument, "name the device whose pinned key castd should forget")
+            }
+            try await send(try await registry.forgetPinnedKey(of: r.device))
         }
     }
 

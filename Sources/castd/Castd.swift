@@ -320,14 +320,14 @@ struct Castd: AsyncParsableCommand {
         if let stateDirectory = settings.stateDirectory {
             logger.info("state", metadata: ["directory": "\(stateDirectory)"])
         }
+        let stateURL = settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
         let registry = DeviceRegistry(
             hub: hub,
             staticDevices: settings.devices,
             discovery: settings.discovery,
             linkConfiguration: linkConfiguration,
-            sessionStore: SessionStore(
-                directory: settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) },
-                logger: Logger(label: CastdSubsystem.state)),
+            sessionStore: SessionStore(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
+            keyPins: DeviceKeyPins(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
             logger: Logger(label: CastdSubsystem.castDevice))
         var facts = DaemonFacts(version: castdVersion, socketPath: path)
         facts.mode = settings.mode.rawValue

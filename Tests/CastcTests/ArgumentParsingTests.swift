@@ -26,7 +26,7 @@ func usageError(_ arguments: [String]) -> String {
 @Suite struct ArgumentParsingTests {
     @Test func globalOptionsOnEveryCommand() throws {
         let commands = [
-            ["devices"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"], ["launch", "CC1AD845"], ["disconnect"],
+            ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"], ["launch", "CC1AD845"], ["disconnect"],
             ["load", "https://example.com/a.mp4"], ["play"], ["pause"], ["stop"], ["seek", "10"], ["rate", "1.5"],
             ["skip-ad"], ["queue", "list"], ["queue", "load", "https://x.org/a.mp3"],
             ["queue", "add", "https://x.org/b.mp3"],
@@ -62,7 +62,14 @@ func usageError(_ arguments: [String]) -> String {
     }
 
     @Test func devicesAndStatus() throws {
-        _ = try parse(["devices"], as: DevicesCommand.self)
+        _ = try parse(["devices"], as: DevicesListCommand.self)
+        _ = try parse(["devices", "list", "--capability", "group"], as: DevicesListCommand.self)
+        #expect(try parse(["devices", "forget", "Living Room TV"], as: DevicesForgetCommand.self).device == "Living Room TV")
+        #expect(
+            try parse(Castc.globalOptionsAfterCommand(["--json", "devices", "forget", "abc"]), as: DevicesForgetCommand.self)
+                .options.json)
+        _ = usageError(["devices", "forget"])
+        _ = usageError(["devices", "forget", " "])
         let status = try parse(["status", "--json"], as: StatusCommand.self)
         #expect(status.options.json)
         _ = usageError(["devices", "extra"])
@@ -208,7 +215,7 @@ struct GlobalOptionOrderTests {
         #expect(Castc.globalOptionsAfterCommand(["--socket"]) == ["--socket"])
         #expect(Castc.globalOptionsAfterCommand(["--json", "--help"]) == ["--json", "--help"])
         let command = try Castc.parseAsRoot(Castc.globalOptionsAfterCommand(["--socket", "/tmp/x.sock", "devices"]))
-        #expect(command is DevicesCommand)
+        #expect(command is DevicesListCommand)
     }
 
     @Test func sharedOptionsGoAfterTheWholeSubcommand() throws {

@@ -524,20 +524,20 @@ import Testing
                 "devices", "--app", "CC1AD845", "--app", "233637DE", "--capability", "video-out", "--capability",
                 "audio-out",
             ],
-            as: DevicesCommand.self
+            as: DevicesListCommand.self
         ).call()
         #expect(call.method == .listDevices)
         #expect(call.request.appIds == ["CC1AD845", "233637DE"])
         #expect(call.request.capabilities == 1 | 4)
         #expect(
-            try parse(["devices", "--capability", "group"], as: DevicesCommand.self).call().request.capabilities == 32)
+            try parse(["devices", "--capability", "group"], as: DevicesListCommand.self).call().request.capabilities == 32)
         #expect(
-            try parse(["devices", "--capability", "video-in"], as: DevicesCommand.self).call().request.capabilities == 2
+            try parse(["devices", "--capability", "video-in"], as: DevicesListCommand.self).call().request.capabilities == 2
         )
         #expect(
-            try parse(["devices", "--capability", "audio-in"], as: DevicesCommand.self).call().request.capabilities == 8
+            try parse(["devices", "--capability", "audio-in"], as: DevicesListCommand.self).call().request.capabilities == 8
         )
-        let plain = try parse(["devices"], as: DevicesCommand.self).call().request
+        let plain = try parse(["devices"], as: DevicesListCommand.self).call().request
         #expect(plain.appIds.isEmpty && plain.capabilities == 0)
         let bad = usageError(["devices", "--capability", "screen"])
         for allowed in ["video-out", "video-in", "audio-out", "audio-in", "group"] { #expect(bad.contains(allowed)) }

@@ -141,7 +141,9 @@ import Testing
             ])
         expectHelp(AppsCommand.self, ["<device>", "<app-id>", "castc apps"])
         expectHelp(
-            DevicesCommand.self, ["--app <app-id>", "--capability <capability>", "video-out", "audio-in", "group"])
+            DevicesListCommand.self, ["--app <app-id>", "--capability <capability>", "video-out", "audio-in", "group"])
+        expectHelp(DevicesCommand.self, ["castc devices forget", "pins the key", "list"])
+        expectHelp(DevicesForgetCommand.self, ["<device>", "castc devices forget", "replaced"])
         expectHelp(SendCommand.self, ["<namespace>", "<message>", "urn:x-cast:", "--json", "castc send"])
         expectHelp(ListenCommand.self, ["<namespace>", "--count <n>", "Ctrl-C", "castc listen"])
         expectHelp(StatusCommand.self, ["--verbose"])

@@ -777,6 +777,14 @@ public nonisolated struct Castd_V1_DeviceAuthentication: Sendable {
 
   public var checkedAtMs: Int64 = 0
 
+  /// "sha256:…" of the device certificate's public key (SubjectPublicKeyInfo), when verified.
+  public var keyFingerprint: String = String()
+
+  /// The key castd pinned for this device id when it first authenticated ("" before then).
+  /// A device that later authenticates with another key is refused (detail says so) until
+  /// ForgetDevice.
+  public var pinnedKey: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1007,6 +1015,19 @@ public nonisolated struct Castd_V1_ListDevicesResponse: Sendable {
   // methods supported on all messages.
 
   public var devices: [Castd_V1_Device] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_ForgetDeviceRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the device's id or name
+  public var device: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2754,7 +2775,7 @@ nonisolated extension Castd_V1_LogLevel: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DeviceAuthentication"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}state\0\u{1}detail\0\u{1}sha1\0\u{3}device_certificate\0\u{1}root\0\u{3}checked_at_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}state\0\u{1}detail\0\u{1}sha1\0\u{3}device_certificate\0\u{1}root\0\u{3}checked_at_ms\0\u{3}key_fingerprint\0\u{3}pinned_key\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2768,6 +2789,8 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
       case 4: try { try decoder.decodeSingularStringField(value: &self.deviceCertificate) }()
       case 5: try { try decoder.decodeSingularStringField(value: &self.root) }()
       case 6: try { try decoder.decodeSingularInt64Field(value: &self.checkedAtMs) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.keyFingerprint) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.pinnedKey) }()
       default: break
       }
     }
@@ -2792,6 +2815,12 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
     if self.checkedAtMs != 0 {
       try visitor.visitSingularInt64Field(value: self.checkedAtMs, fieldNumber: 6)
     }
+    if !self.keyFingerprint.isEmpty {
+      try visitor.visitSingularStringField(value: self.keyFingerprint, fieldNumber: 7)
+    }
+    if !self.pinnedKey.isEmpty {
+      try visitor.visitSingularStringField(value: self.pinnedKey, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2802,6 +2831,8 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
     if lhs.deviceCertificate != rhs.deviceCertificate {return false}
     if lhs.root != rhs.root {return false}
     if lhs.checkedAtMs != rhs.checkedAtMs {return false}
+    if lhs.keyFingerprint != rhs.keyFingerprint {return false}
+    if lhs.pinnedKey != rhs.pinnedKey {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3243,6 +3274,36 @@ nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, Swift
 
   public static func ==(lhs: Castd_V1_ListDevicesResponse, rhs: Castd_V1_ListDevicesResponse) -> Bool {
     if lhs.devices != rhs.devices {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_ForgetDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ForgetDeviceRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_ForgetDeviceRequest, rhs: Castd_V1_ForgetDeviceRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,11 +1,72 @@
 import ArgumentParser
 import CastClient
 
-struct DevicesCommand: CastcCommand {
+struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the Cast devices castd knows.",
-        usage: GlobalOptions.usage("devices", "[--app <app-id> ...] [--capability <capability> ...]"),
+        abstract: "List the Cast devices castd knows, or forget a device's pinned key.",
+        usage: GlobalOptions.usage("devices", "[list] [--app <app-id> ...] [--capability <capability> ...]")
+            + "\n" + GlobalOptions.usage("devices forget", "<device>"),
+        discussion: """
+            Without a subcommand, `castc devices` lists the devices (castc devices list --help).
+
+            castd pins the key each device first proves it holds (device authentication), and \
+            refuses a device that later proves another: some other device answering for it. \
+            When you know why the key changed (the device was replaced or reset), \
+            `castc devices forget DEVICE` forgets the pin; castd tries the device again at once \
+            and pins the key it proves then.
+
+            Examples:
+              castc devices
+              castc devices --capability video-out
+              castc devices forget "Living Room TV"
+            """,
+        subcommands: [DevicesListCommand.self, DevicesForgetCommand.self],
+        defaultSubcommand: DevicesListCommand.self
+    )
+}
+
+struct DevicesForgetCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Forget the key castd pinned for a device, and try the device again.",
+        usage: GlobalOptions.usage("devices forget", "<device>"),
+        discussion: """
+            For a device castd refuses because it proved another key than the one it first \
+            authenticated with ("another key than the one castd pinned"), once you know why: \
+            the device was replaced, or reset. castd tries the device again at once and pins \
+            the key it proves then.
+
+            Examples:
+              castc devices forget "Living Room TV"
+              castc devices forget 4d6e0c3f9a1b2c3d4e5f60718293a4b5
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The device: its name or id (castc devices lists them).", valueName: "device"))
+    var device: String
+
+    func validate() throws {
+        if device.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("name the device whose pinned key castd should forget")
+        }
+    }
+
+    func run() async throws {
+        let forgotten = try await options.withClient { client in try await client.forgetDevice(device) }
+        try options.print(forgotten) {
+            "Forgot the key pinned for \(forgotten.friendlyName.isEmpty ? forgotten.id : forgotten.friendlyName); castd is trying it again and will pin the key it proves"
+        }
+    }
+}
+
+struct DevicesListCommand: CastcCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the Cast devices castd knows (what `castc devices` does).",
+        usage: GlobalOptions.usage("devices list", "[--app <app-id> ...] [--capability <capability> ...]"),
         discussion: """
             Devices found on the local network (mDNS) and those given to castd by address, sorted \
             by name: name, model, address, connection state and the app each one runs. Speaker \
@@ -23,6 +84,7 @@ struct DevicesCommand: CastcCommand {
               castc devices --capability video-out
               castc devices --capability audio-out --capability group
               castc devices --json | jq -r '.devices[].friendlyName'
+              castc devices list --device kitchen
             """
     )
 
