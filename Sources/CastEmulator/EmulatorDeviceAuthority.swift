@@ -29,11 +29,6 @@ public struct EmulatorDeviceAuthority: Sendable {
     /// The intermediate that issues device certificates, DER-encoded (senders get it in every
     /// AuthResponse).
     public let intermediateCertificateDER: [UInt8]
-    /// The key of the devices this authority certifies, when it is kept with the authority
-    /// (``loadOrCreate(directory:)``): like a real device's, it stays the same when the emulator
-    /// restarts, so a sender that pinned it (castd) still takes the device. nil: the process's
-    /// own key, new each run.
-    var deviceKey: _RSA.Signing.PrivateKey? = nil
 
     /// Makes a new root and intermediate, RSA-2048 like the real Cast hierarchy.
     public static func generate(
@@ -138,7 +133,7 @@ public struct EmulatorDeviceAuthority: Sendable {
             return credentials
         }
         do {
-            let key = impostor == .shortRSAKey ? try EmulatorKeys.shortDevice() : try deviceKey ?? EmulatorKeys.device()
+            let key = impostor == .shortRSAKey ? try EmulatorKeys.shortDevice() : try EmulatorKeys.device()
             let validity =
                 impostor == .expiredDeviceCertificate
                 ? (now.addingTimeInterval(-2 * 365 * 86_400), now.addingTimeInterval(-86_400))
@@ -180,8 +175,6 @@ extension EmulatorDeviceAuthority {
         var root: String
         var intermediate: String
         var intermediateKey: String
-        /// The devices' key (absent in files written before it was kept).
-        var deviceKey: String?
     }
 
     /// The authority kept in `directory`, so that several emulator processes (and the senders
@@ -201,8 +194,7 @@ extension EmulatorDeviceAuthority {
             if let existing = try read(bundlePath) {
                 authority = existing
             } else {
-                var made = try generate()
-                made.deviceKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+                let made = try generate()
                 let temporary = directory + "/.authority-\(UInt64.random(in: 0...UInt64.max)).json"
                 try made.stored().write(to: URL(fileURLWithPath: temporary))
                 defer { try? fileManager.removeItem(atPath: temporary) }
@@ -235,7 +227,7 @@ extension EmulatorDeviceAuthority {
         return try encoder.encode(
             Stored(
                 root: rootCertificatePEM, intermediate: try intermediateCertificate.serializeAsPEM().pemString,
-                intermediateKey: try intermediateKey.serializeAsPEM().pemString, deviceKey: deviceKey?.pemRepresentation))
+                intermediateKey: try intermediateKey.serializeAsPEM().pemString))
     }
 
     private static func read(_ path: String) throws -> EmulatorDeviceAuthority? {
@@ -250,8 +242,7 @@ extension EmulatorDeviceAuthority {
                 intermediateKey: try Certificate.PrivateKey(pemEncoded: stored.intermediateKey),
                 rootCertificatePEM: stored.root,
                 rootCertificateDER: try root.serializeAsPEM().derBytes,
-                intermediateCertificateDER: try intermediate.serializeAsPEM().derBytes,
-                deviceKey: try stored.deviceKey.map { try _RSA.Signing.PrivateKey(pemRepresentation: $0) }
+                intermediateCertificateDER: try intermediate.serializeAsPEM().derBytes
             )
         } catch {
             throw EmulatorError(.certificate, "\(path) is not a device authority written by cast-emulator", cause: error)

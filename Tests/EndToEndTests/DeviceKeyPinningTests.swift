@@ -103,35 +103,6 @@ struct DeviceKeyPinningTests {
             }
         }
     }
-
-    /// A restarted emulator keeps its device key (kept with its authority), as a real device does:
-    /// castd takes it back without a word.
-    @Test func aRestartedEmulatorKeepsItsKey() async throws {
-        try await withTemporaryDirectory { directory in
-            try await withProcesses { launch in
-                let port = try freePort()
-                let setup = Setup(directory: directory, port: port)
-                let first = try await Self.emulator(launch, port: port, authority: directory + "/a", directory: directory)
-                let castd = try launch(
-                    "castd",
-                    [
-                        "--socket", setup.socket, "--no-discovery", "--state-directory", directory + "/state",
-                        "--trust-root", directory + "/a/root.pem", "--device", "Pinned TV=127.0.0.1:\(port)",
-                    ], [:])
-                try await eventually("castd to answer") {
-                    guard castd.isRunning else { throw CastdExited(process: castd) }
-                    return try await setup.castc(["status"]).status == 0
-                }
-                #expect(try await setup.castc(["connect", "Pinned TV"]).status == 0)
-                let pinned = try await setup.device().authentication.pinnedKey
-                await first.stop()
-                _ = try await Self.emulator(launch, port: port, authority: directory + "/a", directory: directory)
-                let again = try await setup.castc(["connect", "Pinned TV"])
-                #expect(again.status == 0, "\(again)")
-                #expect(try await setup.device().authentication.keyFingerprint == pinned)
-            }
-        }
-    }
 }
 
 /// An emulator device authority written to `directory` without starting an emulator: what
