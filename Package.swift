@@ -352,7 +352,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "CastSync",
-                "CastTestSupport", "CastdAPI", "CastEmulator",
+                "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import SwiftProtobuf
+import Synchronization
 
 /// Answers the calls that read only castd's own state (GetStatus, and ListDevices without
 /// criteria: `CastdService.answersAtOnce`) on the connection's event loop, in the read that
@@ -19,6 +20,11 @@ import SwiftProtobuf
 /// answers such a call itself before it reads the next frame (so a client that does not read its
 /// answers stops being read), and refuses what must be refused: a call id in use, too many open
 /// calls, a draining connection.
+///
+/// A frame is answered here only when no frame before it is still on its way to the
+/// connection's task: answers go out in the order of the calls, and a call the task has not
+/// admitted yet counts against the connection's call limit (two Watches then a GetStatus, with
+/// a limit of two, once had the GetStatus answered here before the task had admitted either).
 final class AtOnceHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -31,9 +37,10 @@ final class AtOnceHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard context.channel.isWritable, let calls = gate.calls,
+        guard context.channel.isWritable, !gate.hasForwardedFrames, let calls = gate.calls,
             let answer = calls.answer(unwrapInboundIn(data), allocator: context.channel.allocator)
         else {
+            gate.forwarding()
             context.fireChannelRead(data)
             return
         }
@@ -45,6 +52,16 @@ final class AtOnceHandler: ChannelInboundHandler, RemovableChannelHandler {
 /// the connection is admitted.
 final class AtOnceGate: Sendable {
     private let state = Locked<AtOnceCalls?>(nil)
+    /// Frames handed to the connection's task and not yet handled there.
+    private let forwarded = Atomic<Int>(0)
+
+    /// A frame goes on to the connection's task.
+    func forwarding() { forwarded.add(1, ordering: .sequentiallyConsistent) }
+
+    /// The connection's task has handled (answered, started or refused) a frame it was given.
+    func handledForwarded() { forwarded.subtract(1, ordering: .sequentiallyConsistent) }
+
+    var hasForwardedFrames: Bool { forwarded.load(ordering: .sequentiallyConsistent) > 0 }
 
     init() {}
 

@@ -356,6 +356,8 @@ public final class CastdServer: Service, Sendable {
                     do {
                         for try await body in inbound {
                             handle.frameArrived()
+                            // Whatever happens to this frame below, it is handled by then.
+                            defer { accepted.atOnce.handledForwarded() }
                             let frame: Castd_V1_Frame
                             do {
                                 frame = try CastdRPC.decodeFrame(body)

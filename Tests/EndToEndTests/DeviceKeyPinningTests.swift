@@ -1,4 +1,3 @@
-import CastEmulator
 import CastTestSupport
 import CastdAPI
 import Foundation
@@ -58,8 +57,12 @@ struct DeviceKeyPinningTests {
                 let port = try freePort()
                 let setup = Setup(directory: directory, port: port)
                 let first = try await Self.emulator(launch, port: port, authority: directory + "/a", directory: directory)
-                // The second authority now, so that castd can trust both roots from the start.
-                let second = try EmulatorAuthorityFiles(directory: directory + "/b")
+                // The second emulator's authority now (an emulator started once on another port
+                // writes it), so that castd can trust both roots from the start.
+                let other = try await Self.emulator(
+                    launch, port: try freePort(), authority: directory + "/b", directory: directory)
+                await other.stop()
+                let second = (directory: directory + "/b", root: directory + "/b/root.pem")
                 let castd = try launch(
                     "castd",
                     [
@@ -102,17 +105,5 @@ struct DeviceKeyPinningTests {
                 #expect(repinned.pinnedKey != pinned.pinnedKey)
             }
         }
-    }
-}
-
-/// An emulator device authority written to `directory` without starting an emulator: what
-/// `cast-emulator --authority DIRECTORY` would make there (`castd --trust-root DIRECTORY/root.pem`).
-struct EmulatorAuthorityFiles {
-    var directory: String
-    var root: String { directory + "/root.pem" }
-
-    init(directory: String) throws {
-        self.directory = directory
-        _ = try EmulatorDeviceAuthority.loadOrCreate(directory: directory)
     }
 }
