@@ -113,8 +113,11 @@ struct HostileDeviceFaultTests {
                         _ = try await client.load(
                             Self.media("https://example.com/good.mp4"), device: "Good", startTime: 50)
                         let status = try await client.status()
-                        let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" })
-                        let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID)
+                        // What the devices saw, should a session be missing (a flake seen only
+                        // with other suites running alongside: who else spoke to them?).
+                        let seen = "\(status.sessions); hostile: \(await hostile.state().launches.count) launches, \(await hostile.state().connections.count) connections; good: \(await good.state().launches.count) launches, \(await good.state().connections.count) connections; events: \(recorder.all.map { String(describing: $0.kind).prefix(120) })"
+                        let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" }, "\(seen)")
+                        let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID, "\(seen)")
                         let watch = GoodDeviceWatch(socket: socket, deviceID: goodID)
                         try await watch.waitFor(sequence: hub.sequence)
                         return try await body(
