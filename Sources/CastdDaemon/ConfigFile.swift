@@ -86,7 +86,9 @@ public enum ConfigFile {
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
-            var rest = line.drop { $0 == " " || $0 == "\t" }
+            // toml++ skips a byte order mark at the start of the text.
+            var rest = (number == 1 && line.hasPrefix("\u{FEFF}") ? line.dropFirst() : line[...])
+                .drop { $0 == " " || $0 == "\t" }
             guard rest.first == "[" else { continue }
             rest = rest.dropFirst()
             if rest.first == "[" { rest = rest.dropFirst() }

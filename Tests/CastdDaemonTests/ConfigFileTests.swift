@@ -215,7 +215,7 @@ struct AccessPolicyTests {
 /// CastdConfigFuzzer's findings: inputs that broke toml++'s own precondition (a debug build
 /// aborted; a release build has undefined behaviour). Each is in Fuzz/Corpus/CastdConfigFuzzer.
 struct ConfigFuzzFindingsTests {
-    @Test(arguments: ["[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n"])
+    @Test(arguments: ["[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n", "\u{FEFF}[\n"])
     func aTableHeaderWithoutANameIsRefusedBeforeTOMLKitSeesIt(_ text: String) {
         let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
         #expect(error?.problem == "not valid TOML: a table header must name its table right after its brackets")
