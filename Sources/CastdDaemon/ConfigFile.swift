@@ -83,19 +83,30 @@ public enum ConfigFile {
     /// is taken as a header even inside a multi-line array or string, which castd's keys never
     /// need. Returns the line and what is wrong.
     static func preflight(_ text: String) -> (line: Int, problem: String)? {
+        // Bytes, not Characters: a combining mark after `[` makes one Character of the two, which
+        // toml++ (reading bytes) still takes for a header.
+        func isKeyStart(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "\""),
+                UInt8(ascii: "'"):
+                true
+            default: false
+            }
+        }
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
+            var rest = line[...]
             // toml++ skips a byte order mark at the start of the text.
-            var rest = (number == 1 && line.hasPrefix("\u{FEFF}") ? line.dropFirst() : line[...])
-                .drop { $0 == " " || $0 == "\t" }
-            guard rest.first == "[" else { continue }
+            if number == 1, rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+            rest = rest.drop(while: isBlank)
+            guard rest.first == UInt8(ascii: "[") else { continue }
             rest = rest.dropFirst()
-            if rest.first == "[" { rest = rest.dropFirst() }
-            rest = rest.drop { $0 == " " || $0 == "\t" }
-            guard let first = rest.unicodeScalars.first,
-                first.isASCII && (CharacterSet.alphanumerics.contains(first) || "_-\"'".unicodeScalars.contains(first))
-            else {
+            if rest.first == UInt8(ascii: "[") { rest = rest.dropFirst() }
+            rest = rest.drop(while: isBlank)
+            guard let first = rest.first, isKeyStart(first) else {
                 return (number, "a table header must name its table right after its brackets")
             }
         }
