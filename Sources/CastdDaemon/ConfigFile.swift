@@ -58,7 +58,7 @@ public enum ConfigFile {
     /// Checks the text of a configuration file; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigLayer {
         if let (line, problem) = preflight(text) {
-            throw ConfigError(file: file, line: line, key: nil, problem: "not valid TOML: \(problem)")
+            throw ConfigError(file: file, line: line, key: nil, problem: problem)
         }
         let root: TOMLTable
         do {
@@ -107,7 +107,73 @@ public enum ConfigFile {
             if rest.first == UInt8(ascii: "[") { rest = rest.dropFirst() }
             rest = rest.drop(while: isBlank)
             guard let first = rest.first, isKeyStart(first) else {
-                return (number, "a table header must name its table right after its brackets")
+                return (number, "not valid TOML: a table header must name its table right after its brackets")
+            }
+        }
+        return numberProblem(text)
+    }
+
+    /// The number-like words outside strings and comments that are not plain decimal integers:
+    /// dates, times, fractions, hex, and malformed mixtures. castd's settings take whole numbers
+    /// only, and toml++'s parsing of the rest broke its own preconditions on malformed input
+    /// (`1048----a`; CastdConfigFuzzer).
+    static func numberProblem(_ text: String) -> (line: Int, problem: String)? {
+        let bytes = Array(text.utf8)
+        func isWordByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                UInt8(ascii: "."), UInt8(ascii: ":"):
+                true
+            default: false
+            }
+        }
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        var line = 1
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\n"):
+                line += 1
+                index += 1
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                // A string: basic (escapes) or literal, on one line or, tripled, on several.
+                let tripled = index + 2 < bytes.count && bytes[index + 1] == byte && bytes[index + 2] == byte
+                index += tripled ? 3 : 1
+                while index < bytes.count {
+                    if bytes[index] == UInt8(ascii: "\n") {
+                        if !tripled { break }  // unterminated: TOML says so; the newline is counted above
+                        line += 1
+                    } else if byte == UInt8(ascii: "\""), bytes[index] == UInt8(ascii: "\\") {
+                        index += 1
+                    } else if bytes[index] == byte,
+                        !tripled || (index + 2 < bytes.count && bytes[index + 1] == byte && bytes[index + 2] == byte)
+                    {
+                        index += tripled ? 3 : 1
+                        break
+                    }
+                    index += 1
+                }
+            case _ where isWordByte(byte):
+                let start = index
+                while index < bytes.count, isWordByte(bytes[index]) { index += 1 }
+                let word = bytes[start..<index]
+                let first = word.first!
+                guard isDigit(first) || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") else { continue }
+                let digits = (first == UInt8(ascii: "+") || first == UInt8(ascii: "-")) ? word.dropFirst() : word[...]
+                if digits.first.map(isDigit) != true
+                    || !digits.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") })
+                {
+                    return (
+                        line,
+                        "'\(String(decoding: word.prefix(40), as: UTF8.self))' is not a whole number; castd's settings take numbers written in decimal digits only (no dates, times, fractions or hex)"
+                    )
+                }
+            default:
+                index += 1
             }
         }
         return nil

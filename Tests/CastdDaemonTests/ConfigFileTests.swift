@@ -68,7 +68,7 @@ struct ConfigFileTests {
         ("[extras]\nx = 1\n", "castd.toml:1: extras: unknown key", "[limits]"),
         ("socket = \"/x\n", "castd.toml:1: not valid TOML", ""),
         ("a.b.c = 1\n", "castd.toml:1: a: unknown key", ""),
-        ("[limits]\nmax_frame_bytes = 1.5\n", "castd.toml:2: limits.max_frame_bytes: must be an integer", "a number"),
+        ("[limits]\nmax_frame_bytes = 1.5\n", "castd.toml:2: '1.5' is not a whole number", "decimal digits only"),
     ])
     func mistakesAreNamedWithKeyAndLine(_ text: String, _ prefix: String, _ detail: String) {
         let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "castd.toml") }
@@ -226,5 +226,25 @@ struct ConfigFuzzFindingsTests {
         let layer = try ConfigFile.parse("[limits]\nwatcher_queue = 64\n[ log ]\nlevel = \"debug\"\n[\"log\".filters]\n\"Cast*\" = \"verbose\"\n", file: "c.toml")
         #expect(layer[.watcherQueue] == .integer(64))
         #expect(layer[.logLevel] == .string("debug"))
+    }
+
+    /// toml++ broke its preconditions parsing malformed numbers (`1048----a`); castd's settings
+    /// take plain whole numbers, so anything else number-like is refused before TOMLKit sees it.
+    @Test(arguments: [
+        "a = 1048----a= 1\n", "a = 1.5\n", "a = 1979-05-27\n", "a = 07:32:00\n", "a = 0x1F\n", "a = 1e5\n",
+        "x = [1048-]\n", "\"k\" = 'v' # c\nb = 12a\n",
+    ])
+    func numbersOtherThanWholeNumbersAreRefused(_ text: String) {
+        let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
+        #expect(error?.problem.contains("is not a whole number") == true, "\(String(describing: error))")
+        #expect(error?.line == text.split(separator: "\n").count, "\(String(describing: error))")
+    }
+
+    @Test func wholeNumbersStringsAndCommentsWithDigitsStillParse() throws {
+        let layer = try ConfigFile.parse(
+            "# 2024-01-01: 1.5 x\ndevices = [\"Kitchen=10.0.0.5:8009\", '1979-05-27']\n[limits]\nwatcher_queue = 1_024 # 0x10\nidle_timeout_seconds = +30\n",
+            file: "c.toml")
+        #expect(layer[.watcherQueue] == .integer(1024))
+        #expect(layer[.idleTimeoutSeconds] == .integer(30))
     }
 }
