@@ -27,9 +27,7 @@ final class CastMessageDecoder: ChannelInboundHandler {
             let message = try CastMessage.decodeFrameBody(Array(body.readableBytesView))
             context.fireChannelRead(Self.wrapInboundOut(message))
         } catch {
-            guard let admission = throttle.admit() else { return }
-            var metadata: Logger.Metadata = ["error": "\(error)"]
-            if admission.unlogged > 0 { metadata["skipped.unlogged"] = "\(admission.unlogged)" }
+            guard let metadata = throttle.metadata(["error": "\(error)"]) else { return }
             logger.warning("skipped a bad message from the device", metadata: metadata)
         }
     }

@@ -1,4 +1,5 @@
 import CastSync
+import Logging
 
 /// A kind of log record that a peer can cause at will (a bad frame, a refused call, a refused
 /// connection), let through at most `burst` times in each `interval`. The records held back are
@@ -42,6 +43,15 @@ public final class LogThrottle: Sendable {
             defer { state.unlogged = 0 }
             return Admission(unlogged: state.unlogged)
         }
+    }
+
+    /// `metadata` for one more record of this kind, with `unlogged` (how many were held back
+    /// since the last one let through) when there were any; nil when this one is held back.
+    public func metadata(_ metadata: Logger.Metadata = [:]) -> Logger.Metadata? {
+        guard let admission = admit() else { return nil }
+        var metadata = metadata
+        if admission.unlogged > 0 { metadata["unlogged"] = "\(admission.unlogged)" }
+        return metadata
     }
 
     /// The records held back and not yet reported, and forgets them.

@@ -406,9 +406,7 @@ public actor DeviceController {
         do {
             payload = try message.jsonPayload()
         } catch {
-            if let admission = badMessageLog.admit() {
-                var metadata: Logger.Metadata = ["cast.namespace": "\(message.namespace)", "error": "\(error)"]
-                if admission.unlogged > 0 { metadata["skipped.unlogged"] = "\(admission.unlogged)" }
+            if let metadata = badMessageLog.metadata(["cast.namespace": "\(message.namespace)", "error": "\(error)"]) {
                 logger.warning("skipped a message the device sent", metadata: metadata)
             }
             return

@@ -126,11 +126,9 @@ public final class CastdServer: Service, Sendable {
         let path = configuration.target.path
         if access == .unspecified {
             let policy = configuration.accessPolicy
-            if let admission = strangerLog.admit() {
-                var metadata: Logger.Metadata = [
-                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "peer.groups": "\(peer.allGroups.sorted())",
-                ]
-                if admission.unlogged > 0 { metadata["refused.unlogged"] = "\(admission.unlogged)" }
+            if let metadata = strangerLog.metadata([
+                "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "peer.groups": "\(peer.allGroups.sorted())",
+            ]) {
                 accessLogger.warning(
                     "refused a client: not castd's user, root, or a member of a permitted group", metadata: metadata)
             }
@@ -152,9 +150,7 @@ public final class CastdServer: Service, Sendable {
             return true
         }
         guard admitted else {
-            if let admission = overLimitLog.admit() {
-                var metadata: Logger.Metadata = ["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"]
-                if admission.unlogged > 0 { metadata["refused.unlogged"] = "\(admission.unlogged)" }
+            if let metadata = overLimitLog.metadata(["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"]) {
                 accessLogger.notice("refused a connection: too many from one uid", metadata: metadata)
             }
             return CastdError(
@@ -362,10 +358,8 @@ public final class CastdServer: Service, Sendable {
                             do {
                                 frame = try CastdRPC.decodeFrame(body)
                             } catch let error as CastdError {
-                                if let admission = handle.noticeLog.admit() {
-                                    logger.notice(
-                                        "malformed frame from a client",
-                                        metadata: ["error": "\(error.message)", "unlogged": "\(admission.unlogged)"])
+                                if let metadata = handle.noticeLog.metadata(["error": "\(error.message)"]) {
+                                    logger.notice("malformed frame from a client", metadata: metadata)
                                 }
                                 await writer.status(callID: 0, error)
                                 continue
@@ -427,13 +421,10 @@ public final class CastdServer: Service, Sendable {
                 return
             }
             guard access.rawValue >= method.requiredAccess.rawValue else {
-                if let admission = handle.noticeLog.admit() {
-                    accessLogger.notice(
-                        "refused a call that needs control access",
-                        metadata: [
-                            "rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? "",
-                            "unlogged": "\(admission.unlogged)",
-                        ])
+                if let metadata = handle.noticeLog.metadata([
+                    "rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? "",
+                ]) {
+                    accessLogger.notice("refused a call that needs control access", metadata: metadata)
                 }
                 await writer.status(
                     callID: callID,

@@ -57,7 +57,7 @@ struct DevicesForgetCommand: CastcCommand {
     func run() async throws {
         let forgotten = try await options.withClient { client in try await client.forgetDevice(device) }
         try options.print(forgotten) {
-            "Forgot the key pinned for \(forgotten.friendlyName.isEmpty ? forgotten.id : forgotten.friendlyName); castd is trying it again and will pin the key it proves"
+            "Forgot the key pinned for \(DeviceTable.plainName(forgotten)); castd is trying it again and will pin the key it proves"
         }
     }
 }
