@@ -36,7 +36,7 @@ let package = Package(
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
         // A pthread-backed lock that ThreadSanitizer understands (Sources/CastSync/Locked.swift).
-        .target(name: "CastSync"),
+        .target(name: "CastSync", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CastProtocol",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],

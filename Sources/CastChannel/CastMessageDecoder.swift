@@ -1,3 +1,4 @@
+import CastSync
 import CastProtocol
 import Logging
 import NIOCore

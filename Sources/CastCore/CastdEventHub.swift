@@ -93,6 +93,8 @@ public final class CastdEventHub: Sendable {
     public func removeDevice(id: String) {
         state.withLock { state in
             guard let device = state.devices.removeValue(forKey: id) else { return }
+            // What it last played goes with it, unless a session still holds it.
+            if state.sessions[id] == nil { state.media[id] = nil }
             var event = CastdEvent()
             event.kind = .deviceRemoved(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)

@@ -102,6 +102,9 @@ public final class ChannelRouter: Sendable {
         state.listeners[id] = listener
     }
 
+    /// Whether any client listens (then the device's controller is kept).
+    var hasListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
+
     func finishAll() {
         let continuations = state.withLock { state in
             defer { state.listeners.removeAll() }

@@ -42,9 +42,9 @@ public actor DeviceController {
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
-    /// Told when castd gave up a suspended session because the device stayed away for the
-    /// resume window: the registry forgets a device that nothing announces any more.
-    let sessionGivenUp: @Sendable (DeviceController) -> Void
+    /// Told when castd stopped holding anything on the device (a link it wants, a session to
+    /// rejoin): the registry forgets a device that nothing announces any more.
+    let becameIdle: @Sendable (DeviceController) -> Void
     /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
     /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
     let logger: Logger
@@ -106,7 +106,7 @@ public actor DeviceController {
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil,
         sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
-        sessionGivenUp: @escaping @Sendable (DeviceController) -> Void = { _ in },
+        becameIdle: @escaping @Sendable (DeviceController) -> Void = { _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {
         self.id = id
@@ -118,7 +118,7 @@ public actor DeviceController {
         self.sessionStore = sessionStore
         self.keyPins = keyPins
         self.sessionVanished = sessionVanished
-        self.sessionGivenUp = sessionGivenUp
+        self.becameIdle = becameIdle
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
         self.logger = logger.subsystem("CastDevice")
@@ -248,16 +248,27 @@ public actor DeviceController {
     }
 
     /// The device left mDNS. castd keeps trying only while it has a session there to rejoin.
-    func vanished() {
-        guard suspended == nil, session == nil else { return }
+    /// Returns whether castd now holds nothing on it (see ``isIdle``).
+    @discardableResult
+    func vanished() -> Bool {
+        guard suspended == nil, session == nil else { return false }
         wantsLink = false
-        guard case .idle = phase else { return }
+        guard case .idle = phase else { return false }
         retryGeneration += 1
         failedRetries = 0
         hub.updateKnownDevice(id: id) {
             if $0.linkState == .reconnecting { $0.linkState = .disconnected }
             $0.nextRetryAtMs = 0
         }
+        return isIdle
+    }
+
+    /// castd holds nothing on the device: no link (nor an attempt, nor a request waiting for
+    /// one), no session (live or to rejoin), no link it will open on its own, no client
+    /// listening on its channels. A registry may then forget it.
+    var isIdle: Bool {
+        guard case .idle = phase else { return false }
+        return !wantsLink && session == nil && suspended == nil && linkWaiters.isEmpty && !channels.hasListeners
     }
 
     /// A session saved by a castd that stopped (or was killed): hold it as suspended and connect,
@@ -380,7 +391,7 @@ public actor DeviceController {
                 $0.linkError = reason
             }
         }
-        if gaveUp { sessionGivenUp(self) }
+        if gaveUp || isIdle { becameIdle(self) }
     }
 
     /// "5 minutes", "90 seconds", "500 ms": a resume window, as a log line and a session's

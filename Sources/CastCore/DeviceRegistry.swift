@@ -93,6 +93,8 @@ public actor DeviceRegistry {
     /// How long castd looks for a vanished session on the other devices.
     public static let transferWindow: Duration = .seconds(15)
     private let discoveryEnabled: Bool
+    private let discoveryLimits: DiscoveryLimits
+    private let serviceType: String
     private var controllers: [String: DeviceController] = [:]
     private var sources: [String: Castd_V1_DeviceSource] = [:]
     /// The devices mDNS announces now (a device restored from a saved session is known before,
@@ -113,6 +115,8 @@ public actor DeviceRegistry {
         hub: CastdEventHub,
         staticDevices: [StaticDevice] = [],
         discovery: Bool = true,
+        discoveryLimits: DiscoveryLimits = .init(),
+        serviceType: String = "_googlecast._tcp",
         linkConfiguration: CastLinkConfiguration = .init(),
         backoff: ReconnectBackoff = .init(),
         resumeWindow: Duration = .seconds(300),
@@ -123,6 +127,8 @@ public actor DeviceRegistry {
         self.hub = hub
         self.staticDevices = staticDevices
         self.discoveryEnabled = discovery
+        self.discoveryLimits = discoveryLimits
+        self.serviceType = serviceType
         self.linkConfiguration = linkConfiguration
         self.backoff = backoff
         self.resumeWindow = resumeWindow
@@ -160,14 +166,14 @@ public actor DeviceRegistry {
     }
 
     private nonisolated func runDiscovery() async {
-        let browser = AvahiBrowser(logger: discoveryLogger)
+        let browser = AvahiBrowser(serviceType: serviceType, limits: discoveryLimits, logger: discoveryLogger)
         for await event in browser.events() {
             if Task.isCancelled { break }
             await apply(event)
         }
     }
 
-    private func apply(_ event: DiscoveryEvent) {
+    private func apply(_ event: DiscoveryEvent) async {
         switch event {
         case .added(let device), .updated(let device):
             discovery.withLock { $0 = .running }
@@ -175,10 +181,12 @@ public actor DeviceRegistry {
         case .removed(let id):
             announced.remove(id)
             guard sources[id] == .mdns else { return }
-            // A device that vanished from mDNS stays listed while castd holds a session on it.
+            // A device that vanished from mDNS stays listed while castd holds a session on it;
+            // one castd holds nothing on is forgotten, controller and all (else a flood of
+            // announcements would leave castd bigger by every id it ever saw).
             if hub.session(deviceID: id) == nil { hub.removeDevice(id: id) }
-            if let controller = controllers[id] {
-                Task { await controller.vanished() }
+            if let controller = controllers[id], await controller.vanished() {
+                forget(controller)
             }
         case .unavailable(let reason):
             discoveryLogger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
@@ -242,7 +250,7 @@ public actor DeviceRegistry {
                 guard let self else { return }
                 continuation.yield { await self.followTransfer(from: source, session: session, media: media) }
             },
-            sessionGivenUp: { [weak self] controller in
+            becameIdle: { [weak self] controller in
                 guard let self else { return }
                 continuation.yield { await self.forgetUnannounced(controller) }
             },
@@ -279,19 +287,39 @@ public actor DeviceRegistry {
         }
     }
 
-    /// castd gave up the session it held for a device that stayed away. A device that only
-    /// that session kept listed (restored from the state file, or gone from mDNS while the
-    /// session was held) leaves the list, and castd stops trying to reach it; mDNS announcing it
-    /// again brings it back.
+    /// castd stopped holding anything on a device (it gave up the session it held for a device
+    /// that stayed away, or a link to a device gone from mDNS ended). A device that only that
+    /// kept listed (restored from the state file, or gone from mDNS while the session was held)
+    /// leaves the list, and castd stops trying to reach it; mDNS announcing it again brings it
+    /// back.
     private func forgetUnannounced(_ controller: DeviceController) async {
         let id = controller.id
-        guard sources[id] == .mdns, !announced.contains(id), hub.session(deviceID: id) == nil,
-            hub.device(id: id)?.linkState != .connected
+        guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
+            hub.session(deviceID: id) == nil, hub.device(id: id)?.linkState != .connected
         else { return }
-        sessionLogger.info("forgetting a device nothing announces any more", metadata: ["device.id": "\(id)"])
-        hub.removeDevice(id: id)
-        await controller.vanished()
+        if hub.device(id: id) != nil {
+            sessionLogger.info("forgetting a device nothing announces any more", metadata: ["device.id": "\(id)"])
+            hub.removeDevice(id: id)
+        }
+        if await controller.vanished() {
+            forget(controller)
+        }
     }
+
+    /// Drops everything castd kept for a device it holds nothing on and nothing announces.
+    private func forget(_ controller: DeviceController) {
+        let id = controller.id
+        guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
+            hub.session(deviceID: id) == nil
+        else { return }
+        controllers[id] = nil
+        sources[id] = nil
+        transfers[id] = nil
+        channelRouters.withLock { routers in routers.removeAll { $0 === controller.channels } }
+    }
+
+    /// How many devices castd keeps a controller for (listed, or held for a session).
+    package var controllerCount: Int { controllers.count }
 
     // MARK: stream transfer
 

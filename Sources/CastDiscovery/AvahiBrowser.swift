@@ -3,16 +3,76 @@ import CAvahi
 import Dispatch
 import Logging
 
+/// How much of Avahi and of memory one browse may use, whatever the network announces.
+public struct DiscoveryLimits: Sendable, Equatable {
+    /// Service instances followed at once. Announcements beyond it are ignored (and logged)
+    /// until some leave; then the browse starts over to pick up those it ignored. A device on
+    /// IPv4 and IPv6 is two instances.
+    public var maximumServices: Int
+    /// Resolvers open at once. Avahi lets one client hold 1,024 objects; a resolver stays open
+    /// after it answered, to follow the device's TXT changes, until another service needs it.
+    public var maximumResolvers: Int
+    /// The wait before resolving again a service that did not resolve; it doubles with each
+    /// failure, up to `maximumResolveRetry`.
+    public var resolveRetry: Duration
+    public var maximumResolveRetry: Duration
+
+    public init(
+        maximumServices: Int = 1024, maximumResolvers: Int = 256, resolveRetry: Duration = .seconds(5),
+        maximumResolveRetry: Duration = .seconds(300)
+    ) {
+        self.maximumServices = max(1, maximumServices)
+        self.maximumResolvers = min(max(1, maximumResolvers), 900)
+        self.resolveRetry = max(resolveRetry, .milliseconds(1))
+        self.maximumResolveRetry = max(maximumResolveRetry, self.resolveRetry)
+    }
+
+    /// The delay before the next resolve of a service that failed `failures` times (1 or more).
+    func retryDelay(afterFailures failures: Int) -> Duration {
+        var delay = resolveRetry
+        for _ in 1..<max(1, min(failures, 32)) where delay < maximumResolveRetry {
+            delay *= 2
+        }
+        return min(delay, maximumResolveRetry)
+    }
+}
+
+/// What one browse holds now, and the most it ever held: for tests and benchmarks.
+package struct BrowseCounts: Sendable, Equatable {
+    /// Service instances followed (waiting, resolving, resolved or waiting to retry).
+    package var services = 0
+    package var openResolvers = 0
+    package var mostOpenResolvers = 0
+    /// Announcements ignored because `maximumServices` were followed.
+    package var ignored = 0
+    /// Resolves that failed (each is retried while the service is announced).
+    package var failedResolves = 0
+    /// Times the browse started over after ignoring announcements.
+    package var rebrowses = 0
+
+    package init() {}
+}
+
 /// Browses for Cast devices with the Avahi daemon (over D-Bus) and reports them as events.
+///
+/// Bounded whatever the network announces (`DiscoveryLimits`): a flood of announcements costs
+/// linear work, at most `maximumServices` entries and `maximumResolvers` Avahi objects, and all
+/// of it is given back when the services leave.
 public final class AvahiBrowser: Sendable {
     public let serviceType: String
     /// How long to wait before trying Avahi again after it could not be reached.
     public let retryInterval: Duration
+    public let limits: DiscoveryLimits
     private let logger: Logger
+    private let counters = Locked(BrowseCounts())
 
-    public init(serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2), logger: Logger) {
+    public init(
+        serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2), limits: DiscoveryLimits = .init(),
+        logger: Logger
+    ) {
         self.serviceType = serviceType
         self.retryInterval = retryInterval
+        self.limits = limits
         // castd's subsystem for mDNS (castd's log handler files records by it; see CastdLogging).
         var logger = logger
         logger[metadataKey: "subsystem"] = "Discovery"
@@ -35,7 +95,9 @@ public final class AvahiBrowser: Sendable {
             continuation.yield(.unavailable(reason: error.message))
             return stream
         }
-        let session = BrowseSession(serviceType: serviceType, loop: loop, continuation: continuation, logger: logger)
+        let session = BrowseSession(
+            serviceType: serviceType, limits: limits, loop: loop, continuation: continuation, counters: counters,
+            logger: logger)
         continuation.onTermination = { _ in
             // This can run inside the runtime's cancellation of the consuming task, with that task
             // locked; shutdown() waits for the poll thread, which may be yielding into this stream
@@ -48,34 +110,85 @@ public final class AvahiBrowser: Sendable {
         loop.start(owner: session)
         return stream
     }
+
+    /// What the browse (the latest `events()` stream) holds now.
+    package var counts: BrowseCounts { counters.withLock { $0 } }
 }
 
 /// The state of one `events()` stream. Everything but `init` runs on the loop's poll thread.
+///
+/// Each announced service instance goes: waiting (for a resolver) → resolving → watching (its
+/// resolver stays open to follow TXT changes) → resolved (the resolver was given to a service
+/// that waited); a resolve that fails is freed and tried again later. At most
+/// `limits.maximumResolvers` resolvers are open, and at most `limits.maximumServices`
+/// services are followed; every lookup is by key or by resolver handle.
 private final class BrowseSession: AvahiClientLoopOwner {
+    private enum Phase {
+        case waiting
+        case resolving(AvahiHandle)
+        case watching(AvahiHandle)
+        case resolved
+        case retrying(due: ContinuousClock.Instant)
+    }
+
+    private struct Service {
+        var phase: Phase = .waiting
+        var failures = 0
+        /// Bumped each time it starts watching: an older entry in `watchOrder` is stale.
+        var generation: UInt64 = 0
+
+        var resolver: AvahiHandle? {
+            switch phase {
+            case .resolving(let handle), .watching(let handle): handle
+            default: nil
+            }
+        }
+    }
+
     private struct State {
         var browser: AvahiHandle?
-        var resolvers: [ServiceKey: AvahiHandle] = [:]
+        var services: [ServiceKey: Service] = [:]
+        var resolverKeys: [AvahiHandle: ServiceKey] = [:]
+        /// Services waiting for a resolver, first come first served (stale entries skipped).
+        var waiting = FIFO<ServiceKey>()
+        /// Watching resolvers, oldest first: the first given up when a service waits.
+        var watchOrder = FIFO<(key: ServiceKey, generation: UInt64)>()
+        var retrying: Set<ServiceKey> = []
+        var nextGeneration: UInt64 = 0
         var devices = DeviceAggregator()
         /// nil before the first attempt; false during an outage.
         var connected: Bool?
+        /// Announcements were ignored at the bound: browse again once there is room.
+        var overflowed = false
     }
 
     private let serviceType: String
+    private let limits: DiscoveryLimits
     private let loop: AvahiClientLoop
     private let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    private let counters: Locked<BrowseCounts>
     private let logger: Logger
     private let state = Locked(State())
+    private let ignoredLog = LogThrottle(burst: 1, interval: .seconds(60))
+    private let failedLog = LogThrottle()
+    private let retryTimer = Locked<AvahiTimer?>(nil)
 
     init(
-        serviceType: String, loop: AvahiClientLoop, continuation: AsyncStream<DiscoveryEvent>.Continuation,
-        logger: Logger
+        serviceType: String, limits: DiscoveryLimits, loop: AvahiClientLoop,
+        continuation: AsyncStream<DiscoveryEvent>.Continuation, counters: Locked<BrowseCounts>, logger: Logger
     ) {
         self.serviceType = serviceType
+        self.limits = limits
         self.loop = loop
         self.continuation = continuation
+        self.counters = counters
         var logger = logger
         logger[metadataKey: "mdns.type"] = "\(serviceType)"
         self.logger = logger
+        counters.withLock { $0 = BrowseCounts() }
+        // Unretained: the loop holds this session until the poll (and so the timer) is gone.
+        let timer = loop.makeTimer { [unowned(unsafe) self] in self.retryDue() }
+        retryTimer.withLock { $0 = timer }
     }
 
     private var userdata: UnsafeMutableRawPointer {
@@ -87,6 +200,16 @@ private final class BrowseSession: AvahiClientLoopOwner {
     private func yield(_ events: [DiscoveryEvent]) {
         for event in events {
             continuation.yield(event)
+        }
+    }
+
+    private func count(_ change: (inout BrowseCounts) -> Void) {
+        let (services, open) = state.withLock { ($0.services.count, $0.resolverKeys.count) }
+        counters.withLock { counts in
+            change(&counts)
+            counts.services = services
+            counts.openResolvers = open
+            counts.mostOpenResolvers = max(counts.mostOpenResolvers, open)
         }
     }
 
@@ -102,8 +225,12 @@ private final class BrowseSession: AvahiClientLoopOwner {
             continuation.yield(.available)
         }
         guard needsBrowser else { return }
+        startBrowser(on: client.pointer)
+    }
+
+    private func startBrowser(on client: OpaquePointer) {
         let browser = avahi_service_browser_new(
-            client.pointer, Avahi.unspecifiedInterface, Avahi.unspecifiedProtocol, serviceType, nil,
+            client, Avahi.unspecifiedInterface, Avahi.unspecifiedProtocol, serviceType, nil,
             AvahiLookupFlags(rawValue: 0),
             { browser, interface, proto, event, name, type, domain, _, userdata in
                 guard let browser, let userdata else { return }
@@ -114,7 +241,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
             },
             userdata)
         guard let browser else {
-            let reason = "Avahi cannot browse \(serviceType) (\(Avahi.errorString(avahi_client_errno(client.pointer))))"
+            let reason = "Avahi cannot browse \(serviceType) (\(Avahi.errorString(avahi_client_errno(client))))"
             logger.info("\(reason)")
             loop.reconnect(reason: reason)
             return
@@ -125,10 +252,13 @@ private final class BrowseSession: AvahiClientLoopOwner {
     func avahiClientFailed(reason: String) {
         let (startsOutage, removals) = state.withLock { state in
             defer { state.connected = false }
-            state.browser = nil
-            state.resolvers = [:]
-            return (state.connected != false, state.devices.removeAll())
+            // The loop frees the client, and with it the browser and every resolver.
+            let devices = state.devices.removeAll()
+            state = State(connected: state.connected)
+            return (state.connected != false, devices)
         }
+        retryTimer.withLock { $0 }?.cancel()
+        count { _ in }
         guard startsOutage else { return }
         logger.info("Avahi is unavailable; retrying", metadata: ["avahi.reason": "\(reason)"])
         continuation.yield(.unavailable(reason: reason))
@@ -141,39 +271,54 @@ private final class BrowseSession: AvahiClientLoopOwner {
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let key else { return }
-            let known = state.withLock { $0.resolvers[key] != nil }
-            guard !known else { return }
-            logger.debug("Service appeared; resolving", metadata: ["mdns.service": "\(key.name)"])
-            // The address family asked for is the announcement's, not UNSPEC: with UNSPEC avahi
-            // returns whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
-            // announced over both protocols is two instances, and DeviceAggregator prefers IPv4.
-            let resolver = avahi_service_resolver_new(
-                avahi_service_browser_get_client(browser.pointer), key.interface, key.protocol,
-                key.name, key.type, key.domain, key.protocol, AvahiLookupFlags(rawValue: 0),
-                { resolver, interface, proto, event, name, type, domain, _, address, port, txt, _, userdata in
-                    guard let resolver, let userdata else { return }
-                    let session = Unmanaged<BrowseSession>.fromOpaque(userdata).takeUnretainedValue()
-                    session.resolver(AvahiHandle(resolver), event: event, address: address, port: port, txt: txt)
-                },
-                userdata)
-            guard let resolver else {
-                let error = avahi_client_errno(avahi_service_browser_get_client(browser.pointer))
-                logger.info(
-                    "Cannot resolve service",
-                    metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
+            let outcome = state.withLock { state -> (added: Bool, followed: Int)? in
+                guard state.services[key] == nil else { return nil }
+                guard state.services.count < limits.maximumServices else {
+                    state.overflowed = true
+                    return (false, state.services.count)
+                }
+                state.services[key] = Service()
+                state.waiting.push(key)
+                return (true, state.services.count)
+            }
+            guard let outcome else { return }
+            guard outcome.added else {
+                count { $0.ignored += 1 }
+                if let metadata = ignoredLog.metadata([
+                    "mdns.service": "\(key.name)", "mdns.followed": "\(outcome.followed)",
+                ]) {
+                    logger.warning(
+                        "ignoring an mDNS announcement: castd already follows the most services it will (discovery.max_services); it looks again when some leave",
+                        metadata: metadata)
+                }
                 return
             }
-            state.withLock { $0.resolvers[key] = AvahiHandle(resolver) }
+            logger.debug("Service appeared", metadata: ["mdns.service": "\(key.name)"])
+            pump(client: avahi_service_browser_get_client(browser.pointer))
         case AVAHI_BROWSER_REMOVE:
             guard let key else { return }
-            let (resolver, events) = state.withLock { state in
-                (state.resolvers.removeValue(forKey: key), state.devices.removed(key))
+            let (resolver, events, rebrowse) = state.withLock { state in
+                let service = state.services.removeValue(forKey: key)
+                if let handle = service?.resolver { state.resolverKeys[handle] = nil }
+                state.retrying.remove(key)
+                let events = state.devices.removed(key)
+                // Room again after ignoring some: start over to hear of those (with some
+                // slack, so that a flood at the bound does not browse again at every removal).
+                let rebrowse = state.overflowed && state.services.count <= limits.maximumServices * 3 / 4
+                if rebrowse { state.overflowed = false }
+                return (service?.resolver, events, rebrowse)
             }
             if let resolver {
                 avahi_service_resolver_free(resolver.pointer)
             }
             logger.debug("Service went away", metadata: ["mdns.service": "\(key.name)"])
             yield(events)
+            let client = avahi_service_browser_get_client(browser.pointer)
+            if rebrowse, let client {
+                restartBrowser(browser, client: client)
+            }
+            count { _ in }
+            pump(client: client)
         case AVAHI_BROWSER_FAILURE:
             let error = avahi_client_errno(avahi_service_browser_get_client(browser.pointer))
             loop.reconnect(reason: "Avahi stopped browsing \(serviceType) (\(Avahi.errorString(error)))")
@@ -182,35 +327,248 @@ private final class BrowseSession: AvahiClientLoopOwner {
         }
     }
 
+    /// A new browser reports every service again: those already followed are skipped, the ones
+    /// ignored at the bound are picked up.
+    private func restartBrowser(_ browser: AvahiHandle, client: OpaquePointer) {
+        let current = state.withLock { state -> Bool in
+            guard state.browser == browser else { return false }
+            state.browser = nil
+            return true
+        }
+        guard current else { return }
+        avahi_service_browser_free(browser.pointer)
+        count { $0.rebrowses += 1 }
+        logger.info("room for more mDNS services again; browsing anew to find those ignored")
+        startBrowser(on: client)
+    }
+
+    /// Opens resolvers for waiting services while there is room, giving up the oldest watching
+    /// resolver for each service that waits once the room is used up.
+    private func pump(client: OpaquePointer?) {
+        guard let client else { return }
+        while true {
+            enum Step {
+                case open(ServiceKey)
+                case evict(AvahiHandle)
+            }
+            let step = state.withLock { state -> Step? in
+                while let key = state.waiting.peek() {
+                    guard case .waiting? = state.services[key]?.phase else {
+                        _ = state.waiting.pop()  // left, or queued twice
+                        continue
+                    }
+                    if state.resolverKeys.count < limits.maximumResolvers {
+                        _ = state.waiting.pop()
+                        return .open(key)
+                    }
+                    // Full: the oldest resolver that already answered makes room.
+                    while let oldest = state.watchOrder.pop() {
+                        guard var service = state.services[oldest.key], service.generation == oldest.generation,
+                            case .watching(let handle) = service.phase
+                        else { continue }
+                        service.phase = .resolved
+                        state.services[oldest.key] = service
+                        state.resolverKeys[handle] = nil
+                        return .evict(handle)
+                    }
+                    return nil  // every open resolver is still resolving: wait for one
+                }
+                return nil
+            }
+            switch step {
+            case nil:
+                count { _ in }
+                return
+            case .evict(let handle):
+                avahi_service_resolver_free(handle.pointer)
+            case .open(let key):
+                open(key, client: client)
+            }
+        }
+    }
+
+    private func open(_ key: ServiceKey, client: OpaquePointer) {
+        // The address family asked for is the announcement's, not UNSPEC: with UNSPEC avahi
+        // returns whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
+        // announced over both protocols is two instances, and DeviceAggregator prefers IPv4.
+        let resolver = avahi_service_resolver_new(
+            client, key.interface, key.protocol, key.name, key.type, key.domain, key.protocol,
+            AvahiLookupFlags(rawValue: 0),
+            { resolver, _, _, event, _, _, _, _, address, port, txt, _, userdata in
+                guard let resolver, let userdata else { return }
+                let session = Unmanaged<BrowseSession>.fromOpaque(userdata).takeUnretainedValue()
+                session.resolver(AvahiHandle(resolver), event: event, address: address, port: port, txt: txt)
+            },
+            userdata)
+        guard let resolver else {
+            // Avahi refused the object (too many for this client, out of memory): try later.
+            let error = avahi_client_errno(client)
+            scheduleRetry(key, reason: Avahi.errorString(error))
+            return
+        }
+        let handle = AvahiHandle(resolver)
+        let stale = state.withLock { state -> Bool in
+            guard var service = state.services[key], case .waiting = service.phase else { return true }
+            service.phase = .resolving(handle)
+            state.services[key] = service
+            state.resolverKeys[handle] = key
+            return false
+        }
+        if stale {
+            avahi_service_resolver_free(resolver)  // avahi called back synchronously and it left
+        }
+    }
+
     private func resolver(
         _ resolver: AvahiHandle, event: AvahiResolverEvent,
         address: UnsafePointer<AvahiAddress>?, port: UInt16, txt: UnsafeMutablePointer<AvahiStringList>?
     ) {
         // The key the resolver was made for (what the browser reported), not what it echoes back.
-        guard let key = state.withLock({ $0.resolvers.first { $0.value == resolver }?.key }) else { return }
+        // No key: avahi called back from inside avahi_service_resolver_new, before the handle
+        // was recorded; it calls again for anything that matters.
+        guard let key = state.withLock({ $0.resolverKeys[resolver] }) else { return }
+        let client = avahi_service_resolver_get_client(resolver.pointer)
         switch event {
         case AVAHI_RESOLVER_FOUND:
             guard let address else { return }
             let host = Avahi.numericHost(address, interface: key.interface)
             let record = CastTXTRecord(entries: Avahi.txtEntries(txt))
             let device = DiscoveredDevice(serviceName: key.name, host: host, port: Int(port), txt: record)
-            let events = state.withLock { $0.devices.resolved(key, as: device) }
+            let events = state.withLock { state -> [DiscoveryEvent] in
+                guard var service = state.services[key] else { return [] }
+                if case .resolving = service.phase {
+                    state.nextGeneration += 1
+                    service.generation = state.nextGeneration
+                    service.phase = .watching(resolver)
+                    state.watchOrder.push((key, service.generation))
+                }
+                service.failures = 0
+                state.services[key] = service
+                return state.devices.resolved(key, as: device)
+            }
             logger.debug(
                 "Service resolved",
                 metadata: [
                     "mdns.service": "\(key.name)", "device.id": "\(device.id)", "device.host": "\(host):\(port)",
                 ])
             yield(events)
+            pump(client: client)
         default:
-            // AVAHI_RESOLVER_FAILURE (mostly a timeout): the resolver is kept, in case avahi
-            // resolves the service later; the browser's REMOVE frees it.
-            let error = avahi_client_errno(avahi_service_resolver_get_client(resolver.pointer))
-            logger.debug(
-                "Service did not resolve",
-                metadata: ["mdns.service": "\(key.name)", "avahi.error": "\(Avahi.errorString(error))"])
+            // AVAHI_RESOLVER_FAILURE (mostly a timeout). The resolver is freed; a service that
+            // never resolved is tried again later, one that did stays as it was last resolved.
+            let error = Avahi.errorString(avahi_client_errno(client))
+            let wasResolving = state.withLock { state -> Bool in
+                state.resolverKeys[resolver] = nil
+                guard var service = state.services[key] else { return false }
+                if case .resolving = service.phase {
+                    service.phase = .waiting  // scheduleRetry moves it on
+                    state.services[key] = service
+                    return true
+                }
+                service.phase = .resolved
+                state.services[key] = service
+                return false
+            }
+            avahi_service_resolver_free(resolver.pointer)
+            if wasResolving {
+                scheduleRetry(key, reason: error)
+            }
+            pump(client: client)
         }
     }
+
+    // MARK: retrying failed resolves
+
+    private func scheduleRetry(_ key: ServiceKey, reason: String) {
+        let delay = state.withLock { state -> Duration? in
+            guard var service = state.services[key] else { return nil }
+            service.failures += 1
+            let delay = limits.retryDelay(afterFailures: service.failures)
+            service.phase = .retrying(due: .now + delay)
+            state.services[key] = service
+            state.retrying.insert(key)
+            return delay
+        }
+        guard let delay else { return }
+        count { $0.failedResolves += 1 }
+        if let metadata = failedLog.metadata([
+            "mdns.service": "\(key.name)", "avahi.error": "\(reason)", "retry.in": "\(delay)",
+        ]) {
+            logger.debug("Service did not resolve; trying again later", metadata: metadata)
+        }
+        armRetryTimer()
+    }
+
+    /// The timer fires for the earliest retry due.
+    private func armRetryTimer() {
+        let next = state.withLock { state in
+            var earliest: ContinuousClock.Instant?
+            for key in state.retrying {
+                if case .retrying(let due)? = state.services[key]?.phase, earliest.map({ due < $0 }) ?? true {
+                    earliest = due
+                }
+            }
+            return earliest
+        }
+        guard let timer = retryTimer.withLock({ $0 }) else { return }
+        guard let next else {
+            timer.cancel()
+            return
+        }
+        timer.schedule(after: max(.zero, next - .now))
+    }
+
+    private func retryDue() {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            for key in state.retrying {
+                guard var service = state.services[key], case .retrying(let due) = service.phase else {
+                    state.retrying.remove(key)
+                    continue
+                }
+                guard due <= now else { continue }
+                service.phase = .waiting
+                state.services[key] = service
+                state.retrying.remove(key)
+                state.waiting.push(key)
+            }
+        }
+        let client = state.withLock { $0.browser }.map { avahi_service_browser_get_client($0.pointer) }
+        pump(client: client ?? nil)
+        armRetryTimer()
+    }
 }
+
+/// A first-in first-out queue with O(1) push and pop (amortized): an array and a head index,
+/// compacted when more than half of it has been popped.
+struct FIFO<Element> {
+    private var items: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func push(_ item: Element) {
+        items.append(item)
+    }
+
+    func peek() -> Element? {
+        head < items.count ? items[head] : nil
+    }
+
+    mutating func pop() -> Element? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head > 64, head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return item
+    }
+}
+
+extension FIFO: Sendable where Element: Sendable {}
 
 extension ServiceKey {
     /// From the strings of an avahi callback; nil if avahi passed none (it always does).

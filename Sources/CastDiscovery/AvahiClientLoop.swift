@@ -35,6 +35,8 @@ final class AvahiClientLoop: Sendable {
         var client: AvahiHandle?
         var owner: (any AvahiClientLoopOwner)?
         var retryTimer: AvahiHandle?
+        /// The owner's timers (`makeTimer`), kept alive until the poll that calls them is freed.
+        var timers: [AvahiTimer] = []
         /// The current client failed, or the last attempt created none; a retry is scheduled.
         var failed = false
     }
@@ -122,6 +124,25 @@ final class AvahiClientLoop: Sendable {
         }
     }
 
+    /// A timer on this loop's poll that calls `fire` on the poll thread each time it is
+    /// scheduled and comes due. Make it before `start` or on the poll thread; schedule and
+    /// cancel it on the poll thread. It lives as long as the poll (freed by `shutdown`).
+    func makeTimer(_ fire: @escaping @Sendable () -> Void) -> AvahiTimer? {
+        let timer = AvahiTimer(fire: fire)
+        // Unretained: `state.timers` keeps the box until the poll (and so the timeout) is freed.
+        let handle = pollAPI.pointee.timeout_new(
+            pollAPI, nil,
+            { _, userdata in
+                guard let userdata else { return }
+                Unmanaged<AvahiTimer>.fromOpaque(userdata).takeUnretainedValue().fire()
+            },
+            Unmanaged.passUnretained(timer).toOpaque())
+        guard let handle else { return nil }
+        timer.attach(AvahiHandle(handle), poll: pollAPI)
+        state.withLock { $0.timers.append(timer) }
+        return timer
+    }
+
     /// Poll thread: drop the current client (e.g. its browser failed) and connect again later.
     func reconnect(reason: String) {
         failed(reason)
@@ -145,8 +166,12 @@ final class AvahiClientLoop: Sendable {
             if let client {
                 free(client)
             }
-            avahi_threaded_poll_free(poll.pointer)  // frees the retry timer too
-            withExtendedLifetime(owner) {}
+            avahi_threaded_poll_free(poll.pointer)  // frees the retry timer and the owner's timers too
+            let timers = state.withLock { state in
+                defer { state.timers = [] }
+                return state.timers
+            }
+            withExtendedLifetime((owner, timers)) {}
         }
     }
 
@@ -224,4 +249,36 @@ final class AvahiClientLoop: Sendable {
         avahi_client_free(client.pointer)
         Unmanaged.passUnretained(self).release()  // the +1 taken in connect()
     }
+}
+
+/// A timeout on an `AvahiClientLoop`'s poll (see `AvahiClientLoop.makeTimer`).
+final class AvahiTimer: Sendable {
+    let fire: @Sendable () -> Void
+    private let target = Locked<(handle: AvahiHandle, poll: AvahiPollPointer)?>(nil)
+
+    fileprivate init(fire: @escaping @Sendable () -> Void) {
+        self.fire = fire
+    }
+
+    fileprivate func attach(_ handle: AvahiHandle, poll: UnsafePointer<AvahiPoll>) {
+        target.withLock { $0 = (handle, AvahiPollPointer(pointer: poll)) }
+    }
+
+    /// Poll thread: fire once, `interval` from now (replacing any earlier schedule).
+    func schedule(after interval: Duration) {
+        guard let (handle, poll) = target.withLock({ $0 }) else { return }
+        var when = Avahi.time(after: interval)
+        poll.pointer.pointee.timeout_update(handle.pointer, &when)
+    }
+
+    /// Poll thread: do not fire.
+    func cancel() {
+        guard let (handle, poll) = target.withLock({ $0 }) else { return }
+        poll.pointer.pointee.timeout_update(handle.pointer, nil)
+    }
+}
+
+/// avahi's poll vtable, which lives as long as its poll (see `AvahiHandle` for the threading).
+struct AvahiPollPointer: @unchecked Sendable {
+    let pointer: UnsafePointer<AvahiPoll>
 }

@@ -27,6 +27,9 @@ struct DeviceAggregator: Sendable {
     }
 
     private var instances: [ServiceKey: Instance] = [:]
+    /// The instances of each device id: what `merged` looks at (never every instance, so that a
+    /// resolve costs the same however many devices are known).
+    private var keysByID: [String: Set<ServiceKey>] = [:]
     private var published: [String: DiscoveredDevice] = [:]
     private var clock: UInt64 = 0
 
@@ -38,8 +41,10 @@ struct DeviceAggregator: Sendable {
         clock += 1
         let previous = instances[key]
         instances[key] = Instance(device: device, firstSeen: previous?.firstSeen ?? clock, lastResolved: clock)
+        keysByID[device.id, default: []].insert(key)
         var events: [DiscoveryEvent] = []
         if let previousID = previous?.device.id, previousID != device.id {
+            unindex(key, from: previousID)
             events += reconcile(previousID)
         }
         return events + reconcile(device.id)
@@ -48,14 +53,24 @@ struct DeviceAggregator: Sendable {
     /// An instance went away.
     mutating func removed(_ key: ServiceKey) -> [DiscoveryEvent] {
         guard let instance = instances.removeValue(forKey: key) else { return [] }
+        unindex(key, from: instance.device.id)
         return reconcile(instance.device.id)
     }
 
     /// Everything went away (Avahi was lost); removals in id order.
     mutating func removeAll() -> [DiscoveryEvent] {
         instances = [:]
+        keysByID = [:]
         defer { published = [:] }
         return published.keys.sorted().map { .removed(id: $0) }
+    }
+
+    /// How many service instances are held (for the browser's bounds and its tests).
+    var instanceCount: Int { instances.count }
+
+    private mutating func unindex(_ key: ServiceKey, from id: String) {
+        keysByID[id]?.remove(key)
+        if keysByID[id]?.isEmpty == true { keysByID[id] = nil }
     }
 
     private mutating func reconcile(_ id: String) -> [DiscoveryEvent] {
@@ -77,7 +92,7 @@ struct DeviceAggregator: Sendable {
     }
 
     private func merged(_ id: String) -> DiscoveredDevice? {
-        let candidates = instances.values.filter { $0.device.id == id }
+        let candidates = (keysByID[id] ?? []).compactMap { instances[$0] }
         guard
             let addressSource = candidates.min(by: { ($0.addressRank, $0.firstSeen) < ($1.addressRank, $1.firstSeen) }),
             let txtSource = candidates.max(by: { $0.lastResolved < $1.lastResolved })

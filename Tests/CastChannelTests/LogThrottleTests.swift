@@ -1,6 +1,7 @@
+import CastSync
 import Testing
 
-@testable import CastChannel
+
 
 /// What a peer can make castd log at will is let through a few times a minute, and counted.
 struct LogThrottleTests {

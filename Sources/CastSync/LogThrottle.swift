@@ -1,4 +1,3 @@
-import CastSync
 import Logging
 
 /// A kind of log record that a peer can cause at will (a bad frame, a refused call, a refused
@@ -10,6 +9,10 @@ public final class LogThrottle: Sendable {
     public struct Admission: Sendable, Equatable {
         /// Records held back since the last one let through.
         public var unlogged: Int
+
+        package init(unlogged: Int) {
+            self.unlogged = unlogged
+        }
     }
 
     private struct State {
