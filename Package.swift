@@ -125,6 +125,7 @@ let package = Package(
                 "CastdServer",
                 "CastCore",
                 "CastChannel",
+                "CastDiscovery",
                 "CastdAPI",
                 "CSystemd",
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -141,6 +142,7 @@ let package = Package(
                 "CastdLogging",
                 "CastCore",
                 "CastChannel",
+                "CastDiscovery",
                 "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,6 +233,7 @@ let package = Package(
             name: "castd-bench",
             dependencies: [
                 "CastSync",
+                "CastDiscovery",
                 "CastClient",
                 "CastEmulator",
                 "CastProtocol",

@@ -202,7 +202,7 @@ write("CastTXTFuzzer", "empty", b"")
 with open(os.path.join(root, "packaging", "castd.toml")) as f:
     write("CastdConfigFuzzer", "packaging-castd.toml", f.read())
 config = {
-    "every-key": 'socket = "/run/castd/castd.sock"\nstate_directory = "/var/lib/castd"\ndevices = ["Kitchen=192.168.1.20", "10.0.0.5:8009"]\ndiscovery = true\ndevice_auth = "warn"\n[limits]\nmax_frame_bytes = 1048576\nmax_connections_per_uid = 8\nmax_calls_per_connection = 16\nwatcher_queue = 64\nidle_timeout_seconds = 5\n[log]\nlevel = "debug"\n[log.filters]\n"Cast*" = "verbose"\n',
+    "every-key": 'socket = "/run/castd/castd.sock"\nstate_directory = "/var/lib/castd"\ndevices = ["Kitchen=192.168.1.20", "10.0.0.5:8009"]\ndiscovery = true\ndevice_auth = "warn"\n[limits]\nmax_frame_bytes = 1048576\nmax_connections_per_uid = 8\nmax_calls_per_connection = 16\nwatcher_queue = 64\nidle_timeout_seconds = 5\nmax_mdns_services = 64\n[log]\nlevel = "debug"\n[log.filters]\n"Cast*" = "verbose"\n',
     "wrong-types": 'devices = "Kitchen"\ndiscovery = "yes"\n[limits]\nmax_frame_bytes = -1\nwatcher_queue = 1e400\n',
     "unknown-keys": 'sockett = "x"\n[limit]\nmax = 1\n[log.filters]\n"*" = 3\n',
     "deep-arrays": "devices = " + "[" * 300 + "]" * 300 + "\n",

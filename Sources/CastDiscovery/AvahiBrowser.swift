@@ -147,6 +147,9 @@ private final class BrowseSession: AvahiClientLoopOwner {
 
     private struct State {
         var browser: AvahiHandle?
+        /// The browser a new one replaces, kept until the new one has reported everything it
+        /// knows (ALL_FOR_NOW), so that no removal falls between the two.
+        var retiring: AvahiHandle?
         var services: [ServiceKey: Service] = [:]
         var resolverKeys: [AvahiHandle: ServiceKey] = [:]
         /// Services waiting for a resolver, first come first served (stale entries skipped).
@@ -319,24 +322,38 @@ private final class BrowseSession: AvahiClientLoopOwner {
             }
             count { _ in }
             pump(client: client)
+        case AVAHI_BROWSER_ALL_FOR_NOW:
+            // The new browser has reported every service there is: the old one can go.
+            let retiring = state.withLock { state -> AvahiHandle? in
+                guard state.browser == browser, let retiring = state.retiring else { return nil }
+                state.retiring = nil
+                return retiring
+            }
+            if let retiring {
+                avahi_service_browser_free(retiring.pointer)
+            }
         case AVAHI_BROWSER_FAILURE:
             let error = avahi_client_errno(avahi_service_browser_get_client(browser.pointer))
             loop.reconnect(reason: "Avahi stopped browsing \(serviceType) (\(Avahi.errorString(error)))")
         default:
-            break  // AVAHI_BROWSER_CACHE_EXHAUSTED, AVAHI_BROWSER_ALL_FOR_NOW
+            break  // AVAHI_BROWSER_CACHE_EXHAUSTED
         }
     }
 
     /// A new browser reports every service again: those already followed are skipped, the ones
-    /// ignored at the bound are picked up.
+    /// ignored at the bound are picked up. The old one keeps reporting removals until the new
+    /// one has caught up (ALL_FOR_NOW); one restart at a time.
     private func restartBrowser(_ browser: AvahiHandle, client: OpaquePointer) {
-        let current = state.withLock { state -> Bool in
-            guard state.browser == browser else { return false }
+        let restart = state.withLock { state -> Bool in
+            guard state.retiring == nil, let current = state.browser else {
+                state.overflowed = true  // a restart is under way: try again after it
+                return false
+            }
+            state.retiring = current
             state.browser = nil
             return true
         }
-        guard current else { return }
-        avahi_service_browser_free(browser.pointer)
+        guard restart else { return }
         count { $0.rebrowses += 1 }
         logger.info("room for more mDNS services again; browsing anew to find those ignored")
         startBrowser(on: client)

@@ -1,5 +1,6 @@
 import CastChannel
 import CastCore
+import CastDiscovery
 import CastdAPI
 import CastdServer
 import Foundation
@@ -31,6 +32,9 @@ public struct CastdSettings: Sendable {
     public var watcherQueue: Int
     /// nil: never close a silent connection.
     public var idleTimeout: Duration?
+    /// The most mDNS service instances discovery follows at once (a device on IPv4 and IPv6
+    /// is two); announcements beyond it wait for room.
+    public var maxMDNSServices: Int
     /// The minimum log level and the `PATTERN=LEVEL` filters, unparsed (the logging system
     /// parses them).
     public var logLevel: String
@@ -147,6 +151,7 @@ public struct CastdSettings: Sendable {
             maxCallsPerConnection: integer(.maxCallsPerConnection, 128),
             watcherQueue: integer(.watcherQueue, 256),
             idleTimeout: idleSeconds == 0 ? nil : .seconds(idleSeconds),
+            maxMDNSServices: integer(.maxMDNSServices, DiscoveryLimits().maximumServices),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes
         return settings

@@ -15,6 +15,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case maxCallsPerConnection
     case watcherQueue
     case idleTimeoutSeconds
+    case maxMDNSServices
     case logLevel
     case logFilters
 
@@ -34,6 +35,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxCallsPerConnection: ["limits", "max_calls_per_connection"]
         case .watcherQueue: ["limits", "watcher_queue"]
         case .idleTimeoutSeconds: ["limits", "idle_timeout_seconds"]
+        case .maxMDNSServices: ["limits", "max_mdns_services"]
         case .logLevel: ["log", "level"]
         case .logFilters: ["log", "filters"]
         }
@@ -58,6 +60,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxCallsPerConnection: "--max-calls-per-connection"
         case .watcherQueue: "--watcher-queue"
         case .idleTimeoutSeconds: "--idle-timeout"
+        case .maxMDNSServices: "--max-mdns-services"
         case .logLevel: "--log-level"
         case .logFilters: "--log-filter"
         }
@@ -81,6 +84,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxConnectionsPerUID, .maxCallsPerConnection: .integer(1...65536)
         case .watcherQueue: .integer(2...1_000_000)
         case .idleTimeoutSeconds: .integer(0...86400)
+        case .maxMDNSServices: .integer(16...65536)
         case .logFilters: .stringTable
         }
     }

@@ -23,6 +23,7 @@ struct CastdBench: AsyncParsableCommand {
               5  memory and idle CPU with 0, 1, 50 and 200 devices
               6  socket-activated cold start (systemd-socket-activate)
               7  discovery: avahi-publish to castd's device list
+              8  an mDNS flood: castd's CPU per fake id, and its memory once they leave
 
             Examples:
               castd-bench --bin .build/release --python .build/venv-bench/bin/python --catt .build/venv-bench/bin/catt
@@ -80,15 +81,15 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         if let only {
             for part in only.split(separator: ",") {
-                guard let number = Int(part), (1...7).contains(number) else {
-                    throw ValidationError("--only takes figure numbers 1 to 7, like 1,3,5")
+                guard let number = Int(part), (1...8).contains(number) else {
+                    throw ValidationError("--only takes figure numbers 1 to 8, like 1,3,5")
                 }
             }
         }
     }
 
     var figures: Set<Int> {
-        guard let only else { return Set(1...7) }
+        guard let only else { return Set(1...8) }
         return Set(only.split(separator: ",").compactMap { Int($0) })
     }
 
@@ -175,6 +176,10 @@ struct Run: AsyncParsableCommand {
                     })
             }
             await device.shutdown()
+        }
+        if wanted.contains(8) {
+            log("figure 8: mDNS flood")
+            results.append(try await figure(8, "mDNS flood") { try await FloodFigure(environment: environment).run() })
         }
         overall.finish(live: [])
 

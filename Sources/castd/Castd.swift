@@ -2,6 +2,7 @@ import ArgumentParser
 import CSystemd
 import CastChannel
 import CastCore
+import CastDiscovery
 import CastdAPI
 import CastdDaemon
 import CastdLogging
@@ -177,6 +178,13 @@ struct Castd: AsyncParsableCommand {
     var logFilters: [String] = []
 
     /// The flags, as a configuration layer over the file's.
+    @Option(
+        name: .customLong("max-mdns-services"),
+        help: ArgumentHelp(
+            "The most mDNS service instances discovery follows at once (default 1024; a device on IPv4 and IPv6 is two). Announcements beyond it are logged and wait for room. [limits.max_mdns_services]",
+            valueName: "count"))
+    var maxMDNSServices: Int?
+
     var flagLayer: ConfigLayer {
         var layer = ConfigLayer()
         func set(_ key: ConfigKey, _ value: ConfigValue?) {
@@ -195,6 +203,7 @@ struct Castd: AsyncParsableCommand {
         set(.maxCallsPerConnection, maxCallsPerConnection.map(ConfigValue.integer))
         set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
         set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
+        set(.maxMDNSServices, maxMDNSServices.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
@@ -325,6 +334,7 @@ struct Castd: AsyncParsableCommand {
             hub: hub,
             staticDevices: settings.devices,
             discovery: settings.discovery,
+            discoveryLimits: DiscoveryLimits(maximumServices: settings.maxMDNSServices),
             linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
             keyPins: DeviceKeyPins(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
@@ -393,6 +403,7 @@ extension Castd {
         line("limits.max_calls_per_connection", "\(settings.maxCallsPerConnection)")
         line("limits.watcher_queue", "\(settings.watcherQueue)")
         line("limits.idle_timeout_seconds", settings.idleTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
+        line("limits.max_mdns_services", "\(settings.maxMDNSServices)")
         line("log.level", settings.logLevel)
         line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))
         for note in settings.notes { lines.append("note: \(note)") }

@@ -25,6 +25,7 @@ struct ConfigFileTests {
         max_calls_per_connection = 32
         watcher_queue = 64
         idle_timeout_seconds = 10
+        max_mdns_services = 2048
 
         [log]
         level = "debug"
@@ -43,6 +44,7 @@ struct ConfigFileTests {
         #expect(layer[.controlGroups] == .strings(["4301"]))
         #expect(layer[.maxFrameBytes] == .integer(1_048_576))
         #expect(layer[.idleTimeoutSeconds] == .integer(10))
+        #expect(layer[.maxMDNSServices] == .integer(2048))
         #expect(layer[.logLevel] == .string("debug"))
         // The file's order, which decides which filter wins.
         #expect(

@@ -92,6 +92,17 @@ struct HostileDeviceFaultTests {
 
     static func media(_ url: String) -> CastdMediaInformation { FaultRecoveryTests.media(url) }
 
+    /// One line for an event, for failure messages: its kind, device, and for a session its
+    /// state and reason.
+    static func summary(_ event: CastdEvent) -> String {
+        switch event.kind {
+        case .session(let session): "#\(event.sequence) session \(session.deviceName) \(session.state) \(session.sessionID.prefix(8)) '\(session.reason)'"
+        case .media(let media): "#\(event.sequence) media \(media.deviceID) \(media.playerState)"
+        case .deviceUpdated(let device): "#\(event.sequence) device \(device.friendlyName) \(device.linkState)"
+        default: "#\(event.sequence) \(String(describing: event.kind).prefix(40))"
+        }
+    }
+
     func withTwoDevices<T>(_ body: (Setup) async throws -> T) async throws -> T {
         var hostileConfiguration = EmulatorConfiguration()
         hostileConfiguration.name = "Hostile"
@@ -115,7 +126,7 @@ struct HostileDeviceFaultTests {
                         let status = try await client.status()
                         // What the devices saw, should a session be missing (a flake seen only
                         // with other suites running alongside: who else spoke to them?).
-                        let seen = "\(status.sessions); hostile: \(await hostile.state().launches.count) launches, \(await hostile.state().connections.count) connections; good: \(await good.state().launches.count) launches, \(await good.state().connections.count) connections; events: \(recorder.all.map { String(describing: $0.kind).prefix(120) })"
+                        let seen = "\(status.sessions); hostile: \(await hostile.state().launches.count) launches, \(await hostile.state().connections.count) connections; good: \(await good.state().launches.count) launches, \(await good.state().connections.count) connections; events: \(recorder.all.map(Self.summary))"
                         let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" }, "\(seen)")
                         let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID, "\(seen)")
                         let watch = GoodDeviceWatch(socket: socket, deviceID: goodID)

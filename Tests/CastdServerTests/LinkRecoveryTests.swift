@@ -181,6 +181,8 @@ struct LinkRecoveryTests {
             }
             #expect(added)
             #expect(hub.device(id: gone.deviceID) == nil)
+            // And keeps nothing for it: its controller is gone too.
+            try await eventually("the device's controller forgotten") { await registry.controllerCount == 0 }
             #expect(Self.saved(in: directory).isEmpty)
             // A client that names it now is told there is no such device.
             let refusal = await #expect(throws: CastdError.self) { try await registry.controller(for: "Old TV") }
