@@ -13,10 +13,38 @@ import Foundation
 #endif
 
 /// castc's output: text on stdout (flushed per line when streaming), errors on stderr.
+///
+/// Everything castc writes passes through ``visible(_:)``: names, titles and messages come from
+/// devices, mDNS announcements and receiver apps, and must not drive the user's terminal.
 enum Terminal {
     /// Prints `text` and a newline on stdout.
     static func line(_ text: String) {
-        print(text)
+        print(visible(text))
+    }
+
+    /// `text` with every control character but newline and tab written out as `\u001b`:
+    /// C0 (escape, bell, carriage return, backspace…), DEL, and C1 (U+0080–U+009F, where some
+    /// terminals read U+009B as the start of an escape sequence). The same spelling is a valid
+    /// escape inside a JSON string, so `--json` output stays valid JSON.
+    static func visible(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x0A, 0x09: false
+            case 0x00..<0x20, 0x7F..<0xA0: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                let hex = String(scalar.value, radix: 16)
+                result.append(contentsOf: "\\u\(String(repeating: "0", count: 4 - hex.count))\(hex)".unicodeScalars)
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// Prints a line and flushes it at once, for output that streams (`watch`), even into a pipe.
@@ -24,7 +52,7 @@ enum Terminal {
     /// castc, because NIO ignores it for the whole process.
     @discardableResult
     static func streamLine(_ text: String) -> Bool {
-        print(text)
+        print(visible(text))
         return flush()
     }
 
@@ -34,7 +62,7 @@ enum Terminal {
     }
 
     static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
+        var bytes = Array(visible(text).utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }

@@ -46,6 +46,10 @@ import Testing
             try await flood.publish(fakes, timeout: .seconds(120).scaledForTests)
             try await eventually(timeout: .seconds(120), "wave \(wave) listed") { hub.devices().count == 400 }
             #expect(await registry.controllerCount == 400)
+            // At the default bound (1,024 services), a Watch snapshot still fits a client's
+            // 4 MiB frame with room to spare (SECURITY.md, G1.3).
+            let snapshotBytes = try hub.snapshot().serializedBytes() as [UInt8]
+            #expect(snapshotBytes.count * 1024 / 400 < 1 << 20, "\(snapshotBytes.count) bytes for 400 devices")
             // Every group was tried (and failed: nothing answers at its port).
             try await eventually(timeout: .seconds(60), "wave \(wave)'s groups tried") {
                 hub.devices().filter { $0.isGroup && $0.linkState == .failed }.count == 200
