@@ -82,9 +82,14 @@ public actor DeviceController {
     var suspended: CastdSession?
     var suspendedAt: ContinuousClock.Instant?
     var endingReason: String?
-    /// What castd last knew of the loaded media, per media session, and of queue items.
+    /// What castd last knew of the loaded media (of the latest media session only: an app that
+    /// starts a new media session with every status must not grow castd), and of queue items
+    /// (at most ``itemMediaLimit``).
     var mediaJSON: [Int64: JSONValue] = [:]
     var itemMedia: [Int64: JSONValue] = [:]
+    /// The most queue items whose media castd keeps; past it, only the items the latest
+    /// status names are kept.
+    static let itemMediaLimit = 1024
     var lastEntry: JSONValue?
     /// The media status castd last published for this device.
     var lastMediaStatus: CastdMediaStatus?
@@ -577,7 +582,13 @@ public actor DeviceController {
         } else {
             media = mediaJSON[mediaSessionID]
         }
-        if let media { mediaJSON[mediaSessionID] = media }
+        if let media { mediaJSON = [mediaSessionID: media] }
+        if itemMedia.count > Self.itemMediaLimit {
+            // Item ids that keep changing: keep what this status names (bounded by the frame).
+            var named = Set((entry["items"]?.arrayValue ?? []).compactMap { $0["itemId"]?.intValue })
+            if let currentItem { named.insert(currentItem) }
+            itemMedia = itemMedia.filter { named.contains($0.key) }
+        }
         if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state) {
             lastActiveMedia = (media, .now)
         }
