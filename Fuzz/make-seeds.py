@@ -212,6 +212,12 @@ config = {
     "not-toml": '[[[\n"=\n',
     "control-characters": 'devices = ["Kit\u001bchen=1.2.3.4"]\n',
     "empty": "",
+    # What castd's TOML reader accepts, and what it refuses (ConfigTOML)
+    "escapes": 'socket = "/run/\\u00e9\\U0001F600\\t\\"\\\\"\nstate_directory = \'C:\\\\x\'\ndevice_auth = "w\\u0061rn"\n',
+    "crlf-bom": '\ufeff# castd\r\n[limits]\r\nwatcher_queue = 64 # c\r\n',
+    "dotted-quoted-inline": 'limits.watcher_queue = 64\n"socket" = \'/x\'\n[ log ]\nfilters = { "Cast*" = "debug", RPC = \'info\' }\n[access]\ncontrol_groups = [\n  "a", # one\n  \'b\',\n]\n',
+    "refused-toml": 'a = 1.5\nb = 1979-05-27T07:32:00Z\nc = """x"""\n[[d]]\ne = [[1]]\nf = {g = {h = 1}}\nx = 0x1F\ny = 9223372036854775808\nz = "\\uD800"\n',
+    "redefined-tables": '[log.filters]\nA = "x"\n[log]\nfilters.B = "y"\n[log]\nlog = {}\n',
 }
 for name, text in config.items():
     write("CastdConfigFuzzer", name + ".toml", text)

@@ -215,10 +215,12 @@ struct AccessPolicyTests {
 }
 
 /// CastdConfigFuzzer's findings: inputs that broke toml++'s own precondition (a debug build
-/// aborted; a release build has undefined behaviour). Each is in Fuzz/Corpus/CastdConfigFuzzer.
+/// aborted; a release build has undefined behaviour) while castd read castd.toml with TOMLKit.
+/// castd's own parser (ConfigTOML) refuses each with the line. Each is in
+/// Fuzz/Corpus/CastdConfigFuzzer (finding-*.toml).
 struct ConfigFuzzFindingsTests {
     @Test(arguments: ["[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n", "\u{FEFF}[\n", "[\u{05A2}"])
-    func aTableHeaderWithoutANameIsRefusedBeforeTOMLKitSeesIt(_ text: String) {
+    func aTableHeaderWithoutANameIsRefused(_ text: String) {
         let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
         #expect(error?.problem == "not valid TOML: a table header must name its table right after its brackets")
         #expect(error?.line == text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.unicodeScalars.contains("[") }.map { $0 + 1 })
@@ -231,7 +233,7 @@ struct ConfigFuzzFindingsTests {
     }
 
     /// toml++ broke its preconditions parsing malformed numbers (`1048----a`); castd's settings
-    /// take plain whole numbers, so anything else number-like is refused before TOMLKit sees it.
+    /// take plain whole numbers, so anything else number-like is refused, with its line.
     @Test(arguments: [
         "a = 1048----a= 1\n", "a = 1.5\n", "a = 1979-05-27\n", "a = 07:32:00\n", "a = 0x1F\n", "a = 1e5\n",
         "x = [1048-]\n", "\"k\" = 'v' # c\nb = 12a\n",
@@ -248,5 +250,20 @@ struct ConfigFuzzFindingsTests {
             file: "c.toml")
         #expect(layer[.watcherQueue] == .integer(1024))
         #expect(layer[.idleTimeoutSeconds] == .integer(30))
+    }
+
+    /// The fifth finding (Fuzz/Corpus/CastdConfigFuzzer/finding-array-then-brace.toml): toml++
+    /// asserted in parse_value on a `}` where an array's first value should be.
+    @Test func anArrayThenABraceIsRefused() throws {
+        for text in ["es =[}", "devices = [}\n", "devices = [\"a\", }]\n", "x = 1\ndevices = [\n}\n"] {
+            let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
+            #expect(error?.problem.hasPrefix("not valid TOML: '}' cannot start a value") == true, "\(String(describing: error))")
+            #expect(error?.line == text.split(separator: "\n").count, "\(String(describing: error))")
+        }
+        let finding = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Corpus/CastdConfigFuzzer/finding-array-then-brace.toml").path
+        let error = #expect(throws: ConfigError.self) { try ConfigFile.load(path: finding) }
+        #expect(error?.line == 1 && error?.problem.contains("'}' cannot start a value") == true, "\(String(describing: error))")
     }
 }
