@@ -131,7 +131,7 @@ struct ConfigTOMLTests {
             .deviceAuth: .string("require"), .controlGroups: .strings(["castd"]), .readGroups: .strings([]),
             .maxFrameBytes: .integer(4_194_304), .maxConnectionsPerUID: .integer(256),
             .maxCallsPerConnection: .integer(128), .watcherQueue: .integer(256), .idleTimeoutSeconds: .integer(30),
-            .logLevel: .string("info"), .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
+            .maxMDNSServices: .integer(1024), .logLevel: .string("info"), .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
         ]
         #expect(layer.values == expected)
     }
@@ -150,8 +150,9 @@ struct ConfigTOMLTests {
             path: Self.repository.appendingPathComponent("Fuzz/Corpus/CastdConfigFuzzer/every-key.toml").path)
         #expect(seed[.devices] == .strings(["Kitchen=192.168.1.20", "10.0.0.5:8009"]))
         #expect(seed[.idleTimeoutSeconds] == .integer(5))
+        #expect(seed[.maxMDNSServices] == .integer(64))
         #expect(seed[.logFilters] == .table([("Cast*", "verbose")]))
-        #expect(seed.values.count == 12)
+        #expect(seed.values.count == 13)
     }
 
     /// Every input in the fuzzer's corpus is read or refused with a line of its own.
