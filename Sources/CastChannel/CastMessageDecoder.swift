@@ -57,6 +57,9 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
     private let logger: Logger
     private var lastReceived: NIODeadline = .now()
     private var timer: Scheduled<Void>?
+    /// PINGs left unanswered because the device did not read (see `channelRead`).
+    private(set) var unansweredPings = 0
+    private let unansweredPingLog = LogThrottle(burst: 1, interval: .seconds(60))
 
     init(senderID: String, pingInterval: TimeAmount, deadAfter: TimeAmount, logger: Logger) {
         self.senderID = senderID
@@ -134,6 +137,17 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
             return
         }
         if let type = try? CastEnvelope(message.jsonPayload()).type, type == "PING" {
+            // A device that PINGs and does not read would grow castd's outbound buffer by a
+            // PONG each time: while what was written is still waiting (the channel is not
+            // writable), PINGs go unanswered. A device that reads gets its PONGs; one that
+            // does not has no use for them.
+            guard context.channel.isWritable else {
+                unansweredPings += 1
+                if let metadata = unansweredPingLog.metadata(["unanswered": "\(unansweredPings)"]) {
+                    logger.debug("not answering PINGs while the device does not read what castd sent", metadata: metadata)
+                }
+                return
+            }
             logger.trace("answered PING", metadata: ["cast.source": "\(message.sourceID)"])
             send(ConnectionMessage.pong, destination: message.sourceID, context: context)
         }

@@ -53,6 +53,22 @@ struct HeartbeatTests {
         #expect(try channel.readInbound(as: CastMessage.self)?.namespace == CastNamespace.receiver)
     }
 
+    /// A device that PINGs and does not read what castd writes (the channel stays unwritable)
+    /// gets no PONGs, so castd's outbound buffer does not grow by one per PING; once it reads
+    /// again, PINGs are answered (SECURITY.md, G1.2).
+    @Test func pingsAreNotAnsweredWhileTheDeviceDoesNotRead() throws {
+        let channel = try makeChannel()
+        channel.isWritable = false
+        for _ in 0..<1000 {
+            try channel.writeInbound(inbound(["type": "PING"]))
+        }
+        #expect(try sent(channel).isEmpty)
+        #expect(channel.isActive)
+        channel.isWritable = true
+        try channel.writeInbound(inbound(["type": "PING"]))
+        #expect(try sent(channel).map { CastEnvelope($0).type } == ["PONG"])
+    }
+
     @Test func answersPingWithPongAndSwallowsHeartbeats() throws {
         let channel = try makeChannel()
         try channel.writeInbound(inbound(["type": "PING"]))
