@@ -30,6 +30,33 @@ public struct CastLinkConfiguration: Sendable {
     }
 }
 
+/// A message as a link read it, with its place in the link's order: `arrival` is 1 for the
+/// first message a link delivers, then 2, 3…
+///
+/// A reply reaches two places, the request that waits for it and ``CastLink/messages``, and
+/// the two may handle it in either order; a status is the newest only if no message read after
+/// it has been applied. `arrival` lets a link's user apply each status once, newest last.
+public struct LinkMessage: Sendable {
+    public var message: CastMessage
+    public var arrival: UInt64
+
+    public init(message: CastMessage, arrival: UInt64) {
+        self.message = message
+        self.arrival = arrival
+    }
+}
+
+/// A device's reply to a request, and its place in the link's order (see ``LinkMessage``).
+public struct CastReply: Sendable {
+    public var payload: JSONValue
+    public var arrival: UInt64
+
+    public init(payload: JSONValue, arrival: UInt64) {
+        self.payload = payload
+        self.arrival = arrival
+    }
+}
+
 /// One TLS link to one Cast device: device authentication, framing, heartbeat, virtual
 /// connections and requestId correlation. It lives inside `withConnection`'s scope; when the scope
 /// ends the link closes.
@@ -57,7 +84,9 @@ public final class CastLink: Sendable {
 
     private struct State {
         var nextRequestID: Int64 = 1
-        var pending: [Int64: EventLoopPromise<JSONValue>] = [:]
+        var pending: [Int64: EventLoopPromise<CastReply>] = [:]
+        /// Messages delivered so far (the last one's `arrival`).
+        var arrivals: UInt64 = 0
         var connectedDestinations: Set<String> = []
         var closedReason: CastChannelError?
         /// Waits for the device's answer to the AuthChallenge.
@@ -386,6 +415,16 @@ public final class CastLink: Sendable {
         timeout: Duration? = nil,
         _ make: (Int64) -> JSONValue
     ) async throws -> JSONValue {
+        try await requestReply(namespace: namespace, destination: destination, timeout: timeout, make).payload
+    }
+
+    /// ``request(namespace:destination:timeout:_:)``, with the reply's place in the link's order.
+    public func requestReply(
+        namespace: String,
+        destination: String,
+        timeout: Duration? = nil,
+        _ make: (Int64) -> JSONValue
+    ) async throws -> CastReply {
         let requestID = state.withLock { state -> Int64 in
             defer { state.nextRequestID += 1 }
             return state.nextRequestID
@@ -394,7 +433,7 @@ public final class CastLink: Sendable {
             source: senderID, destination: destination, namespace: namespace, payload: make(requestID))
         let timeout = timeout ?? configuration.requestTimeout
         // Register before sending, so that a fast reply is never missed.
-        let promise = eventLoop.makePromise(of: JSONValue.self)
+        let promise = eventLoop.makePromise(of: CastReply.self)
         if let reason = state.withLock({ state -> CastChannelError? in
             if let reason = state.closedReason { return reason }
             state.pending[requestID] = promise
@@ -412,18 +451,18 @@ public final class CastLink: Sendable {
         } catch {
             resolve(requestID, .failure(error))
         }
-        let reply: JSONValue = try await withTaskCancellationHandler {
+        let reply: CastReply = try await withTaskCancellationHandler {
             try await promise.futureResult.get()
         } onCancel: {
             resolve(requestID, .failure(CancellationError()))
         }
-        if let error = CastDeviceError(payload: reply) {
+        if let error = CastDeviceError(payload: reply.payload) {
             throw CastChannelError(.deviceError, "the device answered \(error)", deviceError: error)
         }
         return reply
     }
 
-    private func resolve(_ requestID: Int64, _ result: Result<JSONValue, any Error>) {
+    private func resolve(_ requestID: Int64, _ result: Result<CastReply, any Error>) {
         let promise = state.withLock { $0.pending.removeValue(forKey: requestID) }
         promise?.completeWith(result)
     }
@@ -437,17 +476,21 @@ public final class CastLink: Sendable {
             resolveAuthentication(.success(message))
             return
         }
+        let arrival = state.withLock { state in
+            state.arrivals += 1
+            return state.arrivals
+        }
         if message.payloadType == .string, let payload = try? message.jsonPayload() {
             let envelope = CastEnvelope(payload)
             if envelope.requestID != 0 {
-                resolve(envelope.requestID, .success(payload))
+                resolve(envelope.requestID, .success(CastReply(payload: payload, arrival: arrival)))
             }
             if message.namespace == CastNamespace.connection, envelope.type == "CLOSE" {
                 // The device closed a virtual connection (e.g. the app stopped).
                 _ = state.withLock { $0.connectedDestinations.remove(message.sourceID) }
             }
         }
-        await inbox.push(message)
+        await inbox.push(LinkMessage(message: message, arrival: arrival))
     }
 
     /// What a verbose record says of a message: namespace, the other end, and the JSON `type`.

@@ -14,10 +14,10 @@ final class LinkInbox: Sendable {
     let limit: Int
 
     private struct State {
-        var messages = CircularBuffer<CastMessage>()
+        var messages = CircularBuffer<LinkMessage>()
         var finished = false
         /// The consumer, waiting for a message.
-        var consumer: CheckedContinuation<CastMessage?, Never>?
+        var consumer: CheckedContinuation<LinkMessage?, Never>?
         /// The producer, waiting for room.
         var producer: CheckedContinuation<Void, Never>?
         /// The most that have waited at once.
@@ -40,10 +40,10 @@ final class LinkInbox: Sendable {
     /// Hands `message` to the consumer; waits while `limit` messages wait already. After
     /// ``finish()``, or when the calling task is cancelled, the message is dropped: the link is
     /// closing.
-    func push(_ message: CastMessage) async {
+    func push(_ message: LinkMessage) async {
         while !Task.isCancelled {
             enum Outcome {
-                case handedOver(CheckedContinuation<CastMessage?, Never>)
+                case handedOver(CheckedContinuation<LinkMessage?, Never>)
                 case done
                 case full
             }
@@ -92,11 +92,11 @@ final class LinkInbox: Sendable {
 
     /// The next message; nil once finished and every message has been taken, or when the
     /// calling task is cancelled.
-    func next() async -> CastMessage? {
+    func next() async -> LinkMessage? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<CastMessage?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<LinkMessage?, Never>) in
                 let (now, producer) = state.withLock {
-                    state -> (CastMessage??, CheckedContinuation<Void, Never>?) in
+                    state -> (LinkMessage??, CheckedContinuation<Void, Never>?) in
                     if let message = state.messages.popFirst() {
                         defer { state.producer = nil }
                         return (.some(message), state.producer)
@@ -139,18 +139,18 @@ extension CastLink {
     /// when the link closes. At most ``CastLink/messageBufferLimit`` wait for the consumer; a
     /// consumer that is slower than its device slows the device down.
     public struct Messages: AsyncSequence, Sendable {
-        public typealias Element = CastMessage
+        public typealias Element = LinkMessage
         public typealias Failure = Never
 
         let inbox: LinkInbox
 
         public struct AsyncIterator: AsyncIteratorProtocol {
-            public typealias Element = CastMessage
+            public typealias Element = LinkMessage
             public typealias Failure = Never
 
             let inbox: LinkInbox
 
-            public mutating func next() async -> CastMessage? {
+            public mutating func next() async -> LinkMessage? {
                 await inbox.next()
             }
         }

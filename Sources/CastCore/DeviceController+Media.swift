@@ -31,10 +31,10 @@ extension DeviceController {
             mediaLogger.info(
                 "\(type)",
                 metadata: ["media.content": "\(LogRedaction.url(fields["media"]?["contentId"]?.stringValue ?? ""))"])
-            let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
+            let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                 MediaRequest.make(type, requestID: $0, fields)
             }
-            applyMedia(reply)
+            applyMedia(reply.payload, arrival: reply.arrival)
             return currentMedia()
         } catch {
             throw Self.map(error, device: name)
@@ -175,17 +175,17 @@ extension DeviceController {
             let link = try await link()
             guard let status = hub.media(deviceID: id), status.mediaSessionID != 0, lastEntry != nil else {
                 if type == "GET_STATUS" {
-                    let reply = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
+                    let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                         MediaRequest.make("GET_STATUS", requestID: $0)
                     }
-                    applyMedia(reply)
+                    applyMedia(reply.payload, arrival: reply.arrival)
                     return currentMedia()
                 }
                 throw CastdError(.failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
             }
             try check(status)
             mediaLogger.debug("\(type)", metadata: ["media.session": "\(status.mediaSessionID)"])
-            let send = { (mediaSessionID: Int64) async throws -> JSONValue in
+            let send = { (mediaSessionID: Int64) async throws -> CastReply in
                 let make: @Sendable (Int64) -> JSONValue = {
                     MediaRequest.make(type, requestID: $0, mediaSessionID: mediaSessionID, fields)
                 }
@@ -193,17 +193,19 @@ extension DeviceController {
                     return try await self.replacing(
                         kind, on: link, namespace: CastNamespace.media, destination: session.transportID, make)
                 }
-                return try await link.request(namespace: CastNamespace.media, destination: session.transportID, make)
+                return try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID, make)
             }
             do {
-                applyMedia(try await send(status.mediaSessionID))
+                let reply = try await send(status.mediaSessionID)
+                applyMedia(reply.payload, arrival: reply.arrival)
             } catch let error as CastChannelError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
-                let refreshed = try await link.request(namespace: CastNamespace.media, destination: session.transportID) {
+                let refreshed = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                     MediaRequest.make("GET_STATUS", requestID: $0)
                 }
-                applyMedia(refreshed)
+                applyMedia(refreshed.payload, arrival: refreshed.arrival)
                 guard let fresh = hub.media(deviceID: id), fresh.mediaSessionID != 0 else { throw error }
-                applyMedia(try await send(fresh.mediaSessionID))
+                let reply = try await send(fresh.mediaSessionID)
+                applyMedia(reply.payload, arrival: reply.arrival)
             }
             return currentMedia()
         } catch {
@@ -250,8 +252,8 @@ extension DeviceController {
             let reply = try await replacing(
                 "volume", on: link, namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
             ) { ReceiverRequest.setVolume(level: requested, muted: muted, requestID: $0) }
-            let status = readReceiverStatus(reply)
-            applyReceiver(status)
+            let status = readReceiverStatus(reply.payload)
+            applyReceiver(status, arrival: reply.arrival)
             return CastdVolume(status.volume ?? CastVolume())
         } catch {
             throw Self.map(error, device: name)

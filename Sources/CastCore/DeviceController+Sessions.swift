@@ -19,8 +19,8 @@ public struct SessionRequest: Sendable {
 extension DeviceController {
     func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
         let reply = try await receiverRequest(link) { ReceiverRequest.getStatus(requestID: $0) }
-        let status = readReceiverStatus(reply)
-        applyReceiver(status)
+        let status = readReceiverStatus(reply.payload)
+        applyReceiver(status, arrival: reply.arrival)
         return status
     }
 
@@ -47,7 +47,7 @@ extension DeviceController {
                     // Relaunch: stop the running instance, then launch afresh.
                     endingReason = "relaunched by a castd client"
                     let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-                    applyReceiver(readReceiverStatus(reply))
+                    applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
                     if var session, session.sessionID == app.sessionID {
                         session.state = .ended
                         session.reason = "relaunched by a castd client"
@@ -105,8 +105,8 @@ extension DeviceController {
                     supportedAppTypes: options.androidTv ? ["WEB", "ANDROID_TV"] : nil,
                     credentials: options.credentials.nonEmpty, credentialsType: options.credentialsType.nonEmpty)
             }
-            var status = readReceiverStatus(reply)
-            applyReceiver(status)
+            var status = readReceiverStatus(reply.payload)
+            applyReceiver(status, arrival: reply.arrival)
             // Some devices answer a LAUNCH before the app is listed; ask again a few times.
             var attempts = 0
             while status.application(id: appID)?.transportID == nil && attempts < 10 {
@@ -143,10 +143,10 @@ extension DeviceController {
         var mediaError: (any Error)?
         if app.declares(namespace: CastNamespace.media) {
             do {
-                let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+                let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
                     MediaRequest.make("GET_STATUS", requestID: $0)
                 }
-                applyMedia(reply)
+                applyMedia(reply.payload, arrival: reply.arrival)
             } catch {
                 mediaError = error
             }
@@ -196,7 +196,7 @@ extension DeviceController {
                 endingReason = "stopped by a castd client"
                 let sessionID = session.sessionID
                 let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: sessionID, requestID: $0) }
-                applyReceiver(readReceiverStatus(reply))
+                applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
             }
             if self.session != nil {
                 // Left, or the device did not drop the app yet: either way castd stops following it.
@@ -229,7 +229,7 @@ extension DeviceController {
                 throw CastdError(.failedPrecondition, "nothing is running on \(name)")
             }
             let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-            applyReceiver(readReceiverStatus(reply))
+            applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
             var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
             hub.updateSession(ended)
@@ -250,7 +250,7 @@ extension DeviceController {
                 let reply = try await receiverRequest(link) {
                     ReceiverRequest.getAppAvailability(appIDs: unknown, requestID: $0)
                 }
-                let answers = reply["availability"]?.objectValue ?? [:]
+                let answers = reply.payload["availability"]?.objectValue ?? [:]
                 for appID in unknown {
                     availability[appID] = answers[appID]?.stringValue == "APP_AVAILABLE"
                 }
@@ -283,10 +283,10 @@ extension DeviceController {
                 app.declares(namespace: CastNamespace.media)
             else { return nil }
             try await link.connect(to: transport)
-            let reply = try await link.request(namespace: CastNamespace.media, destination: transport) {
+            let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
                 MediaRequest.make("GET_STATUS", requestID: $0)
             }
-            let entries = reply["status"]?.arrayValue ?? []
+            let entries = reply.payload["status"]?.arrayValue ?? []
             guard let here = entries.first?["media"], Self.sameMedia(here, media) else {
                 await link.disconnect(from: transport)
                 return nil
@@ -296,7 +296,7 @@ extension DeviceController {
             session.transferredFromDeviceID = source
             self.session = session
             publish(session)
-            applyMedia(reply)
+            applyMedia(reply.payload, arrival: reply.arrival)
             sessionLogger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
             return session
         } catch {

@@ -97,12 +97,16 @@ public actor DeviceController {
     var lastActiveMedia: (media: JSONValue, at: ContinuousClock.Instant)?
     /// The app ids this device said it can or cannot run, until the link drops.
     var availability: [String: Bool] = [:]
+    /// The `arrival` of the newest RECEIVER_STATUS and MEDIA_STATUS applied from the current
+    /// link (see ``applyReceiver(_:arrival:)``).
+    var appliedReceiverArrival: UInt64 = 0
+    var appliedMediaArrival: UInt64 = 0
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
     /// starting a session at once share one launch.
     var sessionChangeBusy = false
     var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
     /// Requests of a kind where a newer one supersedes an older one still waiting (seek, volume, …).
-    var inflight: [String: (token: UInt64, task: Task<JSONValue, any Error>)] = [:]
+    var inflight: [String: (token: UInt64, task: Task<CastReply, any Error>)] = [:]
     var replacedTokens: Set<UInt64> = []
     var nextToken: UInt64 = 1
 
@@ -300,8 +304,8 @@ public actor DeviceController {
             ) { link in
                 try await self.linkUp(link)
                 wasUp = true
-                for await message in link.messages {
-                    await self.handle(message, on: link)
+                for await received in link.messages {
+                    await self.handle(received, on: link)
                 }
                 return link.closedReason?.message ?? "the link closed"
             }
@@ -315,7 +319,10 @@ public actor DeviceController {
     private func linkUp(_ link: CastLink) async throws {
         recordAuthentication(link.authentication)
         try await link.connect(to: CastWire.platformReceiverID)
-        let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+        // A new link counts its messages from 1.
+        appliedReceiverArrival = 0
+        appliedMediaArrival = 0
+        let reply = try await link.requestReply(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
             ReceiverRequest.getStatus(requestID: $0)
         }
         phase = .connected(link)
@@ -333,8 +340,8 @@ public actor DeviceController {
             $0.nextRetryAtMs = 0
             $0.reconnectAttempts = 0
         }
-        let status = readReceiverStatus(reply)
-        applyReceiver(status)
+        let status = readReceiverStatus(reply.payload)
+        applyReceiver(status, arrival: reply.arrival)
         if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
             await requestGroupMembers(link)
         }
@@ -412,7 +419,8 @@ public actor DeviceController {
 
     // MARK: what the device says
 
-    private func handle(_ message: CastMessage, on link: CastLink) {
+    private func handle(_ received: LinkMessage, on link: CastLink) {
+        let message = received.message
         guard message.payloadType == .string else { return }
         if !message.namespace.hasPrefix("urn:x-cast:com.google.cast.") {
             deliverAppMessage(message)
@@ -430,11 +438,11 @@ public actor DeviceController {
         let type = CastEnvelope(payload).type
         switch (message.namespace, type) {
         case (CastNamespace.receiver, "RECEIVER_STATUS"):
-            applyReceiver(readReceiverStatus(payload))
+            applyReceiver(readReceiverStatus(payload), arrival: received.arrival)
         case (CastNamespace.media, "MEDIA_STATUS"):
             guard let session, message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
-            applyMedia(payload)
+            applyMedia(payload, arrival: received.arrival)
         case (CastNamespace.multizone, _):
             applyMultizone(payload, type: type)
         case (CastNamespace.connection, "CLOSE"):
@@ -492,7 +500,15 @@ public actor DeviceController {
         return status
     }
 
-    func applyReceiver(_ status: CastReceiverStatus) {
+    /// Applies a RECEIVER_STATUS. With `arrival` (its place in the link's order), one older than
+    /// a status already applied is skipped: a reply reaches both its request and the link's
+    /// message loop, in either order, and the copy handled late must not undo what came after
+    /// it (a reply from before a LAUNCH, applied after it, would end the session it started).
+    func applyReceiver(_ status: CastReceiverStatus, arrival: UInt64? = nil) {
+        if let arrival {
+            guard arrival > appliedReceiverArrival else { return }
+            appliedReceiverArrival = arrival
+        }
         let changed = status != receiver
         receiver = status
         if changed {
@@ -553,7 +569,12 @@ public actor DeviceController {
     // MARK: media status
 
     /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
-    func applyMedia(_ payload: JSONValue) {
+    func applyMedia(_ payload: JSONValue, arrival: UInt64? = nil) {
+        if let arrival {
+            // As for RECEIVER_STATUS (see applyReceiver): newest last, each once.
+            guard arrival > appliedMediaArrival else { return }
+            appliedMediaArrival = arrival
+        }
         guard let entries = Self.mediaEntries(payload["status"]) else {
             // Not "no media session" (that is `[]`): a status castd cannot read says nothing.
             mediaLogger.warning(
@@ -730,8 +751,8 @@ public actor DeviceController {
     // MARK: requests
 
     /// A request to the platform receiver.
-    func receiverRequest(_ link: CastLink, _ make: @Sendable (Int64) -> JSONValue) async throws -> JSONValue {
-        try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID, make)
+    func receiverRequest(_ link: CastLink, _ make: @Sendable (Int64) -> JSONValue) async throws -> CastReply {
+        try await link.requestReply(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID, make)
     }
 
     /// Sends a request of `kind`, superseding any request of the same kind still waiting for
@@ -740,14 +761,14 @@ public actor DeviceController {
     func replacing(
         _ kind: String, on link: CastLink, namespace: String, destination: String,
         _ make: @escaping @Sendable (Int64) -> JSONValue
-    ) async throws -> JSONValue {
+    ) async throws -> CastReply {
         let token = nextToken
         nextToken += 1
         if let previous = inflight[kind] {
             replacedTokens.insert(previous.token)
             previous.task.cancel()
         }
-        let task = Task { try await link.request(namespace: namespace, destination: destination, make) }
+        let task = Task { try await link.requestReply(namespace: namespace, destination: destination, make) }
         inflight[kind] = (token, task)
         defer {
             if inflight[kind]?.token == token { inflight[kind] = nil }

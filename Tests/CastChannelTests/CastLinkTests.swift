@@ -48,8 +48,12 @@ struct CastLinkTests {
                 #expect(app.transportID != nil)
                 // The reply (its requestId) and the broadcast (requestId 0) both arrive as messages.
                 var seen: [Int64] = []
-                for await message in link.messages where message.namespace == CastNamespace.receiver {
-                    let envelope = CastEnvelope(try message.jsonPayload())
+                var lastArrival: UInt64 = 0
+                for await received in link.messages where received.message.namespace == CastNamespace.receiver {
+                    // Each message has its place in the link's order.
+                    #expect(received.arrival > lastArrival)
+                    lastArrival = received.arrival
+                    let envelope = CastEnvelope(try received.message.jsonPayload())
                     if envelope.type == "RECEIVER_STATUS" { seen.append(envelope.requestID) }
                     if seen.contains(0) && seen.contains(CastEnvelope(reply).requestID) { break }
                 }
@@ -212,8 +216,8 @@ struct CastLinkTests {
                 // Read now, up to a change made after the flood: every status, in order.
                 try emulator.changeVolumeOnDevice(level: 0.35)
                 var times: [Double] = []
-                for await message in link.messages where message.namespace != CastNamespace.connection {
-                    let payload = try message.jsonPayload()
+                for await received in link.messages where received.message.namespace != CastNamespace.connection {
+                    let payload = try received.message.jsonPayload()
                     let level = payload["status"]?["volume"]?["level"]?.doubleValue
                     if CastEnvelope(payload).type == "RECEIVER_STATUS", level.map({ abs($0 - 0.35) < 0.001 }) == true {
                         break

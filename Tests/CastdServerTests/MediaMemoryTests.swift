@@ -45,3 +45,40 @@ import Testing
         #expect(latest?.items.allSatisfy { $0.media.contentID == "https://example.com/5000.mp4" } == true)
     }
 }
+
+/// A reply reaches both the request that waits for it and the link's message loop, which may
+/// handle it later, after newer statuses: each status is applied once, newest last. (A GET_STATUS
+/// reply from before a LAUNCH, applied again after it by a loop running behind, used to end the
+/// session the LAUNCH had just started: the flake in HostileDeviceFaultTests.)
+@Suite struct StatusOrderTests {
+    static func receiverStatus(level: Double) -> JSONValue {
+        .object([
+            "type": .string("RECEIVER_STATUS"),
+            "status": .object(["applications": .array([]), "volume": .object(["level": .number(level), "muted": .bool(false)])]),
+        ])
+    }
+
+    @Test func aStatusOlderThanOneAppliedIsSkipped() async throws {
+        let hub = CastdEventHub()
+        hub.updateDevice(id: "device") { $0.friendlyName = "Device" }
+        let controller = DeviceController(
+            id: "device", name: "Device", endpoint: DeviceEndpoint(host: "127.0.0.1", port: 9), hub: hub,
+            linkConfiguration: .init(), logger: Logger(label: "test"), spawn: { _ in })
+        func level() -> Double? { hub.device(id: "device")?.receiver.volume.level }
+
+        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.5)), arrival: 7)
+        #expect(level() == 0.5)
+        // The copy of an earlier message, handled late.
+        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.1)), arrival: 3)
+        #expect(level() == 0.5)
+        // The same message twice (the reply, then its copy): once.
+        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.2)), arrival: 7)
+        #expect(level() == 0.5)
+        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.8)), arrival: 8)
+        #expect(level() == 0.8)
+
+        await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)
+        await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 1, items: [1]), arrival: 5)
+        #expect(hub.media(deviceID: "device")?.mediaSessionID == 2)
+    }
+}
