@@ -17,7 +17,8 @@ import Glibc
 
 /// Where the server listens.
 public enum CastdListenTarget: Sendable {
-    /// Bind this path (its directory is created; a stale socket file is replaced).
+    /// Bind this path (its directory is created; a stale socket file is replaced; see
+    /// `SelfBoundSocket` for what is refused).
     case path(String)
     /// A socket already bound and listening, from systemd socket activation (`LISTEN_FDS`).
     case activated(fd: Int32, path: String)
@@ -117,7 +118,7 @@ public final class CastdServer: Service, Sendable {
             self.drainAll()
         }
         if case .path(let path) = configuration.target {
-            unlink(path)
+            SelfBoundSocket.remove(path)
         }
     }
 
@@ -219,59 +220,16 @@ public final class CastdServer: Service, Sendable {
         case .activated(let fd, _):
             return try await bootstrap.bind(fd, childChannelInitializer: initializer)
         case .path(let path):
-            try Self.prepare(socketPath: path)
-            let server: NIOAsyncChannel<AcceptedConnection, Never>
+            let fd = try SelfBoundSocket.listen(at: path, permissions: policy.socketPermissions)
             do {
-                server = try await bootstrap.bind(
-                    unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+                return try await bootstrap.bind(fd, childChannelInitializer: initializer)
             } catch {
+                // The descriptor is left alone: NIO may have closed it with the channel, and
+                // castd stops on this error anyway.
+                SelfBoundSocket.remove(path)
                 throw CastdError(.unavailable, "cannot listen on \(path): \(error)")
             }
-            do {
-                try SocketPermissions.apply(policy.socketPermissions, to: path)
-            } catch {
-                try? await server.channel.close()
-                throw error
-            }
-            return server
         }
-    }
-
-    /// Creates the socket's directory, and refuses to take over a socket someone still serves.
-    static func prepare(socketPath path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CastdError(.unavailable, "cannot create \(directory) for the socket: \(error.localizedDescription)")
-            }
-        }
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        if isServed(path) {
-            throw CastdError(.alreadyExists, "another castd is already serving \(path)")
-        }
-    }
-
-    /// True if something accepts connections at `path`.
-    static func isServed(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
     }
 
     // MARK: one connection

@@ -11,7 +11,10 @@ import Logging
 public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     // Unix socket paths are limited to 107 bytes: keep it short.
     let path = "/tmp/castd-test-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    // 0755 whatever the umask: castd refuses to bind a socket in a directory others may write
+    // (SelfBoundSocket), and tests running castc as other uids must reach the socket.
+    try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try await body(path)
 }
