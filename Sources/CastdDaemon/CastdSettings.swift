@@ -31,6 +31,8 @@ public struct CastdSettings: Sendable {
     public var watcherQueue: Int
     /// nil: never close a silent connection.
     public var idleTimeout: Duration?
+    /// How long a frame may take to arrive once its first byte has; nil: for ever.
+    public var frameTimeout: Duration?
     /// The minimum log level and the `PATTERN=LEVEL` filters, unparsed (the logging system
     /// parses them).
     public var logLevel: String
@@ -134,6 +136,7 @@ public struct CastdSettings: Sendable {
         if case .bool(let value)? = layer[.discovery] { discovery = value }
 
         let idleSeconds = integer(.idleTimeoutSeconds, 30)
+        let frameSeconds = integer(.frameTimeoutSeconds, 30)
         var logFilters: [(String, String)] = []
         if case .table(let entries)? = layer[.logFilters] { logFilters = entries.map { ($0.key, $0.value) } }
 
@@ -147,6 +150,7 @@ public struct CastdSettings: Sendable {
             maxCallsPerConnection: integer(.maxCallsPerConnection, 128),
             watcherQueue: integer(.watcherQueue, 256),
             idleTimeout: idleSeconds == 0 ? nil : .seconds(idleSeconds),
+            frameTimeout: frameSeconds == 0 ? nil : .seconds(frameSeconds),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes
         return settings
@@ -162,6 +166,10 @@ public struct CastdSettings: Sendable {
         if let idleTimeout {
             let (seconds, attoseconds) = idleTimeout.components
             limits.idleTimeoutMs = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        }
+        if let frameTimeout {
+            let (seconds, attoseconds) = frameTimeout.components
+            limits.frameTimeoutMs = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         }
         return limits
     }

@@ -15,6 +15,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case maxCallsPerConnection
     case watcherQueue
     case idleTimeoutSeconds
+    case frameTimeoutSeconds
     case logLevel
     case logFilters
 
@@ -34,6 +35,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxCallsPerConnection: ["limits", "max_calls_per_connection"]
         case .watcherQueue: ["limits", "watcher_queue"]
         case .idleTimeoutSeconds: ["limits", "idle_timeout_seconds"]
+        case .frameTimeoutSeconds: ["limits", "frame_timeout_seconds"]
         case .logLevel: ["log", "level"]
         case .logFilters: ["log", "filters"]
         }
@@ -58,6 +60,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxCallsPerConnection: "--max-calls-per-connection"
         case .watcherQueue: "--watcher-queue"
         case .idleTimeoutSeconds: "--idle-timeout"
+        case .frameTimeoutSeconds: "--frame-timeout"
         case .logLevel: "--log-level"
         case .logFilters: "--log-filter"
         }
@@ -80,7 +83,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxFrameBytes: .integer(1024...(64 << 20))
         case .maxConnectionsPerUID, .maxCallsPerConnection: .integer(1...65536)
         case .watcherQueue: .integer(2...1_000_000)
-        case .idleTimeoutSeconds: .integer(0...86400)
+        case .idleTimeoutSeconds, .frameTimeoutSeconds: .integer(0...86400)
         case .logFilters: .stringTable
         }
     }

@@ -43,6 +43,11 @@ public struct CastdServerConfiguration: Sendable {
     /// A connection that sends no complete frame this long after connecting is closed; nil:
     /// never.
     public var idleTimeout: Duration? = .seconds(30)
+    /// Once a frame's first byte has arrived, the whole frame must arrive within this (time
+    /// castd spends not reading, because the client does not read its answers, does not
+    /// count), else the connection is closed: a client cannot hold a partial frame, and the
+    /// buffer for it, for ever. nil: no limit.
+    public var frameTimeout: Duration? = .seconds(30)
     /// How long in-flight calls get to finish on shutdown before they are cancelled.
     public var shutdownGracePeriod: Duration = .seconds(5)
     /// How long a refused connection stays open for reading after its status was written
@@ -71,6 +76,9 @@ public final class CastdServer: Service, Sendable {
     /// Refusals are logged a few a minute: anyone who can reach the socket can cause them.
     private let strangerLog = LogThrottle()
     private let overLimitLog = LogThrottle()
+    /// Connections closed for a frame that did not arrive in time: any admitted client can
+    /// cause these, one per connection.
+    private let stalledFrameLog = LogThrottle()
     /// Refused connections open now, lingering or about to.
     private let refusedOpen = Atomic<Int>(0)
     private let connections = Locked<[Int: ConnectionHandle]>([:])
@@ -202,6 +210,9 @@ public final class CastdServer: Service, Sendable {
                     let sync = channel.pipeline.syncOperations
                     let gate = AtOnceGate()
                     if refusal == nil {
+                        if let frameTimeout = self.configuration.frameTimeout {
+                            try sync.addHandler(self.frameDeadline(frameTimeout, peer: peer, allocator: channel.allocator))
+                        }
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
                         // Before the encoder: it writes its answers framed already.
@@ -230,6 +241,31 @@ public final class CastdServer: Service, Sendable {
                 throw CastdError(.unavailable, "cannot listen on \(path): \(error)")
             }
         }
+    }
+
+    /// The handler that closes an admitted connection whose frame does not arrive within
+    /// `timeout` of its first byte, with DEADLINE_EXCEEDED and a notice (a few a minute).
+    private func frameDeadline(_ timeout: Duration, peer: PeerCredentials, allocator: ByteBufferAllocator)
+        -> FrameReadDeadlineHandler
+    {
+        FrameReadDeadlineHandler(
+            deadline: TimeAmount(timeout),
+            farewell: { expiry in
+                let status = CastdError(
+                    .deadlineExceeded,
+                    "a frame did not arrive whole within \(timeout) of its first byte (\(expiry.received) of \(expiry.expected.map(String.init) ?? "at least 5") bytes); castd closed the connection")
+                var buffer = allocator.buffer(capacity: 256)
+                guard (try? CastdRPC.write(FrameWriter.statusFrame(callID: 0, status), into: &buffer)) != nil else { return nil }
+                return buffer
+            },
+            expired: { [self] expiry in
+                if let metadata = stalledFrameLog.metadata([
+                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "frame.received": "\(expiry.received)",
+                    "frame.expected": "\(expiry.expected.map(String.init) ?? "?")", "after": "\(timeout)",
+                ]) {
+                    logger.notice("closing a client connection: a frame did not arrive in time", metadata: metadata)
+                }
+            })
     }
 
     // MARK: one connection

@@ -80,6 +80,12 @@ public final class FrameReadDeadlineHandler: ChannelDuplexHandler, RemovableChan
         public var expected: Int?
         public var deadline: TimeAmount
 
+        public init(received: Int, expected: Int?, deadline: TimeAmount) {
+            self.received = received
+            self.expected = expected
+            self.deadline = deadline
+        }
+
         public var description: String {
             "\(received) of \(expected.map(String.init) ?? "at least 5") bytes of a frame within \(Self.seconds(deadline))"
         }

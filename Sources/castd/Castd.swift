@@ -164,6 +164,13 @@ struct Castd: AsyncParsableCommand {
     var idleTimeout: Int?
 
     @Option(
+        name: .customLong("frame-timeout"),
+        help: ArgumentHelp(
+            "Close a connection whose frame has not arrived whole this many seconds after its first byte (default 30; 0: never). [limits.frame_timeout_seconds]",
+            valueName: "seconds"))
+    var frameTimeout: Int?
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "The minimum log level: verbose (or trace), debug, info (the default), notice, warning, error, critical (or assert), none. [log.level]",
@@ -196,6 +203,7 @@ struct Castd: AsyncParsableCommand {
         set(.maxCallsPerConnection, maxCallsPerConnection.map(ConfigValue.integer))
         set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
         set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
+        set(.frameTimeoutSeconds, frameTimeout.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
@@ -348,6 +356,7 @@ struct Castd: AsyncParsableCommand {
         configuration.maximumConcurrentCalls = settings.maxCallsPerConnection
         configuration.maximumConnectionsPerUID = settings.maxConnectionsPerUID
         configuration.idleTimeout = settings.idleTimeout
+        configuration.frameTimeout = settings.frameTimeout
         let status = DaemonStatusReporter(hub: hub, socketPath: path)
         let server = CastdServer(
             configuration: configuration, service: service,
@@ -398,6 +407,7 @@ extension Castd {
         line("limits.max_calls_per_connection", "\(settings.maxCallsPerConnection)")
         line("limits.watcher_queue", "\(settings.watcherQueue)")
         line("limits.idle_timeout_seconds", settings.idleTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
+        line("limits.frame_timeout_seconds", settings.frameTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("log.level", settings.logLevel)
         line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))
         for note in settings.notes { lines.append("note: \(note)") }

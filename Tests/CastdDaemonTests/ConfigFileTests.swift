@@ -25,6 +25,7 @@ struct ConfigFileTests {
         max_calls_per_connection = 32
         watcher_queue = 64
         idle_timeout_seconds = 10
+        frame_timeout_seconds = 20
 
         [log]
         level = "debug"
@@ -43,6 +44,7 @@ struct ConfigFileTests {
         #expect(layer[.controlGroups] == .strings(["4301"]))
         #expect(layer[.maxFrameBytes] == .integer(1_048_576))
         #expect(layer[.idleTimeoutSeconds] == .integer(10))
+        #expect(layer[.frameTimeoutSeconds] == .integer(20))
         #expect(layer[.logLevel] == .string("debug"))
         // The file's order, which decides which filter wins.
         #expect(
@@ -122,6 +124,7 @@ struct SettingsTests {
         #expect(settings.maxFrameBytes == 4 << 20 && settings.maxConnectionsPerUID == 256)
         #expect(settings.maxCallsPerConnection == 128 && settings.watcherQueue == 256)
         #expect(settings.idleTimeout == .seconds(30))
+        #expect(settings.frameTimeout == .seconds(30))
 
         #expect(systemPaths.socket == "/run/castd/castd.sock")
         #expect(systemPaths.stateDirectory == "/var/lib/castd")
