@@ -90,7 +90,7 @@ public struct CastdService: Sendable {
             let device = try await registry.controller(for: r.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id
-            response.available = try await device.appAvailability(r.appIds)
+            response.available = try await device.appAvailability(r.appIds, openingWithin: registry.readCallLinks)
             try await send(response)
         case .startSession:
             let r = try decode(Castd_V1_StartSessionRequest.self, request)
@@ -231,8 +231,9 @@ public struct CastdService: Sendable {
     }
 
     /// Devices that meet the request's criteria: capability bits from discovery, and apps the
-    /// device says it can run (asked of every candidate at once; one that cannot answer within
-    /// a few seconds is left out).
+    /// device says it can run (asked of every candidate at once, but links are opened for it only
+    /// a few at a time, `DeviceRegistry.readCallLinks`; a device that cannot answer within a few
+    /// seconds, its wait for a place included, is left out).
     private func devices(matching request: Castd_V1_ListDevicesRequest) async -> [CastdDevice] {
         let candidates = hub.devices().filter { $0.capabilities & request.capabilities == request.capabilities }
         guard !request.appIds.isEmpty else { return candidates }
@@ -241,7 +242,9 @@ public struct CastdService: Sendable {
             for device in candidates {
                 group.addTask {
                     guard let controller = await registry.controller(id: device.id) else { return nil }
-                    let answer = try? await withDeadline(.seconds(5)) { try await controller.appAvailability(request.appIds) }
+                    let answer = try? await withDeadline(.seconds(5)) {
+                        try await controller.appAvailability(request.appIds, openingWithin: registry.readCallLinks)
+                    }
                     return answer?.values.allSatisfy { $0 } == true ? device.id : nil
                 }
             }

@@ -31,6 +31,7 @@ public func withDaemon<T>(
     watcherQueueLimit: Int = 256,
     linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
+    readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
@@ -44,7 +45,7 @@ public func withDaemon<T>(
             sessionStore: stateDirectory.map {
                 SessionStore(directory: URL(fileURLWithPath: $0, isDirectory: true), logger: logger)
             },
-            logger: logger)
+            readCallLinkAttempts: readCallLinkAttempts, logger: logger)
         var configuration = CastdServerConfiguration(target: .path(socketPath))
         configuration.maximumFrameLength = maximumFrameLength
         configure(&configuration)
