@@ -194,11 +194,14 @@ public final class CastdServer: Service, Sendable {
         for handle in handles { handle.drain(grace: configuration.shutdownGracePeriod) }
     }
 
+    /// Connections the kernel queues for castd to accept on a socket it binds itself.
+    static let backlog: Int32 = 256
+
     private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let maximumFrameLength = configuration.maximumFrameLength
         let policy = configuration.accessPolicy
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: Self.backlog)
         // The peer's credentials are read, its access decided and its connection counted as the
         // connection is set up: a refused connection (a stranger, or one over its uid's limit)
         // never gets a frame decoder, so nothing it sends is parsed or buffered.
@@ -231,9 +234,12 @@ public final class CastdServer: Service, Sendable {
         case .activated(let fd, _):
             return try await bootstrap.bind(fd, childChannelInitializer: initializer)
         case .path(let path):
-            let fd = try SelfBoundSocket.listen(at: path, permissions: policy.socketPermissions)
+            let fd = try SelfBoundSocket.listen(at: path, permissions: policy.socketPermissions, backlog: Self.backlog)
             do {
-                return try await bootstrap.bind(fd, childChannelInitializer: initializer)
+                let server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
+                // NIO listens again on a socket it is given, with its default backlog (128).
+                Glibc.listen(fd, Self.backlog)
+                return server
             } catch {
                 // The descriptor is left alone: NIO may have closed it with the channel, and
                 // castd stops on this error anyway.
