@@ -32,6 +32,7 @@ public func withDaemon<T>(
     linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
     readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
+    appAnswerDeadline: Duration = .seconds(5),
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
@@ -50,10 +51,12 @@ public func withDaemon<T>(
         configuration.maximumFrameLength = maximumFrameLength
         configure(&configuration)
         let listening = AsyncStream<Void>.makeStream()
+        var service = CastdService(
+            registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs)
+        service.appAnswerDeadline = appAnswerDeadline
         let server = CastdServer(
             configuration: configuration,
-            service: CastdService(
-                registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs),
+            service: service,
             logger: logs?.logger(CastdSubsystem.rpc) ?? logger,
             onListening: { listening.continuation.finish() })
         return try await withThrowingTaskGroup(of: Void.self) { group in

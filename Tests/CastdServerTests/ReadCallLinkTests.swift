@@ -71,8 +71,12 @@ struct ReadCallLinkTests {
         try await withDevices(6, gauge: gauge) { devices in
             let able = Set(devices.enumerated().filter { $0.offset % 2 == 0 }.compactMap(\.element.name))
 
-            // ListDevices with an app id, on a castd connected to none of them.
-            try await withDaemon(devices: devices, readCallLinkAttempts: limit) { socket, _ in
+            // ListDevices with an app id, on a castd connected to none of them. Three rounds of
+            // two attempts, under whatever else runs: more than castd's 5 s for an answer on a
+            // loaded machine, so the test gives each device longer.
+            try await withDaemon(
+                devices: devices, readCallLinkAttempts: limit, appAnswerDeadline: Duration.seconds(60).scaledForTests
+            ) { socket, _ in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     var request = Castd_V1_ListDevicesRequest()
                     request.appIds = [CastAppID.defaultMediaReceiver]
