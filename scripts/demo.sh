@@ -77,7 +77,12 @@ for _ in $(seq 100); do [ -s "$demo/emulator.json" ] && break; sleep 0.1; done
 socket=$("$bin/castd" --print-socket-path)
 stop_pidfile "$demo/castd.pid"
 rm -rf "$demo/state"
-"$bin/castd" --state-directory "$demo/state" --trust-root "$demo/authority/root.pem" >"$demo/castd.log" 2>&1 &
+# castd does not run as root in system mode (the machine's castd runs as its own user castd):
+# run as root, the demo's castd is a daemon for root alone, on the same socket.
+mode=()
+[ "$(id -u)" = 0 ] && mode=(--mode user --socket "$socket")
+"$bin/castd" "${mode[@]}" --state-directory "$demo/state" --trust-root "$demo/authority/root.pem" \
+    >"$demo/castd.log" 2>&1 &
 echo $! >"$demo/castd.pid"
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.1; done
 [ -S "$socket" ] || { cat "$demo/castd.log"; exit 1; }

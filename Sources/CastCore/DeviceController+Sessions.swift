@@ -241,12 +241,20 @@ extension DeviceController {
 
     // MARK: app availability
 
-    /// Which of `appIDs` the device can run (GET_APP_AVAILABILITY), remembered until the link drops.
-    public func appAvailability(_ appIDs: [String]) async throws -> [String: Bool] {
+    /// Which of `appIDs` the device can run (GET_APP_AVAILABILITY), remembered until the link
+    /// drops. With `limiter` (read calls), a link castd must open first waits for its place.
+    public func appAvailability(_ appIDs: [String], openingWithin limiter: LinkAttemptLimiter? = nil) async throws
+        -> [String: Bool]
+    {
         let unknown = appIDs.filter { availability[$0] == nil }
         if !unknown.isEmpty {
             do {
-                let link = try await link()
+                let link: CastLink
+                if let limiter {
+                    link = try await self.link(openingWithin: limiter)
+                } else {
+                    link = try await self.link()
+                }
                 let reply = try await receiverRequest(link) {
                     ReceiverRequest.getAppAvailability(appIDs: unknown, requestID: $0)
                 }

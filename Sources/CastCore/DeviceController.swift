@@ -59,6 +59,9 @@ public actor DeviceController {
         case connected(CastLink)
     }
     private var phase: Phase = .idle
+    /// Where the attempt in flight holds its place, when a read call started it
+    /// (`link(openingWithin:)`): given back when the attempt ends.
+    private var attemptPermit: LinkAttemptLimiter?
     /// castd keeps this device's link: once a link has been up, castd reconnects on its own
     /// whenever it drops, until the device leaves mDNS with no session to rejoin.
     private var wantsLink = false
@@ -170,6 +173,35 @@ public actor DeviceController {
         }
     }
 
+    /// The connected link, for a read call: when castd must open it, the attempt waits for a
+    /// place among those read calls may have running at once (`limiter`) and holds it until the
+    /// attempt ends, however soon the call gives up. A link that is up, or being opened anyway,
+    /// takes no place.
+    func link(openingWithin limiter: LinkAttemptLimiter) async throws -> CastLink {
+        while true {
+            switch phase {
+            case .connected(let link):
+                return link
+            case .connecting:
+                return try await link()
+            case .idle:
+                let gap = remainingGap()
+                if gap > .zero {
+                    try await Task.sleep(for: gap)
+                    continue
+                }
+                try await limiter.acquire()
+                // Things may have moved while this call waited.
+                guard case .idle = phase, remainingGap() == .zero else {
+                    limiter.release()
+                    continue
+                }
+                startAttempt(permit: limiter)
+                return try await link()
+            }
+        }
+    }
+
     private func dropLinkWaiter(_ id: UInt64) {
         guard let index = linkWaiters.firstIndex(where: { $0.id == id }) else { return }
         linkWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
@@ -208,9 +240,10 @@ public actor DeviceController {
         clearMedia()
     }
 
-    private func startAttempt() {
+    private func startAttempt(permit: LinkAttemptLimiter? = nil) {
         retryGeneration += 1  // a retry still sleeping is now moot
         phase = .connecting
+        attemptPermit = permit
         lastAttemptStart = .now
         let retrying = failedRetries > 0 || wantsLink
         hub.updateKnownDevice(id: id) {
@@ -326,6 +359,7 @@ public actor DeviceController {
             ReceiverRequest.getStatus(requestID: $0)
         }
         phase = .connected(link)
+        releaseAttemptPermit()
         let downtime = lostAt.map { ContinuousClock.now - $0 }
         logger.info(
             "connected",
@@ -353,7 +387,13 @@ public actor DeviceController {
         for waiter in waiters { waiter.continuation.resume(returning: link) }
     }
 
+    private func releaseAttemptPermit() {
+        attemptPermit?.release()
+        attemptPermit = nil
+    }
+
     private func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
+        releaseAttemptPermit()
         let wasConnected: Bool
         if case .connected = phase { wasConnected = true } else { wasConnected = false }
         phase = .idle

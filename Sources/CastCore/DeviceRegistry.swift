@@ -83,6 +83,10 @@ public actor DeviceRegistry {
     private let sessionStore: SessionStore?
     /// Device certificate keys pinned on first authentication (in memory when castd keeps no state).
     public let keyPins: DeviceKeyPins
+    /// The link attempts read calls may have running at once (`DeviceController.link(openingWithin:)`).
+    public nonisolated let readCallLinks: LinkAttemptLimiter
+    /// How many, unless told otherwise.
+    public static let readCallLinkAttempts = 4
     private let logger: Logger
     private let discoveryLogger: Logger
     private let sessionLogger: Logger
@@ -122,9 +126,11 @@ public actor DeviceRegistry {
         resumeWindow: Duration = .seconds(300),
         sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil,
+        readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
         logger: Logger
     ) {
         self.hub = hub
+        self.readCallLinks = LinkAttemptLimiter(limit: readCallLinkAttempts)
         self.staticDevices = staticDevices
         self.discoveryEnabled = discovery
         self.discoveryLimits = discoveryLimits

@@ -35,6 +35,8 @@ public struct CastdSettings: Sendable {
     /// The most mDNS service instances discovery follows at once (a device on IPv4 and IPv6
     /// is two); announcements beyond it wait for room.
     public var maxMDNSServices: Int
+    /// How long a frame may take to arrive once its first byte has; nil: for ever.
+    public var frameTimeout: Duration?
     /// The minimum log level and the `PATTERN=LEVEL` filters, unparsed (the logging system
     /// parses them).
     public var logLevel: String
@@ -138,6 +140,7 @@ public struct CastdSettings: Sendable {
         if case .bool(let value)? = layer[.discovery] { discovery = value }
 
         let idleSeconds = integer(.idleTimeoutSeconds, 30)
+        let frameSeconds = integer(.frameTimeoutSeconds, 30)
         var logFilters: [(String, String)] = []
         if case .table(let entries)? = layer[.logFilters] { logFilters = entries.map { ($0.key, $0.value) } }
 
@@ -152,6 +155,7 @@ public struct CastdSettings: Sendable {
             watcherQueue: integer(.watcherQueue, 256),
             idleTimeout: idleSeconds == 0 ? nil : .seconds(idleSeconds),
             maxMDNSServices: integer(.maxMDNSServices, DiscoveryLimits().maximumServices),
+            frameTimeout: frameSeconds == 0 ? nil : .seconds(frameSeconds),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes
         return settings
@@ -167,6 +171,10 @@ public struct CastdSettings: Sendable {
         if let idleTimeout {
             let (seconds, attoseconds) = idleTimeout.components
             limits.idleTimeoutMs = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        }
+        if let frameTimeout {
+            let (seconds, attoseconds) = frameTimeout.components
+            limits.frameTimeoutMs = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         }
         return limits
     }

@@ -16,6 +16,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case watcherQueue
     case idleTimeoutSeconds
     case maxMDNSServices
+    case frameTimeoutSeconds
     case logLevel
     case logFilters
 
@@ -36,6 +37,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .watcherQueue: ["limits", "watcher_queue"]
         case .idleTimeoutSeconds: ["limits", "idle_timeout_seconds"]
         case .maxMDNSServices: ["limits", "max_mdns_services"]
+        case .frameTimeoutSeconds: ["limits", "frame_timeout_seconds"]
         case .logLevel: ["log", "level"]
         case .logFilters: ["log", "filters"]
         }
@@ -61,6 +63,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .watcherQueue: "--watcher-queue"
         case .idleTimeoutSeconds: "--idle-timeout"
         case .maxMDNSServices: "--max-mdns-services"
+        case .frameTimeoutSeconds: "--frame-timeout"
         case .logLevel: "--log-level"
         case .logFilters: "--log-filter"
         }
@@ -83,7 +86,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .maxFrameBytes: .integer(1024...(64 << 20))
         case .maxConnectionsPerUID, .maxCallsPerConnection: .integer(1...65536)
         case .watcherQueue: .integer(2...1_000_000)
-        case .idleTimeoutSeconds: .integer(0...86400)
+        case .idleTimeoutSeconds, .frameTimeoutSeconds: .integer(0...86400)
         case .maxMDNSServices: .integer(16...65536)
         case .logFilters: .stringTable
         }

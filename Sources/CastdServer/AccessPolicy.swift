@@ -140,22 +140,9 @@ struct PeerGroupList: Sendable {
     }
 }
 
-/// The socket file's mode and group, set to match the access policy (when castd binds the
-/// socket) or checked against it (when systemd does).
+/// The socket file's mode and group, checked against the access policy when systemd binds the
+/// socket (castd sets them itself when it binds it: `SelfBoundSocket`).
 public enum SocketPermissions {
-    /// Sets the mode and group of the socket at `path`.
-    static func apply(_ permissions: (mode: mode_t, group: UInt32?), to path: String) throws {
-        if let group = permissions.group, chown(path, uid_t.max, group) != 0 {
-            let reason = String(cString: strerror(errno))
-            throw CastdError(
-                .permissionDenied,
-                "cannot give \(path) to group \(CastdServer.groupNames([group])): \(reason) (castd's user must be root or a member of it)")
-        }
-        if chmod(path, permissions.mode) != 0 {
-            throw CastdError(.permissionDenied, "cannot set the mode of \(path): \(String(cString: strerror(errno)))")
-        }
-    }
-
     /// What is wrong with an existing socket's mode and group for `policy`: it lets in more than
     /// the policy would (the peer check still refuses them), or keeps out someone the policy
     /// lets in. Empty when it matches.

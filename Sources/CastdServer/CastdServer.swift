@@ -17,7 +17,8 @@ import Glibc
 
 /// Where the server listens.
 public enum CastdListenTarget: Sendable {
-    /// Bind this path (its directory is created; a stale socket file is replaced).
+    /// Bind this path (its directory is created; a stale socket file is replaced; see
+    /// `SelfBoundSocket` for what is refused).
     case path(String)
     /// A socket already bound and listening, from systemd socket activation (`LISTEN_FDS`).
     case activated(fd: Int32, path: String)
@@ -42,6 +43,11 @@ public struct CastdServerConfiguration: Sendable {
     /// A connection that sends no complete frame this long after connecting is closed; nil:
     /// never.
     public var idleTimeout: Duration? = .seconds(30)
+    /// Once a frame's first byte has arrived, the whole frame must arrive within this (time
+    /// castd spends not reading, because the client does not read its answers, does not
+    /// count), else the connection is closed: a client cannot hold a partial frame, and the
+    /// buffer for it, for ever. nil: no limit.
+    public var frameTimeout: Duration? = .seconds(30)
     /// How long in-flight calls get to finish on shutdown before they are cancelled.
     public var shutdownGracePeriod: Duration = .seconds(5)
     /// How long a refused connection stays open for reading after its status was written
@@ -70,6 +76,9 @@ public final class CastdServer: Service, Sendable {
     /// Refusals are logged a few a minute: anyone who can reach the socket can cause them.
     private let strangerLog = LogThrottle()
     private let overLimitLog = LogThrottle()
+    /// Connections closed for a frame that did not arrive in time: any admitted client can
+    /// cause these, one per connection.
+    private let stalledFrameLog = LogThrottle()
     /// Refused connections open now, lingering or about to.
     private let refusedOpen = Atomic<Int>(0)
     private let connections = Locked<[Int: ConnectionHandle]>([:])
@@ -117,7 +126,7 @@ public final class CastdServer: Service, Sendable {
             self.drainAll()
         }
         if case .path(let path) = configuration.target {
-            unlink(path)
+            SelfBoundSocket.remove(path)
         }
     }
 
@@ -185,11 +194,14 @@ public final class CastdServer: Service, Sendable {
         for handle in handles { handle.drain(grace: configuration.shutdownGracePeriod) }
     }
 
+    /// Connections the kernel queues for castd to accept on a socket it binds itself.
+    static let backlog: Int32 = 256
+
     private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let maximumFrameLength = configuration.maximumFrameLength
         let policy = configuration.accessPolicy
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.backlog, value: Self.backlog)
         // The peer's credentials are read, its access decided and its connection counted as the
         // connection is set up: a refused connection (a stranger, or one over its uid's limit)
         // never gets a frame decoder, so nothing it sends is parsed or buffered.
@@ -201,6 +213,9 @@ public final class CastdServer: Service, Sendable {
                     let sync = channel.pipeline.syncOperations
                     let gate = AtOnceGate()
                     if refusal == nil {
+                        if let frameTimeout = self.configuration.frameTimeout {
+                            try sync.addHandler(self.frameDeadline(frameTimeout, peer: peer, allocator: channel.allocator))
+                        }
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
                         // Before the encoder: it writes its answers framed already.
@@ -219,59 +234,44 @@ public final class CastdServer: Service, Sendable {
         case .activated(let fd, _):
             return try await bootstrap.bind(fd, childChannelInitializer: initializer)
         case .path(let path):
-            try Self.prepare(socketPath: path)
-            let server: NIOAsyncChannel<AcceptedConnection, Never>
+            let fd = try SelfBoundSocket.listen(at: path, permissions: policy.socketPermissions, backlog: Self.backlog)
             do {
-                server = try await bootstrap.bind(
-                    unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: initializer)
+                let server = try await bootstrap.bind(fd, childChannelInitializer: initializer)
+                // NIO listens again on a socket it is given, with its default backlog (128).
+                Glibc.listen(fd, Self.backlog)
+                return server
             } catch {
+                // The descriptor is left alone: NIO may have closed it with the channel, and
+                // castd stops on this error anyway.
+                SelfBoundSocket.remove(path)
                 throw CastdError(.unavailable, "cannot listen on \(path): \(error)")
             }
-            do {
-                try SocketPermissions.apply(policy.socketPermissions, to: path)
-            } catch {
-                try? await server.channel.close()
-                throw error
-            }
-            return server
         }
     }
 
-    /// Creates the socket's directory, and refuses to take over a socket someone still serves.
-    static func prepare(socketPath path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CastdError(.unavailable, "cannot create \(directory) for the socket: \(error.localizedDescription)")
-            }
-        }
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        if isServed(path) {
-            throw CastdError(.alreadyExists, "another castd is already serving \(path)")
-        }
-    }
-
-    /// True if something accepts connections at `path`.
-    static func isServed(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
+    /// The handler that closes an admitted connection whose frame does not arrive within
+    /// `timeout` of its first byte, with DEADLINE_EXCEEDED and a notice (a few a minute).
+    private func frameDeadline(_ timeout: Duration, peer: PeerCredentials, allocator: ByteBufferAllocator)
+        -> FrameReadDeadlineHandler
+    {
+        FrameReadDeadlineHandler(
+            deadline: TimeAmount(timeout),
+            farewell: { expiry in
+                let status = CastdError(
+                    .deadlineExceeded,
+                    "a frame did not arrive whole within \(timeout) of its first byte (\(expiry.received) of \(expiry.expected.map(String.init) ?? "at least 5") bytes); castd closed the connection")
+                var buffer = allocator.buffer(capacity: 256)
+                guard (try? CastdRPC.write(FrameWriter.statusFrame(callID: 0, status), into: &buffer)) != nil else { return nil }
+                return buffer
+            },
+            expired: { [self] expiry in
+                if let metadata = stalledFrameLog.metadata([
+                    "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "frame.received": "\(expiry.received)",
+                    "frame.expected": "\(expiry.expected.map(String.init) ?? "?")", "after": "\(timeout)",
+                ]) {
+                    logger.notice("closing a client connection: a frame did not arrive in time", metadata: metadata)
+                }
+            })
     }
 
     // MARK: one connection

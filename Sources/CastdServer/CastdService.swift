@@ -38,6 +38,10 @@ public struct CastdService: Sendable {
     /// castd's log filter and recent records (GetLogFilter, SetLogFilter, StreamLogs); nil when
     /// the service runs without castd's logging, and those methods answer FAILED_PRECONDITION.
     public let logs: CastdLogs?
+    /// How long ListDevices with app ids waits for each device's answer, its wait for a place
+    /// among the links read calls may be opening included; a device that has not answered by
+    /// then is left out.
+    public var appAnswerDeadline: Duration = .seconds(5)
 
     public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry
@@ -90,7 +94,7 @@ public struct CastdService: Sendable {
             let device = try await registry.controller(for: r.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id
-            response.available = try await device.appAvailability(r.appIds)
+            response.available = try await device.appAvailability(r.appIds, openingWithin: registry.readCallLinks)
             try await send(response)
         case .startSession:
             let r = try decode(Castd_V1_StartSessionRequest.self, request)
@@ -231,17 +235,21 @@ public struct CastdService: Sendable {
     }
 
     /// Devices that meet the request's criteria: capability bits from discovery, and apps the
-    /// device says it can run (asked of every candidate at once; one that cannot answer within
-    /// a few seconds is left out).
+    /// device says it can run (asked of every candidate at once, but links are opened for it only
+    /// a few at a time, `DeviceRegistry.readCallLinks`; a device that cannot answer within
+    /// `appAnswerDeadline`, its wait for a place included, is left out).
     private func devices(matching request: Castd_V1_ListDevicesRequest) async -> [CastdDevice] {
         let candidates = hub.devices().filter { $0.capabilities & request.capabilities == request.capabilities }
         guard !request.appIds.isEmpty else { return candidates }
         let registry = self.registry
+        let deadline = appAnswerDeadline
         let able = await withTaskGroup(of: String?.self) { group in
             for device in candidates {
                 group.addTask {
                     guard let controller = await registry.controller(id: device.id) else { return nil }
-                    let answer = try? await withDeadline(.seconds(5)) { try await controller.appAvailability(request.appIds) }
+                    let answer = try? await withDeadline(deadline) {
+                        try await controller.appAvailability(request.appIds, openingWithin: registry.readCallLinks)
+                    }
                     return answer?.values.allSatisfy { $0 } == true ? device.id : nil
                 }
             }

@@ -97,7 +97,9 @@ struct Run: AsyncParsableCommand {
         let started = monotonicNanos()
         let binDirectory = bin ?? (selfExecutablePath() as NSString).deletingLastPathComponent
         let work = "/tmp/castd-bench-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        // 0755 whatever the umask: castd binds its socket only in a directory others cannot write.
+        try FileManager.default.createDirectory(
+            atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         _ = FileManager.default.createFile(atPath: work + "/castd.toml", contents: Data())
         defer {
             if keepWork {

@@ -161,7 +161,8 @@ final class Daemon: Sendable {
         let socket = environment.workDirectory + "/\(name).sock"
         let process = try LongProcess(
             [
-                environment.castd, "--config", environment.emptyConfig, "--socket", socket, "--state-directory", "",
+                environment.castd, "--mode", "user", "--config", environment.emptyConfig, "--socket", socket,
+                "--state-directory", "",
                 "--trust-root", environment.rootPEM,
             ] + arguments,
             log: environment.workDirectory + "/\(name).log")

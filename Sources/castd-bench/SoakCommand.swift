@@ -106,7 +106,9 @@ struct SoakCommand: AsyncParsableCommand {
         let started = monotonicNanos()
         let binDirectory = bin ?? (selfExecutablePath() as NSString).deletingLastPathComponent
         let work = "/tmp/castd-soak-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        // 0755 whatever the umask: castd binds its socket only in a directory others cannot write.
+        try FileManager.default.createDirectory(
+            atPath: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         _ = FileManager.default.createFile(atPath: work + "/castd.toml", contents: Data())
         let environment = BenchEnvironment(
             binDirectory: binDirectory, workDirectory: work, python: nil, catt: nil, peersScript: "", quick: quick,

@@ -30,7 +30,8 @@ struct Castd: AsyncParsableCommand {
             Two modes (--mode): a desktop session's daemon (user: runs as you, serves \
             $XDG_RUNTIME_DIR/castd/castd.sock, reads ~/.config/castd/castd.toml, keeps state in \
             ~/.local/state/castd) and the machine's daemon (system: runs as the castd user, serves \
-            /run/castd/castd.sock, reads /etc/castd/castd.toml, keeps state in /var/lib/castd). \
+            /run/castd/castd.sock, reads /etc/castd/castd.toml, keeps state in /var/lib/castd; \
+            castd refuses to run as root in system mode). \
             Under systemd socket activation (LISTEN_FDS) castd serves the socket it is given and \
             tells systemd how it is doing (READY, STATUS, WATCHDOG, STOPPING).
 
@@ -65,7 +66,7 @@ struct Castd: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "user (a desktop session's daemon) or system (the machine's, as the castd user). Default: user when $XDG_RUNTIME_DIR is set, else system.",
+            "user (a desktop session's daemon) or system (the machine's, as the castd user; refused as root). Default: user when $XDG_RUNTIME_DIR is set, else system.",
             valueName: "mode"))
     var mode: DaemonMode?
 
@@ -164,6 +165,13 @@ struct Castd: AsyncParsableCommand {
     var idleTimeout: Int?
 
     @Option(
+        name: .customLong("frame-timeout"),
+        help: ArgumentHelp(
+            "Close a connection whose frame has not arrived whole this many seconds after its first byte (default 30; 0: never). [limits.frame_timeout_seconds]",
+            valueName: "seconds"))
+    var frameTimeout: Int?
+
+    @Option(
         name: .customLong("log-level"),
         help: ArgumentHelp(
             "The minimum log level: verbose (or trace), debug, info (the default), notice, warning, error, critical (or assert), none. [log.level]",
@@ -204,6 +212,7 @@ struct Castd: AsyncParsableCommand {
         set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
         set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
         set(.maxMDNSServices, maxMDNSServices.map(ConfigValue.integer))
+        set(.frameTimeoutSeconds, frameTimeout.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
@@ -288,6 +297,10 @@ struct Castd: AsyncParsableCommand {
             print(settings.socket)
             return
         }
+        if let refusal = Self.rootRefusal(mode: settings.mode, explicit: mode != nil, euid: geteuid()) {
+            FileHandle.standardError.write(Data("castd: \(refusal)\n".utf8))
+            throw ExitCode(78)  // sysexits(3) EX_CONFIG: started in a way castd does not run
+        }
         let logs = CastdLogs.bootstrap(filter: Self.logFilter(settings))
         let logger = Logger(label: CastdSubsystem.castd)
         logger.info("logging", metadata: ["log.filter": "\(logs.store.filter)", "log.output": "\(logs.output)"])
@@ -353,6 +366,7 @@ struct Castd: AsyncParsableCommand {
         configuration.maximumConcurrentCalls = settings.maxCallsPerConnection
         configuration.maximumConnectionsPerUID = settings.maxConnectionsPerUID
         configuration.idleTimeout = settings.idleTimeout
+        configuration.frameTimeout = settings.frameTimeout
         let status = DaemonStatusReporter(hub: hub, socketPath: path)
         let server = CastdServer(
             configuration: configuration, service: service,
@@ -404,10 +418,28 @@ extension Castd {
         line("limits.watcher_queue", "\(settings.watcherQueue)")
         line("limits.idle_timeout_seconds", settings.idleTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("limits.max_mdns_services", "\(settings.maxMDNSServices)")
+        line("limits.frame_timeout_seconds", settings.frameTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("log.level", settings.logLevel)
         line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))
         for note in settings.notes { lines.append("note: \(note)") }
         return lines.joined(separator: "\n")
+    }
+
+    /// Why castd will not serve as `euid` in `mode`, or nil. The machine's castd runs as its
+    /// own unprivileged user (the system unit's `User=castd`): run as root, a bug a device, an
+    /// app on it or a client could reach would be root's. castd refuses rather than dropping
+    /// privileges itself (SECURITY.md says why). A daemon for root alone (`--mode user`) is
+    /// root's own choice, as any user's daemon runs as that user.
+    static func rootRefusal(mode: DaemonMode, explicit: Bool, euid: uid_t) -> String? {
+        guard mode == .system, euid == 0 else { return nil }
+        let how = explicit ? "--mode system" : "system mode ($XDG_RUNTIME_DIR is not set)"
+        return """
+            refusing to run as root in \(how): the machine's castd runs as its own unprivileged \
+            user castd, so that a flaw a device or a client could reach does not hand them root. \
+            Start it with its systemd units (systemctl enable --now castd.socket; castd.service \
+            has User=castd), or as that user; for a castd that serves root alone, run castd \
+            --mode user (with --socket when $XDG_RUNTIME_DIR is not set).
+            """
     }
 
     /// The path an activated Unix socket is bound to.

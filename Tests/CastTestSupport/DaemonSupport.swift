@@ -11,7 +11,10 @@ import Logging
 public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
     // Unix socket paths are limited to 107 bytes: keep it short.
     let path = "/tmp/castd-test-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    // 0755 whatever the umask: castd refuses to bind a socket in a directory others may write
+    // (SelfBoundSocket), and tests running castc as other uids must reach the socket.
+    try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
     defer { try? FileManager.default.removeItem(atPath: path) }
     return try await body(path)
 }
@@ -28,6 +31,8 @@ public func withDaemon<T>(
     watcherQueueLimit: Int = 256,
     linkConfiguration: CastLinkConfiguration = .trustingEmulators(),
     stateDirectory: String? = nil,
+    readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
+    appAnswerDeadline: Duration = .seconds(5),
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
@@ -41,15 +46,17 @@ public func withDaemon<T>(
             sessionStore: stateDirectory.map {
                 SessionStore(directory: URL(fileURLWithPath: $0, isDirectory: true), logger: logger)
             },
-            logger: logger)
+            readCallLinkAttempts: readCallLinkAttempts, logger: logger)
         var configuration = CastdServerConfiguration(target: .path(socketPath))
         configuration.maximumFrameLength = maximumFrameLength
         configure(&configuration)
         let listening = AsyncStream<Void>.makeStream()
+        var service = CastdService(
+            registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs)
+        service.appAnswerDeadline = appAnswerDeadline
         let server = CastdServer(
             configuration: configuration,
-            service: CastdService(
-                registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs),
+            service: service,
             logger: logs?.logger(CastdSubsystem.rpc) ?? logger,
             onListening: { listening.continuation.finish() })
         return try await withThrowingTaskGroup(of: Void.self) { group in

@@ -72,6 +72,12 @@ public final class RawSocket: @unchecked Sendable {
         try send(frame)
     }
 
+    /// Whether a read would return at once (data, or the end of the stream) rather than wait.
+    public var isReadable: Bool {
+        var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return Glibc.poll(&poll, 1, 0) > 0
+    }
+
     private func readExactly(_ count: Int) throws -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: count)
         var offset = 0

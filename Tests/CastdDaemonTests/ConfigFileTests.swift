@@ -26,6 +26,7 @@ struct ConfigFileTests {
         watcher_queue = 64
         idle_timeout_seconds = 10
         max_mdns_services = 2048
+        frame_timeout_seconds = 20
 
         [log]
         level = "debug"
@@ -45,6 +46,7 @@ struct ConfigFileTests {
         #expect(layer[.maxFrameBytes] == .integer(1_048_576))
         #expect(layer[.idleTimeoutSeconds] == .integer(10))
         #expect(layer[.maxMDNSServices] == .integer(2048))
+        #expect(layer[.frameTimeoutSeconds] == .integer(20))
         #expect(layer[.logLevel] == .string("debug"))
         // The file's order, which decides which filter wins.
         #expect(
@@ -124,6 +126,7 @@ struct SettingsTests {
         #expect(settings.maxFrameBytes == 4 << 20 && settings.maxConnectionsPerUID == 256)
         #expect(settings.maxCallsPerConnection == 128 && settings.watcherQueue == 256)
         #expect(settings.idleTimeout == .seconds(30))
+        #expect(settings.frameTimeout == .seconds(30))
 
         #expect(systemPaths.socket == "/run/castd/castd.sock")
         #expect(systemPaths.stateDirectory == "/var/lib/castd")

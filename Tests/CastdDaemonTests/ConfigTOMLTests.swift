@@ -131,7 +131,7 @@ struct ConfigTOMLTests {
             .deviceAuth: .string("require"), .controlGroups: .strings(["castd"]), .readGroups: .strings([]),
             .maxFrameBytes: .integer(4_194_304), .maxConnectionsPerUID: .integer(256),
             .maxCallsPerConnection: .integer(128), .watcherQueue: .integer(256), .idleTimeoutSeconds: .integer(30),
-            .maxMDNSServices: .integer(1024), .logLevel: .string("info"), .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
+            .maxMDNSServices: .integer(1024), .frameTimeoutSeconds: .integer(30), .logLevel: .string("info"), .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
         ]
         #expect(layer.values == expected)
     }

@@ -101,7 +101,8 @@ struct HostileDeviceFloodTests {
                         let castd = try launch(
                             "castd",
                             [
-                                "--socket", socket, "--state-directory", directory + "/state", "--no-discovery",
+                                "--mode", "user", "--socket", socket, "--state-directory", directory + "/state",
+                                "--no-discovery",
                                 "--trust-root", directory + "/root.pem",
                                 "--device", "Hostile=\(hostileEndpoints.host):\(hostileEndpoints.port)",
                                 "--device", "Good=\(goodEndpoints.host):\(goodEndpoints.port)",

@@ -78,6 +78,46 @@ struct LimitTests {
         }
     }
 
+    @Test func aFrameThatStallsIsClosedByItsDeadlineAndOthersAreServed() async throws {
+        let deadline = Duration.seconds(2).scaledForTests
+        let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
+        try await withDaemon(configure: { $0.frameTimeout = deadline; $0.idleTimeout = nil }, logs: logs) { socket, _ in
+            var stalled: [RawSocket] = []
+            for _ in 0..<7 {
+                let client = try RawSocket(path: socket)
+                try await client.roundTrip(callID: 1)  // admitted, and a whole frame: fine
+                stalled.append(client)
+            }
+            // Each announces a 1 MiB frame, sends 1,000 bytes of it and stops.
+            let started = ContinuousClock.now
+            for client in stalled { try client.write(RawSocket.header(length: 1 << 20) + [UInt8](repeating: 0, count: 1000)) }
+
+            // Meanwhile another client is served, and the stalled ones are still open.
+            try await CastdClient.withConnection(socketPath: socket) { bystander in
+                _ = try await bystander.listDevices()
+            }
+            #expect(stalled.allSatisfy { !$0.isReadable }, "a stalled connection was closed before its deadline")
+
+            for client in stalled {
+                let status = try #require(try await client.receive())
+                #expect(status.callID == 0 && status.status.code == .deadlineExceeded)
+                #expect(
+                    status.status.message.contains("a frame did not arrive whole within \(deadline) of its first byte (1004 of 1048580 bytes)"),
+                    "\(status.status.message)")
+                #expect(try await client.receive() == nil, "closed")
+            }
+            let waited = ContinuousClock.now - started
+            #expect(waited >= deadline, "closed after \(waited), before the deadline of \(deadline)")
+            try await CastdClient.withConnection(socketPath: socket) { after in
+                _ = try await after.listDevices()
+            }
+        }
+        // Seven closures, five notices: a client opening connections to stall cannot flood the log.
+        let notices = logs.buffer.recent(1000).filter { $0.message == "closing a client connection: a frame did not arrive in time" }
+        #expect(notices.count == 5, "\(notices.map(\.message))")
+        #expect(notices.first?.fields["frame.received"] == "1004" && notices.first?.fields["frame.expected"] == "1048580")
+    }
+
     @Test func callsPerConnectionAreCapped() async throws {
         try await withDaemon(configure: { $0.maximumConcurrentCalls = 2 }) { socket, _ in
             let raw = try RawSocket(path: socket)

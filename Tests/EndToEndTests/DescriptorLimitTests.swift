@@ -22,7 +22,7 @@ struct DescriptorLimitTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let process = try ChildProcess(
                 "/usr/bin/prlimit",
-                ["--nofile=256:4096", "--", castd, "--socket", socket, "--no-discovery", "--state-directory", ""],
+                ["--nofile=256:4096", "--", castd, "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
                 directory: directory)
             defer { process.signal(SIGKILL) }
             try await eventually("castd to answer") {

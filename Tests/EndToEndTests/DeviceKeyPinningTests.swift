@@ -66,7 +66,7 @@ struct DeviceKeyPinningTests {
                 let castd = try launch(
                     "castd",
                     [
-                        "--socket", setup.socket, "--no-discovery", "--state-directory", directory + "/state",
+                        "--mode", "user", "--socket", setup.socket, "--no-discovery", "--state-directory", directory + "/state",
                         "--trust-root", directory + "/a/root.pem", "--trust-root", second.root,
                         "--device", "Pinned TV=127.0.0.1:\(port)",
                     ], [:])

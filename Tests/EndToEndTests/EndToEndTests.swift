@@ -27,6 +27,10 @@ struct EndToEndTests {
         var stateDirectory: String { directory + "/state" }
         /// The emulator's root, which castd trusts (`--trust-root`).
         var trustRoot: String { directory + "/authority/root.pem" }
+        /// castd's arguments when a test starts it again on the same socket and state.
+        var restartArguments: [String] {
+            ["--mode", "user", "--socket", socket, "--state-directory", stateDirectory, "--trust-root", trustRoot]
+        }
 
         func castc(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> CommandResult {
             try await run("castc", arguments, environment: environment, timeout: timeout)
@@ -92,7 +96,9 @@ struct EndToEndTests {
                 try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
                 let socket = directory + "/castd.sock"
                 let castd = try launch(
-                    "castd", ["--socket", socket, "--state-directory", directory + "/state", "--trust-root", authority + "/root.pem"] + castdArguments, [:])
+                    "castd",
+                    ["--mode", "user", "--socket", socket, "--state-directory", directory + "/state"]
+                        + ["--trust-root", authority + "/root.pem"] + castdArguments, [:])
                 let setup = Setup(
                     directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
                 try await eventually("castd to discover \(name)") {
@@ -306,12 +312,12 @@ struct EndToEndTests {
             let bad = directory + "/not-a-root.pem"
             _ = FileManager.default.createFile(atPath: bad, contents: Data("hello\n".utf8))
             let result = try await run(
-                "castd", ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
+                "castd", ["--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
             #expect(result.status != 0)
             #expect(result.stderr.contains(bad) && result.stderr.contains("no PEM certificate"), "\(result)")
             let missing = try await run(
                 "castd",
-                ["--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
+                ["--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
             #expect(missing.status != 0 && missing.stderr.contains(directory + "/none.pem"), "\(missing)")
         }
     }
@@ -343,8 +349,7 @@ struct EndToEndTests {
 
             // A new castd rejoins the session that kept playing: no relaunch, no STOP.
             let again = try ChildProcess(
-                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory, "--trust-root", setup.trustRoot],
-                directory: setup.directory)
+                "castd", setup.restartArguments, directory: setup.directory)
             defer { again.signal(SIGKILL) }
             try await setup.waitForResumedSession()
             let join = try await setup.castc(["connect", setup.deviceName, "--json"])
@@ -372,8 +377,7 @@ struct EndToEndTests {
             let clock = ContinuousClock()
             let started = clock.now
             let again = try ChildProcess(
-                "castd", ["--socket", setup.socket, "--state-directory", setup.stateDirectory, "--trust-root", setup.trustRoot],
-                directory: setup.directory)
+                "castd", setup.restartArguments, directory: setup.directory)
             defer { again.signal(SIGKILL) }
             try await setup.waitForResumedSession()
             print("castd restart to resumed session: \(clock.now - started)")
@@ -461,8 +465,8 @@ struct EndToEndTests {
             let notify = try DatagramListener(path: directory + "/notify.sock")
             let socket = directory + "/castd.sock"
             let castd = try ChildProcess(
-                "castd", ["--socket", socket, "--no-discovery", "--state-directory", ""], directory: directory,
-                environment: ["NOTIFY_SOCKET": notify.path])
+                "castd", ["--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
+                directory: directory, environment: ["NOTIFY_SOCKET": notify.path])
             defer { castd.signal(SIGKILL) }
             let message = try #require(try await notify.receive(timeout: .seconds(10)))
             #expect(message.contains("READY=1"))
@@ -486,7 +490,8 @@ struct EndToEndTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let activator = try ChildProcess(
                 "/usr/bin/systemd-socket-activate",
-                ["-l", socket, castd, "--no-discovery", "--state-directory", "", "--device", "Static TV=127.0.0.1:9"],
+                ["-l", socket, castd, "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""]
+                    + ["--device", "Static TV=127.0.0.1:9"],
                 directory: directory)
             defer { activator.signal(SIGKILL) }
             try await eventually("the activation socket") { FileManager.default.fileExists(atPath: socket) }

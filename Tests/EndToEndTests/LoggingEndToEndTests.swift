@@ -27,7 +27,7 @@ struct LoggingEndToEndTests {
         /// root castd trusts.
         var castdArguments: [String] {
             [
-                "--socket", socket, "--no-discovery", "--state-directory", directory + "/state",
+                "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", directory + "/state",
                 "--trust-root", directory + "/authority/root.pem", "--device", "\(deviceName)=127.0.0.1:\(port)",
             ]
         }

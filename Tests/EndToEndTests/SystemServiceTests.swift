@@ -77,7 +77,7 @@ struct SystemServiceTests {
                 let socket = directory + "/castd.sock"
                 let castd = try launch(
                     "castd",
-                    ["--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
+                    ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
                         + ["--trust-root", directory + "/authority/root.pem", "--state-directory", directory + "/state"]
                         + castdArguments,
                     environment)
@@ -158,7 +158,8 @@ struct SystemServiceTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let activator = try ChildProcess(
                 "/usr/bin/systemd-socket-activate",
-                ["-l", socket, castd, "--no-discovery", "--state-directory", "", "--control-group", "\(Self.controlGroup)"],
+                ["-l", socket, castd, "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""]
+                    + ["--control-group", "\(Self.controlGroup)"],
                 directory: directory)
             defer { activator.signal(SIGKILL) }
             try await eventually("the activation socket") { FileManager.default.fileExists(atPath: socket) }
@@ -179,8 +180,8 @@ struct SystemServiceTests {
         try await withTemporaryDirectory { directory in
             let socket = directory + "/castd.sock"
             let castd = try ChildProcess(
-                "castd", ["--socket", socket, "--no-discovery", "--state-directory", ""], directory: directory,
-                environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "castd.socket"])
+                "castd", ["--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
+                directory: directory, environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "castd.socket"])
             defer { castd.signal(SIGKILL) }
             try await eventually("castd to serve its own socket") {
                 try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0

@@ -259,7 +259,8 @@ def test_another_senders_pause_reaches_castd_watchers_within_a_second(emulator, 
     with open(castd_log, "wb") as err:
         castd = subprocess.Popen(
             [
-                swift_binary("castd"), "--no-discovery", "--device", f"{HOST}:8009", "--socket", str(socket),
+                swift_binary("castd"), "--mode", "user", "--no-discovery", "--device", f"{HOST}:8009",
+                "--socket", str(socket),
                 "--trust-root", str(emulator["root"]), "--state-directory", str(tmp_path / "state"),
             ],
             stdout=subprocess.DEVNULL, stderr=err,

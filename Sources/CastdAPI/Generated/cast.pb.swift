@@ -2380,6 +2380,9 @@ public nonisolated struct Castd_V1_Limits: Sendable {
   /// a connection that sends nothing this long after connecting is closed
   public var idleTimeoutMs: UInt32 = 0
 
+  /// a frame must arrive whole this long after its first byte; 0: no limit
+  public var frameTimeoutMs: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -5734,7 +5737,7 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Castd_V1_Limits: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Limits"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}max_frame_bytes\0\u{3}max_connections_per_uid\0\u{3}max_calls_per_connection\0\u{3}watcher_queue\0\u{3}idle_timeout_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}max_frame_bytes\0\u{3}max_connections_per_uid\0\u{3}max_calls_per_connection\0\u{3}watcher_queue\0\u{3}idle_timeout_ms\0\u{3}frame_timeout_ms\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -5747,6 +5750,7 @@ nonisolated extension Castd_V1_Limits: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.maxCallsPerConnection) }()
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.watcherQueue) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.idleTimeoutMs) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.frameTimeoutMs) }()
       default: break
       }
     }
@@ -5768,6 +5772,9 @@ nonisolated extension Castd_V1_Limits: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if self.idleTimeoutMs != 0 {
       try visitor.visitSingularUInt32Field(value: self.idleTimeoutMs, fieldNumber: 5)
     }
+    if self.frameTimeoutMs != 0 {
+      try visitor.visitSingularUInt32Field(value: self.frameTimeoutMs, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -5777,6 +5784,7 @@ nonisolated extension Castd_V1_Limits: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.maxCallsPerConnection != rhs.maxCallsPerConnection {return false}
     if lhs.watcherQueue != rhs.watcherQueue {return false}
     if lhs.idleTimeoutMs != rhs.idleTimeoutMs {return false}
+    if lhs.frameTimeoutMs != rhs.frameTimeoutMs {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -73,7 +73,8 @@ enum StatusReport {
                     "limits",
                     "frame \(limits.maxFrameBytes) B, \(limits.maxConnectionsPerUid) connections per uid, "
                         + "\(limits.maxCallsPerConnection) calls per connection, watcher queue \(limits.watcherQueue), "
-                        + "idle close \(limits.idleTimeoutMs == 0 ? "never" : "after \(limits.idleTimeoutMs / 1000) s")",
+                        + "idle close \(limits.idleTimeoutMs == 0 ? "never" : "after \(limits.idleTimeoutMs / 1000) s"), "
+                        + "frame within \(limits.frameTimeoutMs == 0 ? "any time" : "\(limits.frameTimeoutMs / 1000) s")",
                 ])
             }
         }
