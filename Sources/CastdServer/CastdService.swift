@@ -80,7 +80,7 @@ public struct CastdService: Sendable {
         switch method {
         case .listDevices:
             let r = try decode(Castd_V1_ListDevicesRequest.self, request)
-            for appID in r.appIds { try Validate.appID(appID) }
+            try Validate.appIDs(r.appIds)
             var response = Castd_V1_ListDevicesResponse()
             response.devices = await devices(matching: r)
             try await send(response)
@@ -90,7 +90,7 @@ public struct CastdService: Sendable {
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
             guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
-            for appID in r.appIds { try Validate.appID(appID) }
+            try Validate.appIDs(r.appIds)
             let device = try await registry.controller(for: r.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id
@@ -335,6 +335,16 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
 package enum Validate {
     /// What a JSON message may weigh so that it fits one 64 KiB CastV2 frame with its envelope.
     package static let maximumPayload = CastWire.maximumFrameLength - 1024
+
+    /// The most app ids one call may ask about (each is a question to every device asked).
+    package static let maximumAppIDs = 32
+
+    package static func appIDs(_ ids: [String]) throws {
+        guard ids.count <= maximumAppIDs else {
+            throw CastdError(.invalidArgument, "\(ids.count) app ids asked at once; at most \(maximumAppIDs)")
+        }
+        for id in ids { try appID(id) }
+    }
 
     package static func appID(_ id: String) throws {
         guard !id.isEmpty, id.count <= 64,

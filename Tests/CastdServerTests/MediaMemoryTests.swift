@@ -1,4 +1,6 @@
 import CastProtocol
+import CastdAPI
+import CastdServer
 import Foundation
 import Logging
 import Testing
@@ -80,5 +82,26 @@ import Testing
         await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)
         await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 1, items: [1]), arrival: 5)
         #expect(hub.media(deviceID: "device")?.mediaSessionID == 2)
+    }
+}
+
+/// The app availability castd remembers per device is bounded (SECURITY.md, G5.3), and so is
+/// what one call may ask.
+@Suite struct AvailabilityMemoryTests {
+    @Test func theCacheKeepsAtMostItsLimit() {
+        var known: [String: Bool] = [:]
+        for batch in 0..<100 {
+            let answers = (0..<10).map { ("APP\(batch)X\($0)", $0.isMultiple(of: 2)) }
+            known = DeviceController.remember(answers, in: known)
+            #expect(known.count <= DeviceController.availabilityLimit)
+            // What was just asked is always remembered.
+            #expect(answers.allSatisfy { known[$0.0] == $0.1 })
+        }
+    }
+
+    @Test func aCallAsksAboutAtMost32Apps() throws {
+        try Validate.appIDs((0..<32).map { "APP\($0)" })
+        #expect(throws: CastdError.self) { try Validate.appIDs((0..<33).map { "APP\($0)" }) }
+        #expect(throws: CastdError.self) { try Validate.appIDs(["ok", "not ok"]) }
     }
 }

@@ -25,7 +25,8 @@ struct DescriptorLimitTests {
                 ["--nofile=256:4096", "--", castd, "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
                 directory: directory)
             defer { process.signal(SIGKILL) }
-            try await eventually("castd to answer") {
+            // A start-up, not a timing check: generous, as the machine may be busy with other tests.
+            try await eventually(timeout: .seconds(30), "castd to answer") {
                 guard process.isRunning else { throw ExitedEarly(stderr: process.stderr) }
                 return try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0
             }
