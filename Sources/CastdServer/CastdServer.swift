@@ -372,8 +372,8 @@ public final class CastdServer: Service, Sendable {
                                 continue
                             }
                             await self.dispatch(
-                                frame, access: accepted.access, handle: handle, writer: writer, calls: &calls,
-                                logger: logger)
+                                frame, access: accepted.access, peer: peer, handle: handle, writer: writer,
+                                calls: &calls, logger: logger)
                         }
                     } catch let error as LengthPrefixError {
                         let status: CastdError
@@ -405,8 +405,8 @@ public final class CastdServer: Service, Sendable {
     /// Starts the call a frame opens (or cancels one). A refusal is written before it returns, so
     /// that a client sending calls that are refused, and not reading, stops being read.
     private func dispatch(
-        _ frame: Castd_V1_Frame, access: Castd_V1_Access, handle: ConnectionHandle, writer: FrameWriter,
-        calls: inout DiscardingTaskGroup, logger: Logger
+        _ frame: Castd_V1_Frame, access: Castd_V1_Access, peer: PeerCredentials, handle: ConnectionHandle,
+        writer: FrameWriter, calls: inout DiscardingTaskGroup, logger: Logger
     ) async {
         let callID = frame.callID
         switch frame.kind {
@@ -453,7 +453,7 @@ public final class CastdServer: Service, Sendable {
             calls.addTask {
                 await self.run(
                     method, callID: callID, request: request, timeout: timeout, cancelSignal: cancelSignal,
-                    access: access, writer: writer, logger: logger)
+                    access: access, peer: peer, writer: writer, logger: logger)
                 handle.finished(callID: callID)
             }
         case .cancel?:
@@ -472,7 +472,8 @@ public final class CastdServer: Service, Sendable {
     /// response is written with its status, in one write.
     private func run(
         _ method: CastdMethod, callID: UInt64, request: [UInt8], timeout: Duration?,
-        cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, writer: FrameWriter, logger: Logger
+        cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, peer: PeerCredentials, writer: FrameWriter,
+        logger: Logger
     ) async {
         let service = self.service
         // The metadata of this call's log lines (given per line: a Logger per call costs more
@@ -482,7 +483,7 @@ public final class CastdServer: Service, Sendable {
         let outcome = await withTaskGroup(of: Outcome.self) { group -> Outcome in
             group.addTask {
                 do {
-                    let context = CallContext(connectedClients: self.clientCount, access: access)
+                    let context = CallContext(connectedClients: self.clientCount, access: access, peer: peer)
                     try await service.handle(method, request: request, context: context) { message in
                         if method.isStreaming {
                             try await writer.message(callID: callID, message)

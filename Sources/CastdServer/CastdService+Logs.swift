@@ -9,7 +9,8 @@ extension CastdService {
     /// logging (an embedding program's, a test's) answers FAILED_PRECONDITION rather than
     /// pretend: a filter it changed would filter nothing, and it keeps no records.
     func handleLogs(
-        _ method: CastdMethod, request: [UInt8], send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
+        _ method: CastdMethod, request: [UInt8], peer: PeerCredentials?,
+        send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
     ) async throws {
         guard let logs else {
             throw CastdError(
@@ -24,14 +25,23 @@ extension CastdService {
             let r = try Self.decodeLogRequest(Castd_V1_SetLogFilterRequest.self, request)
             let change = try LogFilterChange(r)
             let startup = logs.store.startupFilter
-            let filter = logs.store.update { filter in
+            let changeFilter = { (filter: inout LogFilter) in
                 if r.reset { filter = startup }
                 change.apply(to: &filter)
             }
+            // The notice goes out under the filter in force before the change, so that a change
+            // that silences castd's log is itself on record, with who made it.
+            var next = logs.store.filter
+            changeFilter(&next)
             var logger = logs.logger(CastdSubsystem.castd)
             logger[metadataKey: "rpc.method"] = "\(method.rawValue)"
-            logger.notice(
-                "log filter changed: \(change.description(reset: r.reset))", metadata: ["log.filter": "\(filter)"])
+            var metadata: Logger.Metadata = ["log.filter": "\(next)"]
+            if let peer {
+                metadata["peer.uid"] = "\(peer.uid)"
+                metadata["peer.pid"] = "\(peer.pid)"
+            }
+            logger.notice("log filter changed: \(change.description(reset: r.reset))", metadata: metadata)
+            let filter = logs.store.update(changeFilter)
             try await send(Self.filterMessage(filter, logs: logs))
         case .streamLogs:
             let r = try Self.decodeLogRequest(Castd_V1_StreamLogsRequest.self, request)

@@ -224,7 +224,7 @@ public struct CastdService: Sendable {
             try Task.checkCancellation()
             throw CastdError(.unavailable, "castd is shutting down")
         case .getLogFilter, .setLogFilter, .streamLogs:
-            try await handleLogs(method, request: request, send: send)
+            try await handleLogs(method, request: request, peer: context.peer, send: send)
         case .forgetDevice:
             let r = try decode(Castd_V1_ForgetDeviceRequest.self, request)
             guard !r.device.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -315,6 +315,8 @@ public struct CastdService: Sendable {
 struct CallContext: Sendable {
     var connectedClients: Int
     var access: Castd_V1_Access = .control
+    /// Who called (nil for calls answered at once, which change nothing).
+    var peer: PeerCredentials? = nil
 }
 
 /// Runs `body`, giving up with DEADLINE_EXCEEDED after `limit`.

@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    /// A change that silences castd's log is itself on record, with who made it: its notice goes
+    /// out under the filter in force before it (SECURITY.md, G6.2).
+    @Test func aChangeThatSilencesTheLogIsLoggedWithItsCaller() async throws {
+        let logs = try Self.logs()
+        try await withDaemon(logs: logs) { socket, _ in
+            try await CastdClient.withConnection(socketPath: socket) { client in
+                let filter = try await client.setLogLevel(.none)
+                #expect(filter.minimumLevel == .none)
+                let notice = try #require(logs.buffer.recent(1000).first { $0.message.hasPrefix("log filter changed") })
+                #expect(notice.message == "log filter changed: minimum level none")
+                #expect(notice.fields["peer.uid"] == "\(getuid())")
+                #expect(notice.fields["peer.pid"] == "\(getpid())")
+                // And from now on nothing is logged.
+                logs.logger("Daemon").notice("after")
+                #expect(!logs.buffer.recent(1000).contains { $0.message == "after" })
+            }
+        }
+    }
+
     @Test func badRequestsAreRefusedAndChangeNothing() async throws {
         let logs = try Self.logs("info", ["RPC=debug"])
         try await withDaemon(logs: logs) { socket, _ in
