@@ -162,6 +162,7 @@ struct RefusalFloodTests {
         let cap = 8
         let flood = 200
         let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
+        let started = ContinuousClock.now
         try await withDaemon(
             configure: {
                 $0.maximumConnectionsPerUID = 2
@@ -217,8 +218,11 @@ struct RefusalFloodTests {
                 try await admitted.roundTrip(callID: 2)
             }
         }
+        // The throttle lets 5 through per minute: a slow run (a sanitizer build on a busy machine)
+        // that spans more minutes may log 5 in each of them, never one per refusal (208).
+        let minutes = Int((ContinuousClock.now - started).components.seconds / 60) + 1
         let refusals = logs.buffer.recent(1000).filter { $0.message == "refused a connection: too many from one uid" }
-        #expect(refusals.count <= 5, "\(refusals.count) refusals logged")
+        #expect(refusals.count <= 5 * minutes, "\(refusals.count) refusals logged in \(minutes) minute(s)")
         #expect(refusals.allSatisfy { $0.subsystem == "Access" })
     }
 }
