@@ -34,7 +34,7 @@ extension DeviceController {
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                 MediaRequest.make(type, requestID: $0, fields)
             }
-            applyMedia(reply.payload, arrival: reply.arrival)
+            applyMedia(reply)
             return currentMedia()
         } catch {
             throw Self.map(error, device: name)
@@ -178,7 +178,7 @@ extension DeviceController {
                     let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                         MediaRequest.make("GET_STATUS", requestID: $0)
                     }
-                    applyMedia(reply.payload, arrival: reply.arrival)
+                    applyMedia(reply)
                     return currentMedia()
                 }
                 throw CastdError(.failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
@@ -197,15 +197,15 @@ extension DeviceController {
             }
             do {
                 let reply = try await send(status.mediaSessionID)
-                applyMedia(reply.payload, arrival: reply.arrival)
+                applyMedia(reply)
             } catch let error as CastChannelError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
                 let refreshed = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                     MediaRequest.make("GET_STATUS", requestID: $0)
                 }
-                applyMedia(refreshed.payload, arrival: refreshed.arrival)
+                applyMedia(refreshed)
                 guard let fresh = hub.media(deviceID: id), fresh.mediaSessionID != 0 else { throw error }
                 let reply = try await send(fresh.mediaSessionID)
-                applyMedia(reply.payload, arrival: reply.arrival)
+                applyMedia(reply)
             }
             return currentMedia()
         } catch {
@@ -252,8 +252,7 @@ extension DeviceController {
             let reply = try await replacing(
                 "volume", on: link, namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
             ) { ReceiverRequest.setVolume(level: requested, muted: muted, requestID: $0) }
-            let status = readReceiverStatus(reply.payload)
-            applyReceiver(status, arrival: reply.arrival)
+            let status = applyReceiver(reply)
             return CastdVolume(status.volume ?? CastVolume())
         } catch {
             throw Self.map(error, device: name)

@@ -19,8 +19,7 @@ public struct SessionRequest: Sendable {
 extension DeviceController {
     func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
         let reply = try await receiverRequest(link) { ReceiverRequest.getStatus(requestID: $0) }
-        let status = readReceiverStatus(reply.payload)
-        applyReceiver(status, arrival: reply.arrival)
+        let status = applyReceiver(reply)
         return status
     }
 
@@ -47,7 +46,7 @@ extension DeviceController {
                     // Relaunch: stop the running instance, then launch afresh.
                     endingReason = "relaunched by a castd client"
                     let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-                    applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
+                    applyReceiver(reply)
                     if var session, session.sessionID == app.sessionID {
                         session.state = .ended
                         session.reason = "relaunched by a castd client"
@@ -105,8 +104,7 @@ extension DeviceController {
                     supportedAppTypes: options.androidTv ? ["WEB", "ANDROID_TV"] : nil,
                     credentials: options.credentials.nonEmpty, credentialsType: options.credentialsType.nonEmpty)
             }
-            var status = readReceiverStatus(reply.payload)
-            applyReceiver(status, arrival: reply.arrival)
+            var status = applyReceiver(reply)
             // Some devices answer a LAUNCH before the app is listed; ask again a few times.
             var attempts = 0
             while status.application(id: appID)?.transportID == nil && attempts < 10 {
@@ -146,7 +144,7 @@ extension DeviceController {
                 let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
                     MediaRequest.make("GET_STATUS", requestID: $0)
                 }
-                applyMedia(reply.payload, arrival: reply.arrival)
+                applyMedia(reply)
             } catch {
                 mediaError = error
             }
@@ -196,7 +194,7 @@ extension DeviceController {
                 endingReason = "stopped by a castd client"
                 let sessionID = session.sessionID
                 let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: sessionID, requestID: $0) }
-                applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
+                applyReceiver(reply)
             }
             if self.session != nil {
                 // Left, or the device did not drop the app yet: either way castd stops following it.
@@ -229,7 +227,7 @@ extension DeviceController {
                 throw CastdError(.failedPrecondition, "nothing is running on \(name)")
             }
             let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
-            applyReceiver(readReceiverStatus(reply.payload), arrival: reply.arrival)
+            applyReceiver(reply)
             var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
             hub.updateSession(ended)
@@ -314,7 +312,7 @@ extension DeviceController {
             session.transferredFromDeviceID = source
             self.session = session
             publish(session)
-            applyMedia(reply.payload, arrival: reply.arrival)
+            applyMedia(reply)
             sessionLogger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
             return session
         } catch {

@@ -374,8 +374,7 @@ public actor DeviceController {
             $0.nextRetryAtMs = 0
             $0.reconnectAttempts = 0
         }
-        let status = readReceiverStatus(reply.payload)
-        applyReceiver(status, arrival: reply.arrival)
+        let status = applyReceiver(reply)
         if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
             await requestGroupMembers(link)
         }
@@ -538,6 +537,20 @@ public actor DeviceController {
                 metadata: ["fields": "\(unreadable.joined(separator: ", "))"])
         }
         return status
+    }
+
+    /// Applies the RECEIVER_STATUS a reply carries, in its place in the link's order; returns
+    /// what the reply says.
+    @discardableResult
+    func applyReceiver(_ reply: CastReply) -> CastReceiverStatus {
+        let status = readReceiverStatus(reply.payload)
+        applyReceiver(status, arrival: reply.arrival)
+        return status
+    }
+
+    /// Applies the MEDIA_STATUS a reply carries, in its place in the link's order.
+    func applyMedia(_ reply: CastReply) {
+        applyMedia(reply.payload, arrival: reply.arrival)
     }
 
     /// Applies a RECEIVER_STATUS. With `arrival` (its place in the link's order), one older than

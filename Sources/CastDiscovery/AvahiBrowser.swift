@@ -458,6 +458,15 @@ private final class BrowseSession: AvahiClientLoopOwner {
                     service.generation = state.nextGeneration
                     service.phase = .watching(resolver)
                     state.watchOrder.push((key, service.generation))
+                    // Entries of services that left, or stopped watching, are only dropped
+                    // when an eviction pops them; when none comes, drop them here.
+                    if state.watchOrder.count > 2 * state.resolverKeys.count + 64 {
+                        let services = state.services
+                        state.watchOrder.removeAll { entry in
+                            guard let live = services[entry.key], case .watching = live.phase else { return true }
+                            return live.generation != entry.generation
+                        }
+                    }
                 }
                 service.failures = 0
                 state.services[key] = service
@@ -571,6 +580,12 @@ struct FIFO<Element> {
 
     func peek() -> Element? {
         head < items.count ? items[head] : nil
+    }
+
+    /// Removes every element `shouldRemove` picks, keeping the order of the rest.
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        items = items[head...].filter { !shouldRemove($0) }
+        head = 0
     }
 
     mutating func pop() -> Element? {

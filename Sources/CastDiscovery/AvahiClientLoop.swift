@@ -34,7 +34,7 @@ final class AvahiClientLoop: Sendable {
     private struct State {
         var client: AvahiHandle?
         var owner: (any AvahiClientLoopOwner)?
-        var retryTimer: AvahiHandle?
+        var retryTimer: AvahiTimer?
         /// The owner's timers (`makeTimer`), kept alive until the poll that calls them is freed.
         var timers: [AvahiTimer] = []
         /// The current client failed, or the last attempt created none; a retry is scheduled.
@@ -54,20 +54,13 @@ final class AvahiClientLoop: Sendable {
         self.poll = AvahiHandle(poll)
         self.retryInterval = retryInterval
         self.logger = logger
-        // Unretained: the timer only fires on the poll thread, which `shutdown()` (also run by
+        // Unowned: the timer only fires on the poll thread, which `shutdown()` (also run by
         // deinit) stops before the loop can go away; the timer is freed with the poll.
-        let timer = pollAPI.pointee.timeout_new(
-            pollAPI, nil,
-            { _, userdata in
-                guard let userdata else { return }
-                Unmanaged<AvahiClientLoop>.fromOpaque(userdata).takeUnretainedValue().connect()
-            },
-            Unmanaged.passUnretained(self).toOpaque())
-        guard let timer else {
-            avahi_threaded_poll_free(poll)
+        guard let timer = makeTimer({ [unowned(unsafe) self] in _ = self.connect() }) else {
+            // deinit's shutdown() frees the poll.
             throw DiscoveryError(code: .avahiUnavailable, message: "avahi timeout_new failed (out of memory?)")
         }
-        state.withLock { $0.retryTimer = AvahiHandle(timer) }
+        state.withLock { $0.retryTimer = timer }
     }
 
     deinit {
@@ -240,9 +233,7 @@ final class AvahiClientLoop: Sendable {
     }
 
     private func scheduleConnect(after interval: Duration) {
-        guard let timer = state.withLock({ $0.retryTimer }) else { return }
-        var when = Avahi.time(after: interval)
-        pollAPI.pointee.timeout_update(timer.pointer, &when)
+        state.withLock({ $0.retryTimer })?.schedule(after: interval)
     }
 
     private func free(_ client: AvahiHandle) {

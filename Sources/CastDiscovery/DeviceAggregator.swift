@@ -65,9 +65,6 @@ struct DeviceAggregator: Sendable {
         return published.keys.sorted().map { .removed(id: $0) }
     }
 
-    /// How many service instances are held (for the browser's bounds and its tests).
-    var instanceCount: Int { instances.count }
-
     private mutating func unindex(_ key: ServiceKey, from id: String) {
         keysByID[id]?.remove(key)
         if keysByID[id]?.isEmpty == true { keysByID[id] = nil }
