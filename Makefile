@@ -1,6 +1,8 @@
 # Entry points; the scripts do the work.
 #
 #   make test          the whole test suite (scripts/test.sh), what CI runs
+#   make format        format the Swift sources with the toolchain's swift-format (.swift-format);
+#                      make format-check fails on what it would change, as CI does
 #   make release       release builds of castd, castc, cast-emulator and castd-bench
 #   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
 #   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
@@ -20,10 +22,18 @@ PRODUCTS := castd castc cast-emulator castd-bench
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-.PHONY: test release bench bench-quick soak soak-quick fuzz
+FORMATTED := Sources Tests Fuzz Package.swift
+
+.PHONY: test format format-check release bench bench-quick soak soak-quick fuzz
 
 test:
 	scripts/test.sh
+
+format:
+	swift format format --in-place --recursive --parallel $(FORMATTED)
+
+format-check:
+	swift format lint --strict --recursive --parallel $(FORMATTED)
 
 release:
 	@for product in $(PRODUCTS); do \

@@ -111,11 +111,13 @@ let package = Package(
                 "CastdAPI",
                 "CastCore",
                 "CastdLogging",
+                "CastProtocol",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
         .target(
@@ -126,10 +128,13 @@ let package = Package(
                 "CastChannel",
                 "CastDiscovery",
                 "CastdAPI",
+                "CastdLogging",
                 "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -167,6 +172,7 @@ let package = Package(
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
         .executableTarget(
@@ -174,6 +180,7 @@ let package = Package(
             dependencies: [
                 "CastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             // castc lives for one command: link the Swift runtime and FoundationEssentials into
             // it, so that it starts without loading and relocating twenty shared libraries (see
@@ -202,13 +209,11 @@ let package = Package(
             dependencies: [
                 "CastSync",
                 "CastProtocol",
-                "CastDiscovery",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -304,6 +309,7 @@ let package = Package(
                 "CastClient",
                 "CastCore",
                 "CastdServer",
+                "CastdDaemon",
                 "CastdLogging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -318,7 +324,7 @@ let package = Package(
         .testTarget(
             name: "CastProtocolTests",
             dependencies: [
-                "CastProtocol", "LengthPrefixFraming",
+                "CastProtocol", "LengthPrefixFraming", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -347,7 +353,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "CastdServerTests", dependencies: ["CastSync", "CastdServer", "CastClient", "CastTestSupport"]),
+        .testTarget(
+            name: "CastdServerTests",
+            dependencies: [
+                "CastSync", "CastdServer", "CastClient", "CastTestSupport",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]),
         .testTarget(name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
@@ -364,7 +375,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "CastcTests", dependencies: ["CastSync", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
+        .testTarget(
+            name: "CastcTests", dependencies: ["CastSync", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
         .testTarget(
             name: "CastdBenchTests",
             dependencies: [

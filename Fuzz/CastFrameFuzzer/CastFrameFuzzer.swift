@@ -18,7 +18,8 @@ func fuzzOne(_ bytes: [UInt8]) {
         let header = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)
         let frame: ByteBuffer?
         do {
-            frame = try LengthPrefixedFrameDecoder.nextFrame(from: &buffer, maximumFrameLength: CastWire.maximumFrameLength)
+            frame = try LengthPrefixedFrameDecoder.nextFrame(
+                from: &buffer, maximumFrameLength: CastWire.maximumFrameLength)
         } catch let error as LengthPrefixError {
             switch error {
             case .emptyFrame: fuzzRequire(header == 0, "emptyFrame for header \(String(describing: header))")
@@ -51,8 +52,10 @@ func check(body: [UInt8]) {
         !message.sourceID.isEmpty && !message.destinationID.isEmpty && !message.namespace.isEmpty,
         "accepted a message with an empty id or namespace")
     switch message.payloadType {
-    case .string: fuzzRequire(message.hasPayloadUtf8 && !message.hasPayloadBinary, "STRING message without (only) payload_utf8")
-    case .binary: fuzzRequire(message.hasPayloadBinary && !message.hasPayloadUtf8, "BINARY message without (only) payload_binary")
+    case .string:
+        fuzzRequire(message.hasPayloadUtf8 && !message.hasPayloadBinary, "STRING message without (only) payload_utf8")
+    case .binary:
+        fuzzRequire(message.hasPayloadBinary && !message.hasPayloadUtf8, "BINARY message without (only) payload_binary")
     }
     let again: [UInt8]
     do {

@@ -31,7 +31,9 @@ func fuzzOne(_ bytes: [UInt8]) {
     fuzzRequire(CastReceiverStatus(payload: receiver2.json) == receiver2, "RECEIVER_STATUS reading is not stable")
     let published = Castd_V1_ReceiverStatus(receiver)
     if published.hasVolume {
-        fuzzRequire(published.volume.level.isFinite && published.volume.stepInterval.isFinite, "non-finite volume \(published.volume)")
+        fuzzRequire(
+            published.volume.level.isFinite && published.volume.stepInterval.isFinite,
+            "non-finite volume \(published.volume)")
     }
     roundTrip(published)
 
@@ -39,7 +41,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     let entries = CastMediaStatus.entries(in: payload)
     let entries2 = CastMediaStatus.entries(in: ["status": .array(entries.map(\.json))])
     fuzzRequire(
-        CastMediaStatus.entries(in: ["status": .array(entries2.map(\.json))]) == entries2, "MEDIA_STATUS reading is not stable")
+        CastMediaStatus.entries(in: ["status": .array(entries2.map(\.json))]) == entries2,
+        "MEDIA_STATUS reading is not stable")
     let candidates: [JSONValue]
     switch payload["status"] {
     case .array(let items)?: candidates = items
@@ -49,12 +52,16 @@ func fuzzOne(_ bytes: [UInt8]) {
     for entry in candidates where entry["mediaSessionId"]?.intValue != nil {
         var itemMedia: [Int64: JSONValue] = [:]
         for item in entry["items"]?.arrayValue ?? [] {
-            if let id = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil { itemMedia[id] = media }
+            if let id = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil {
+                itemMedia[id] = media
+            }
         }
         let media = entry["media"].flatMap { $0.objectValue != nil ? $0 : nil }
-        let status = CastdMediaStatus(deviceID: "fuzz", entry: entry, media: media, itemMedia: itemMedia, receivedAt: receivedAt)
+        let status = CastdMediaStatus(
+            deviceID: "fuzz", entry: entry, media: media, itemMedia: itemMedia, receivedAt: receivedAt)
         var doubles: [Double] = [
-            status.currentTime, status.playbackRate, status.volume.level, status.volume.stepInterval, status.media.duration,
+            status.currentTime, status.playbackRate, status.volume.level, status.volume.stepInterval,
+            status.media.duration,
             status.breakStatus.currentBreakTime, status.breakStatus.currentBreakClipTime,
             status.breakStatus.secondsUntilSkippable, status.liveSeekableRange.start, status.liveSeekableRange.end,
         ]
@@ -66,7 +73,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     }
 
     // MULTIZONE_STATUS, DEVICE_ADDED / DEVICE_UPDATED
-    let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(DeviceController.groupMember)
+    let members =
+        (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(DeviceController.groupMember)
         + [payload["device"]].compactMap { $0.flatMap(DeviceController.groupMember) }
     for member in members {
         fuzzRequire(!member.deviceID.isEmpty, "a group member without an id")

@@ -21,7 +21,8 @@ func fuzzOne(_ bytes: [UInt8]) {
 
     let record = CastTXTRecord(entries: entries)
     fuzzRequire(CastTXTRecord(values: record.values) == record, "a record rebuilt from its values differs")
-    fuzzRequire(record.values.keys.allSatisfy { !$0.isEmpty && $0 == $0.lowercased() }, "a key is empty or not lowercased")
+    fuzzRequire(
+        record.values.keys.allSatisfy { !$0.isEmpty && $0 == $0.lowercased() }, "a key is empty or not lowercased")
     let device = DiscoveredDevice(serviceName: "Chromecast-fuzz", host: "192.0.2.1", port: 8009, txt: record)
     fuzzRequire(!device.id.isEmpty && !device.friendlyName.isEmpty, "a device without an id or name")
 }

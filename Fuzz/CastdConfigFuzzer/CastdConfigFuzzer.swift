@@ -19,7 +19,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     do {
         layer = try ConfigFile.parse(bytes: bytes, file: "fuzz.toml")
     } catch {
-        fuzzRequire(error.line.map { (1...lines).contains($0) } ?? false, "error at line \(error.line ?? 0) of \(lines)")
+        fuzzRequire(
+            error.line.map { (1...lines).contains($0) } ?? false, "error at line \(error.line ?? 0) of \(lines)")
         fuzzRequire(!error.problem.isEmpty, "an error that says nothing")
         return
     }
@@ -51,7 +52,8 @@ func written(_ layer: ConfigLayer) -> String {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case "\u{0}"..."\u{1F}", "\u{7F}": out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
+            case "\u{0}"..."\u{1F}", "\u{7F}":
+                out += "\\u00" + (scalar.value < 16 ? "0" : "") + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }
@@ -63,7 +65,8 @@ func written(_ layer: ConfigLayer) -> String {
         case .bool(let bool): bool ? "true" : "false"
         case .integer(let integer): String(integer)
         case .strings(let list): "[" + list.map(quoted).joined(separator: ", ") + "]"
-        case .table(let entries): "{ " + entries.map { quoted($0.key) + " = " + quoted($0.value) }.joined(separator: ", ") + " }"
+        case .table(let entries):
+            "{ " + entries.map { quoted($0.key) + " = " + quoted($0.value) }.joined(separator: ", ") + " }"
         }
     }
     var text = ""

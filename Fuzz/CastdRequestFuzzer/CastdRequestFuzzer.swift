@@ -30,7 +30,8 @@ func fuzzOne(_ bytes: [UInt8]) {
         let header = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)
         let body: ByteBuffer?
         do {
-            body = try LengthPrefixedFrameDecoder.nextFrame(from: &buffer, maximumFrameLength: CastdRPC.defaultMaximumFrameLength)
+            body = try LengthPrefixedFrameDecoder.nextFrame(
+                from: &buffer, maximumFrameLength: CastdRPC.defaultMaximumFrameLength)
         } catch let error as LengthPrefixError {
             switch error {
             case .emptyFrame: fuzzRequire(header == 0, "emptyFrame for header \(String(describing: header))")
@@ -45,7 +46,8 @@ func fuzzOne(_ bytes: [UInt8]) {
         }
         guard let body else { return }
         guard let frame = try? CastdRPC.decodeFrame(body) else { continue }
-        guard case .start(let start)? = frame.kind, frame.callID != 0, let method = CastdMethod(path: start.method) else {
+        guard case .start(let start)? = frame.kind, frame.callID != 0, let method = CastdMethod(path: start.method)
+        else {
             continue
         }
         fuzzRequire(method.path == start.method, "method \(method) from path \(start.method)")
@@ -119,9 +121,12 @@ func check(_ method: CastdMethod, request: [UInt8]) {
             try Validate.namespace(r.namespace)
             let text = try Validate.messagePayload(r)
             let message = CastMessage.string(
-                source: "sender-0123456789", destination: "web-0123456789abcdef0123456789abcdef", namespace: r.namespace,
+                source: "sender-0123456789", destination: "web-0123456789abcdef0123456789abcdef",
+                namespace: r.namespace,
                 text: text)
-            fuzzRequire((try? message.frameBody()) != nil, "an accepted message of \(text.utf8.count) bytes does not fit a frame")
+            fuzzRequire(
+                (try? message.frameBody()) != nil,
+                "an accepted message of \(text.utf8.count) bytes does not fit a frame")
         case .listen:
             let r = try CastdService.decodeRequest(Castd_V1_ListenRequest.self, request)
             try Validate.namespace(r.namespace)

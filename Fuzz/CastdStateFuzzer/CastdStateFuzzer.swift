@@ -29,7 +29,8 @@ func fuzzOne(_ bytes: [UInt8]) {
         fuzzRequire(false, "the kept sessions do not decode again: \(error)")
         return
     }
-    fuzzRequire(again.sessions == contents.sessions && again.dropped.isEmpty, "the kept sessions changed on the way through")
+    fuzzRequire(
+        again.sessions == contents.sessions && again.dropped.isEmpty, "the kept sessions changed on the way through")
 }
 
 @main

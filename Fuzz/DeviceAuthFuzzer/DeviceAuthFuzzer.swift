@@ -51,7 +51,8 @@ func fuzzOne(_ bytes: [UInt8]) {
         let response = try? DeviceAuthMessage(serializedBytes: bytes).response
         fuzzRequire(response != nil, "verified an answer that does not parse")
         if let response {
-            fuzzRequire(!response.hasSenderNonce || response.senderNonce == Data(Fixture.nonce), "verified another nonce")
+            fuzzRequire(
+                !response.hasSenderNonce || response.senderNonce == Data(Fixture.nonce), "verified another nonce")
             fuzzRequire(response.signatureAlgorithm == .rsassaPkcs1V15, "verified \(response.signatureAlgorithm)")
             fuzzRequire(response.hashAlgorithm != .sha1 || authentication.sha1, "a SHA-1 answer was not flagged")
         }

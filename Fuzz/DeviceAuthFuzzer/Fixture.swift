@@ -13,7 +13,7 @@ enum Fixture {
         "AQH/MA4GA1UdDwEB/wQEAwIBBjANBgkqhkiG9w0BAQsFAAOCAQEAfQDqAHghl15GwhAz+1rM3KtTJC7ON3INWVdE4fLqJRRZbQUL",
         "RNdRk0jS0bJE8EdWJGXbXFJa231NHNEeBat9ThpyDVTh/eDBsghzcBW0sxIi3PpfuQL0gRDh9wO6aaouuX/fB3aQvSoCHGeC04co",
         "8ht/72A9vYDkMHnCZywGUK0uDxD4jxdjpX0LPUQawmpH1PyDFktJJCrtzXJRMmL1BL5v1yK/HmKgLQKfO2SqAAGpBtivEhELxemu",
-        "eXKpwI1NhwGjLLpdpBQ9XnssWHLRhuB3EUQyYOxnI4TAou3vTjLnz7HlMKnQQbCq9HRfdFrGkjS5mKy+3XBrTl2jJO/NmA=="
+        "eXKpwI1NhwGjLLpdpBQ9XnssWHLRhuB3EUQyYOxnI4TAou3vTjLnz7HlMKnQQbCq9HRfdFrGkjS5mKy+3XBrTl2jJO/NmA==",
     ])
     /// The certificate the device presented in the TLS handshake (DER), valid for 2 days from
     /// 2030-01-01T00:00:00Z.
@@ -27,7 +27,7 @@ enum Fixture {
         "BgkqhkiG9w0BAQsFAAOCAQEAh6w9jzoAQhnPI211Q4frnonDX2NA9SqlwrcDIPPZVXM9ASh+xhCL/XFWPI9JoH4dP37cytJAGHg5",
         "yaeGi5kD4gofFFbvYKN/JiJY3A8xE5hnyP0AKSynx1CTOdETG4N2GR1NOQUJow+/ruBMZ/3tSRA5QhJzolQJ0olWPxCPnj8c8lQL",
         "2UfH79ZiVomv/502rVs5zNVZ8jqJer1xg6XyEjfEYlDXtXYvYMGfAiHehrmf8sHHGAjlZiYzXY32Jn4bmFK7RZk2A3v4JMj+pl0U",
-        "fS6PiKsdIS19c/qtiDhajDGpHilo511uJn1K2INtasl4scBfewlhxLHXydbvVlvoGA=="
+        "fS6PiKsdIS19c/qtiDhajDGpHilo511uJn1K2INtasl4scBfewlhxLHXydbvVlvoGA==",
     ])
     /// The nonce the challenge carried.
     static let nonce: [UInt8] = Array(0..<16)

@@ -19,9 +19,12 @@ public func fuzzRequire(
 
 /// Runs every file named in `arguments` (directories: every file in them, recursively) through
 /// `body`, and says how many it ran. Exits 64 without arguments, 66 when a path cannot be read.
-public func replayMain(name: String, arguments: [String] = Array(CommandLine.arguments.dropFirst()), _ body: ([UInt8]) -> Void) -> Never {
+public func replayMain(
+    name: String, arguments: [String] = Array(CommandLine.arguments.dropFirst()), _ body: ([UInt8]) -> Void
+) -> Never {
     guard !arguments.isEmpty else {
-        FileHandle.standardError.write(Data("usage: \(name) FILE|DIRECTORY…  (replays inputs; a fuzz build fuzzes)\n".utf8))
+        FileHandle.standardError.write(
+            Data("usage: \(name) FILE|DIRECTORY…  (replays inputs; a fuzz build fuzzes)\n".utf8))
         exit(64)
     }
     var count = 0
@@ -60,10 +63,10 @@ nonisolated(unsafe) private var fuzzTarget: (([UInt8]) -> Void)?
 public func fuzzOrReplay(name: String, _ body: @escaping ([UInt8]) -> Void) -> Never {
     guard castd_fuzz_driver_linked() != 0 else {
         #if FUZZING
-        // A release fuzz build (scripts/fuzz.sh) that lost its driver would only replay: say so.
-        fatalError("\(name) was built for fuzzing (-DFUZZING) without libFuzzer's driver linked")
+            // A release fuzz build (scripts/fuzz.sh) that lost its driver would only replay: say so.
+            fatalError("\(name) was built for fuzzing (-DFUZZING) without libFuzzer's driver linked")
         #else
-        replayMain(name: name, body)
+            replayMain(name: name, body)
         #endif
     }
     fuzzTarget = body

@@ -208,7 +208,8 @@ public final class CastLink: Sendable {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: nil))
                         try sync.addHandler(TLSHandshakeWaiter(promise: handshake))
                         try sync.addHandler(
-                            ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)))
+                            ByteToMessageHandler(
+                                LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)))
                         try sync.addHandler(LengthPrefixedFrameEncoder())
                         try sync.addHandler(CastMessageDecoder(logger: logger))
                         try sync.addHandler(
@@ -360,7 +361,8 @@ public final class CastLink: Sendable {
 
     /// Sends a JSON message. Virtual connections are the caller's business (`connect(to:)`).
     public func send(namespace: String, destination: String, payload: JSONValue) async throws {
-        try await send(CastMessage.json(source: senderID, destination: destination, namespace: namespace, payload: payload))
+        try await send(
+            CastMessage.json(source: senderID, destination: destination, namespace: namespace, payload: payload))
     }
 
     /// Sends a message as is (custom channels may send any string).
@@ -497,7 +499,9 @@ public final class CastLink: Sendable {
     static func traceMetadata(_ message: CastMessage, peer: String, id: String) -> Logger.Metadata {
         var metadata: Logger.Metadata = ["cast.namespace": "\(message.namespace)", "\(peer)": "\(id)"]
         if message.payloadType == .string {
-            if let type = try? CastEnvelope(message.jsonPayload()).type, !type.isEmpty { metadata["cast.type"] = "\(type)" }
+            if let type = try? CastEnvelope(message.jsonPayload()).type, !type.isEmpty {
+                metadata["cast.type"] = "\(type)"
+            }
         } else {
             metadata["cast.bytes"] = "\(message.payloadBinary.count)"
         }

@@ -106,7 +106,8 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
         let silent = context.eventLoop.now - lastReceived
         if silent >= deadAfter {
             logger.warning("device silent; closing link", metadata: ["silent.ms": "\(silent.nanoseconds / 1_000_000)"])
-            context.fireErrorCaught(CastChannelError(.closed, "no message from the device for \(silent.nanoseconds / 1_000_000_000) s"))
+            context.fireErrorCaught(
+                CastChannelError(.closed, "no message from the device for \(silent.nanoseconds / 1_000_000_000) s"))
             context.close(promise: nil)
             return
         }
@@ -144,7 +145,8 @@ final class CastHeartbeatHandler: ChannelDuplexHandler {
             guard context.channel.isWritable else {
                 unansweredPings += 1
                 if let metadata = unansweredPingLog.metadata(["unanswered": "\(unansweredPings)"]) {
-                    logger.debug("not answering PINGs while the device does not read what castd sent", metadata: metadata)
+                    logger.debug(
+                        "not answering PINGs while the device does not read what castd sent", metadata: metadata)
                 }
                 return
             }

@@ -116,7 +116,8 @@ public struct DeviceAuthenticator: Sendable {
         }
         guard let result else {
             throw DeviceAuthenticationFailure(
-                .verificationTimedOut, "the device's answer to the challenge could not be checked by the connect deadline")
+                .verificationTimedOut,
+                "the device's answer to the challenge could not be checked by the connect deadline")
         }
         return try result.get()
     }
@@ -297,7 +298,8 @@ public struct DeviceAuthenticator: Sendable {
     static func checkCancellation(deviceCertificate: String) throws(DeviceAuthenticationFailure) {
         if Task.isCancelled {
             throw DeviceAuthenticationFailure(
-                .verificationTimedOut, "the device's answer to the challenge could not be checked by the connect deadline",
+                .verificationTimedOut,
+                "the device's answer to the challenge could not be checked by the connect deadline",
                 deviceCertificate: deviceCertificate)
         }
     }

@@ -1,8 +1,8 @@
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The client side of castd.v1's call multiplexing, as a pure state machine: which calls are open
@@ -129,7 +129,8 @@ struct CastdCallTable<Receiver> {
 
     /// Fails every open call with `error` and refuses new ones. The first error wins: a
     /// connection-level status from the daemon is followed by the connection closing, and the
-    /// calls should report the status, not the close.
+    /// calls should report the status, not the close. (castd also answers on call id 0 the frames
+    /// it refuses without closing, rpc.proto says which; this client never sends those.)
     mutating func close(with error: CastdError) -> [Effect] {
         if closedError == nil { closedError = error }
         let ended = calls.sorted { $0.key < $1.key }

@@ -1,8 +1,8 @@
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Custom channels: messages to and from the receiver app of a device's session, on a namespace

@@ -1,8 +1,8 @@
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The castd.v1.Cast methods, typed. `device` is a selector: a device id, a friendly name

@@ -1,8 +1,8 @@
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The media queue: a list of items the player plays one after another. Item ids are assigned

@@ -1,8 +1,8 @@
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 import LengthPrefixFraming
 import NIOCore

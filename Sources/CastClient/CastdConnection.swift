@@ -1,9 +1,9 @@
 import CastSync
 import CastdAPI
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 import LengthPrefixFraming
 import NIOCore

@@ -14,7 +14,8 @@ extension DeviceController {
         guard session.namespaces.contains(namespace) else {
             throw CastdError(
                 .failedPrecondition,
-                "\(session.displayName.isEmpty ? session.appID : session.displayName) on \(name) does not declare \(namespace) (it declares: \(session.namespaces.joined(separator: ", ")))")
+                "\(session.displayName.isEmpty ? session.appID : session.displayName) on \(name) does not declare \(namespace) (it declares: \(session.namespaces.joined(separator: ", ")))"
+            )
         }
         do {
             let link = try await link()

@@ -68,7 +68,8 @@ extension DeviceController {
     }
 
     public func setPlaybackRate(_ rate: Double) async throws -> CastdMediaStatus {
-        try await withLoadedMedia(type: "SET_PLAYBACK_RATE", replacing: "playback rate", ["playbackRate": .number(rate)])
+        try await withLoadedMedia(
+            type: "SET_PLAYBACK_RATE", replacing: "playback rate", ["playbackRate": .number(rate)])
     }
 
     /// EDIT_TRACKS_INFO: the active tracks (nil leaves them) and the text track style (nil leaves it).
@@ -81,7 +82,9 @@ extension DeviceController {
             let known = Set(status.media.tracks.map(\.trackID))
             let unknown = activeTrackIDs.filter { !known.contains($0) }
             if !unknown.isEmpty {
-                let list = known.isEmpty ? "it has no tracks" : "its tracks are \(known.sorted().map(String.init).joined(separator: ", "))"
+                let list =
+                    known.isEmpty
+                    ? "it has no tracks" : "its tracks are \(known.sorted().map(String.init).joined(separator: ", "))"
                 throw CastdError(
                     .invalidArgument,
                     "no track \(unknown.map(String.init).joined(separator: ", ")) in the media on \(name); \(list)")
@@ -132,7 +135,8 @@ extension DeviceController {
         if !items.isEmpty { fields["items"] = .array(items) }
         if currentTime > 0 { fields["currentTime"] = .number(currentTime) }
         let moves = currentItemID != 0 || jump != 0
-        return try await withLoadedMedia(type: "QUEUE_UPDATE", replacing: moves ? "queue jump" : nil, fields) { [name] status in
+        return try await withLoadedMedia(type: "QUEUE_UPDATE", replacing: moves ? "queue jump" : nil, fields) {
+            [name] status in
             try self.checkItems(itemIDs + (currentItemID != 0 ? [currentItemID] : []), in: status)
             if jump != 0, !status.items.isEmpty {
                 let order = status.items.map(\.itemID)
@@ -141,7 +145,8 @@ extension DeviceController {
                     if target < 0 || target >= order.count {
                         throw CastdError(
                             .outOfRange,
-                            "no \(jump > 0 ? "next" : "previous") item in the queue on \(name) (item \(index + 1) of \(order.count), repeat off)")
+                            "no \(jump > 0 ? "next" : "previous") item in the queue on \(name) (item \(index + 1) of \(order.count), repeat off)"
+                        )
                     }
                 }
             }
@@ -155,7 +160,8 @@ extension DeviceController {
         if !unknown.isEmpty {
             throw CastdError(
                 .invalidArgument,
-                "no item \(unknown.map(String.init).joined(separator: ", ")) in the queue (items: \(known.sorted().map(String.init).joined(separator: ", ")))")
+                "no item \(unknown.map(String.init).joined(separator: ", ")) in the queue (items: \(known.sorted().map(String.init).joined(separator: ", ")))"
+            )
         }
     }
 
@@ -170,18 +176,22 @@ extension DeviceController {
     ) async throws -> CastdMediaStatus {
         do {
             guard let session else {
-                throw CastdError(.failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
+                throw CastdError(
+                    .failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
             }
             let link = try await link()
             guard let status = hub.media(deviceID: id), status.mediaSessionID != 0, lastEntry != nil else {
                 if type == "GET_STATUS" {
-                    let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
+                    let reply = try await link.requestReply(
+                        namespace: CastNamespace.media, destination: session.transportID
+                    ) {
                         MediaRequest.make("GET_STATUS", requestID: $0)
                     }
                     applyMedia(reply)
                     return currentMedia()
                 }
-                throw CastdError(.failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
+                throw CastdError(
+                    .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
             }
             try check(status)
             mediaLogger.debug("\(type)", metadata: ["media.session": "\(status.mediaSessionID)"])
@@ -193,13 +203,16 @@ extension DeviceController {
                     return try await self.replacing(
                         kind, on: link, namespace: CastNamespace.media, destination: session.transportID, make)
                 }
-                return try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID, make)
+                return try await link.requestReply(
+                    namespace: CastNamespace.media, destination: session.transportID, make)
             }
             do {
                 let reply = try await send(status.mediaSessionID)
                 applyMedia(reply)
             } catch let error as CastChannelError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
-                let refreshed = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
+                let refreshed = try await link.requestReply(
+                    namespace: CastNamespace.media, destination: session.transportID
+                ) {
                     MediaRequest.make("GET_STATUS", requestID: $0)
                 }
                 applyMedia(refreshed)
@@ -214,12 +227,13 @@ extension DeviceController {
     }
 
     func currentMedia() -> CastdMediaStatus {
-        hub.media(deviceID: id) ?? {
-            var empty = CastdMediaStatus()
-            empty.deviceID = id
-            empty.playerState = .idle
-            return empty
-        }()
+        hub.media(deviceID: id)
+            ?? {
+                var empty = CastdMediaStatus()
+                empty.deviceID = id
+                empty.playerState = .idle
+                return empty
+            }()
     }
 
     private static func ids(_ ids: [Int64]) -> JSONValue { .array(ids.map { .number(Double($0)) }) }

@@ -37,7 +37,9 @@ extension DeviceController {
             switch request.mode {
             case .join:
                 guard let app else {
-                    throw CastdError(.notFound, "\(wanted) is not running on \(name); nothing to join (castc launch \(wanted) starts it)")
+                    throw CastdError(
+                        .notFound,
+                        "\(wanted) is not running on \(name); nothing to join (castc launch \(wanted) starts it)")
                 }
                 if let session, session.sessionID == app.sessionID { return session }
                 return try await join(app, on: link, state: .started, joined: true)
@@ -45,7 +47,9 @@ extension DeviceController {
                 if let app {
                     // Relaunch: stop the running instance, then launch afresh.
                     endingReason = "relaunched by a castd client"
-                    let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
+                    let reply = try await receiverRequest(link) {
+                        ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0)
+                    }
                     applyReceiver(reply)
                     if var session, session.sessionID == app.sessionID {
                         session.state = .ended
@@ -193,7 +197,9 @@ extension DeviceController {
             if stopApp {
                 endingReason = "stopped by a castd client"
                 let sessionID = session.sessionID
-                let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: sessionID, requestID: $0) }
+                let reply = try await receiverRequest(link) {
+                    ReceiverRequest.stop(sessionID: sessionID, requestID: $0)
+                }
                 applyReceiver(reply)
             }
             if self.session != nil {
@@ -205,7 +211,8 @@ extension DeviceController {
                 endingReason = nil
                 publish(session)
                 clearMedia()
-                sessionLogger.info("session ended", metadata: ["session": "\(session.sessionID)", "reason": "\(session.reason)"])
+                sessionLogger.info(
+                    "session ended", metadata: ["session": "\(session.sessionID)", "reason": "\(session.reason)"])
             } else {
                 session.state = .ended
                 session.reason = "stopped by a castd client"
@@ -226,7 +233,9 @@ extension DeviceController {
             guard let app = status.applications.first(where: { !$0.isIdleScreen }) else {
                 throw CastdError(.failedPrecondition, "nothing is running on \(name)")
             }
-            let reply = try await receiverRequest(link) { ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0) }
+            let reply = try await receiverRequest(link) {
+                ReceiverRequest.stop(sessionID: app.sessionID, requestID: $0)
+            }
             applyReceiver(reply)
             var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
@@ -313,7 +322,9 @@ extension DeviceController {
             self.session = session
             publish(session)
             applyMedia(reply)
-            sessionLogger.info("followed a session transferred here", metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
+            sessionLogger.info(
+                "followed a session transferred here",
+                metadata: ["from": "\(source)", "session": "\(session.sessionID)"])
             return session
         } catch {
             sessionLogger.debug("not the transfer target", metadata: ["error": "\(Self.describe(error))"])

@@ -114,7 +114,8 @@ public actor DeviceController {
     var nextToken: UInt64 = 1
 
     init(
-        id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub, linkConfiguration: CastLinkConfiguration,
+        id: String, name: String, endpoint: DeviceEndpoint, hub: CastdEventHub,
+        linkConfiguration: CastLinkConfiguration,
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil,
         sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
@@ -355,7 +356,9 @@ public actor DeviceController {
         // A new link counts its messages from 1.
         appliedReceiverArrival = 0
         appliedMediaArrival = 0
-        let reply = try await link.requestReply(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+        let reply = try await link.requestReply(
+            namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+        ) {
             ReceiverRequest.getStatus(requestID: $0)
         }
         phase = .connected(link)
@@ -363,7 +366,10 @@ public actor DeviceController {
         let downtime = lostAt.map { ContinuousClock.now - $0 }
         logger.info(
             "connected",
-            metadata: ["device.address": "\(endpoint)", "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")"])
+            metadata: [
+                "device.address": "\(endpoint)",
+                "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")",
+            ])
         wantsLink = true
         everUp = true
         failedRetries = 0
@@ -427,7 +433,8 @@ public actor DeviceController {
         var gaveUp = false
         if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > resumeWindow {
             // Long enough: stop holding the session (the app, if it still runs, is untouched).
-            endSuspended(reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
+            endSuspended(
+                reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
             if !everUp { wantsLink = false }
             gaveUp = true
         }
@@ -479,7 +486,8 @@ public actor DeviceController {
         case (CastNamespace.receiver, "RECEIVER_STATUS"):
             applyReceiver(readReceiverStatus(payload), arrival: received.arrival)
         case (CastNamespace.media, "MEDIA_STATUS"):
-            guard let session, message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
+            guard let session,
+                message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
             applyMedia(payload, arrival: received.arrival)
         case (CastNamespace.multizone, _):
@@ -663,7 +671,8 @@ public actor DeviceController {
             if let currentItem { named.insert(currentItem) }
             itemMedia = itemMedia.filter { named.contains($0.key) }
         }
-        if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state) {
+        if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state)
+        {
             lastActiveMedia = (media, .now)
         }
         if entry["playerState"]?.stringValue == "IDLE", entry["idleReason"] != nil, entry["items"] == nil {
@@ -753,7 +762,9 @@ public actor DeviceController {
 
     private func requestGroupMembers(_ link: CastLink) async {
         do {
-            let reply = try await link.request(namespace: CastNamespace.multizone, destination: CastWire.platformReceiverID) {
+            let reply = try await link.request(
+                namespace: CastNamespace.multizone, destination: CastWire.platformReceiverID
+            ) {
                 ["type": "GET_STATUS", "requestId": .number(Double($0))]
             }
             applyMultizone(reply, type: CastEnvelope(reply).type)

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The device certificate key each device id first authenticated with (trust on first use), kept
@@ -68,7 +68,8 @@ public final class DeviceKeyPins: Sendable {
         pins.withLock { pins in
             guard let old = pins.removeValue(forKey: deviceID) else { return nil }
             save(pins)
-            logger.notice("forgot the device's pinned key", metadata: ["device.id": "\(deviceID)", "key": "\(old.key)"])
+            logger.notice(
+                "forgot the device's pinned key", metadata: ["device.id": "\(deviceID)", "key": "\(old.key)"])
             return old.key
         }
     }

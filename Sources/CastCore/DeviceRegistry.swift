@@ -47,7 +47,8 @@ public struct StaticDevice: Sendable, Hashable {
             port = p
         }
         guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else {
-            throw CastdError(.invalidArgument, "bad device address '\(text)' (expected HOST[:PORT] or NAME=HOST[:PORT])")
+            throw CastdError(
+                .invalidArgument, "bad device address '\(text)' (expected HOST[:PORT] or NAME=HOST[:PORT])")
         }
         self.name = name
         self.endpoint = DeviceEndpoint(host: host, port: port)
@@ -195,7 +196,8 @@ public actor DeviceRegistry {
                 forget(controller)
             }
         case .unavailable(let reason):
-            discoveryLogger.warning("discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
+            discoveryLogger.warning(
+                "discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
             discovery.withLock { $0 = .unavailable(reason) }
         case .available:
             discoveryLogger.info("discovery running")
@@ -339,7 +341,8 @@ public actor DeviceRegistry {
     /// That is what castd watches for.
     func followTransfer(from source: DeviceController, session: CastdSession, media: JSONValue) async {
         let deadline = ContinuousClock.now + Self.transferWindow
-        sessionLogger.info("session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
+        sessionLogger.info(
+            "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let candidates = controllers.values.filter { candidate in
                 guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
@@ -366,7 +369,8 @@ public actor DeviceRegistry {
                 transfer.session = adopted
                 hub.publishTransfer(transfer)
                 sessionLogger.info(
-                    "session transferred", metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
+                    "session transferred",
+                    metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
                 return
             }
             do {
@@ -408,7 +412,10 @@ public actor DeviceRegistry {
             if sessions.count == 1, let c = controllers[sessions[0].deviceID] { return c }
             if devices.count == 1, let c = controllers[devices[0].id] { return c }
             if devices.isEmpty {
-                throw CastdError(.notFound, "no Cast devices are known yet (discovery: \(discoveryState.description)); add one with castd --device HOST")
+                throw CastdError(
+                    .notFound,
+                    "no Cast devices are known yet (discovery: \(discoveryState.description)); add one with castd --device HOST"
+                )
             }
             throw CastdError(
                 .failedPrecondition,
@@ -416,7 +423,10 @@ public actor DeviceRegistry {
         }
         let match = try Self.device(matching: selector, in: devices)
         guard let match, let controller = controllers[match.id] else {
-            let known = devices.isEmpty ? "no devices are known yet (discovery: \(discoveryState.description))" : "known devices: \(Self.names(devices))"
+            let known =
+                devices.isEmpty
+                ? "no devices are known yet (discovery: \(discoveryState.description))"
+                : "known devices: \(Self.names(devices))"
             throw CastdError(.notFound, "no device matches '\(selector)'; \(known)")
         }
         return controller
@@ -458,7 +468,9 @@ public actor DeviceRegistry {
             let matching = devices.filter(rule.matches)
             if matching.count == 1 { return matching[0] }
             if matching.count > 1 {
-                let listed = matching.map { "\($0.id) (\"\($0.friendlyName)\" at \(DeviceEndpoint(host: $0.host, port: Int($0.port)).description))" }
+                let listed = matching.map {
+                    "\($0.id) (\"\($0.friendlyName)\" at \(DeviceEndpoint(host: $0.host, port: Int($0.port)).description))"
+                }
                 throw CastdError(
                     .failedPrecondition,
                     "\(matching.count) devices \(rule.what): \(listed.joined(separator: ", ")); choose one by its id")

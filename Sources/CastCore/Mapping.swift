@@ -88,4 +88,3 @@ extension Castd_V1_StreamType {
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
 }
-

@@ -349,11 +349,15 @@ extension CastdMediaInformation {
         // Sloppy senders send null or nothing: that is BUFFERED.
         streamType = Castd_V1_StreamType(cast: json["streamType"]?.string ?? "")
         duration = max(0, json["duration"]?.double ?? 0)
-        if let metadata = json["metadata"], metadata.objectValue != nil { self.metadata = CastdMediaMetadata(cast: metadata) }
+        if let metadata = json["metadata"], metadata.objectValue != nil {
+            self.metadata = CastdMediaMetadata(cast: metadata)
+        }
         customDataJson = json["customData"]?.jsonText ?? ""
         entity = json["entity"]?.string ?? ""
         tracks = (json["tracks"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(CastdMediaTrack.init(cast:))
-        if let style = json["textTrackStyle"], style.objectValue != nil { textTrackStyle = CastdTextTrackStyle(cast: style) }
+        if let style = json["textTrackStyle"], style.objectValue != nil {
+            textTrackStyle = CastdTextTrackStyle(cast: style)
+        }
         breaks = (json["breaks"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(Castd_V1_AdBreak.init(cast:))
         breakClips = (json["breakClips"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(
             Castd_V1_AdBreakClip.init(cast:))

@@ -5,7 +5,7 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What castd needs to rejoin a session after it restarts: the device and where it was, the
@@ -79,7 +79,9 @@ public struct SavedSession: Codable, Sendable, Hashable {
         }
         guard (1...65_535).contains(port) else { return "port \(port) is not 1 to 65535" }
         guard !host.isEmpty, host.utf8.count <= 253,
-            host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:%_[]".unicodeScalars.contains($0)) })
+            host.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:%_[]".unicodeScalars.contains($0))
+            })
         else { return "host \(host.debugDescription.prefix(80)) is not a host name or an address" }
         guard namespaces.count <= 64 else { return "\(namespaces.count) namespaces (at most 64)" }
         for namespace in namespaces where !namespace.hasPrefix("urn:x-cast:") || namespace.utf8.count > 256 {
@@ -168,7 +170,9 @@ public final class SessionStore: Sendable {
         do {
             let contents = try Self.decode(data)
             for reason in contents.dropped {
-                logger.warning("a saved session is invalid; not rejoined", metadata: ["file": "\(file.path)", "error": "\(reason)"])
+                logger.warning(
+                    "a saved session is invalid; not rejoined",
+                    metadata: ["file": "\(file.path)", "error": "\(reason)"])
             }
             sessions.withLock {
                 $0 = Dictionary(contents.sessions.map { ($0.deviceID, $0) }, uniquingKeysWith: { _, last in last })
@@ -212,7 +216,9 @@ public final class SessionStore: Sendable {
             let data = try encoder.encode(FileContents(version: 1, sessions: all))
             try AtomicFile.write(data, to: file)
         } catch {
-            logger.error("cannot save sessions; a restart will not rejoin them", metadata: ["file": "\(file.path)", "error": "\(error)"])
+            logger.error(
+                "cannot save sessions; a restart will not rejoin them",
+                metadata: ["file": "\(file.path)", "error": "\(error)"])
         }
     }
 }

@@ -67,7 +67,8 @@ public final class AvahiBrowser: Sendable {
     private let counters = Locked(BrowseCounts())
 
     public init(
-        serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2), limits: DiscoveryLimits = .init(),
+        serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2),
+        limits: DiscoveryLimits = .init(),
         logger: Logger
     ) {
         self.serviceType = serviceType

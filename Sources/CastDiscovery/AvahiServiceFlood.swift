@@ -60,7 +60,8 @@ package final class AvahiServiceFlood: Sendable {
                 try await Task.sleep(for: timeout)
                 let pending = all.reduce(0) { $0 + $1.pendingCount }
                 throw DiscoveryError(
-                    code: .timedOut, message: "\(pending) of \(count) entry groups were not established within \(timeout)")
+                    code: .timedOut,
+                    message: "\(pending) of \(count) entry groups were not established within \(timeout)")
             }
             defer { group.cancelAll() }
             for _ in all {
@@ -179,7 +180,9 @@ private final class FloodClient: AvahiClientLoopOwner {
                 address.host, &parsed)
             guard added >= 0 else { return "Avahi refused \(address.host): \(Avahi.errorString(added))" }
             let committed = avahi_entry_group_commit(group)
-            guard committed >= 0 else { return "Avahi did not publish \(address.host): \(Avahi.errorString(committed))" }
+            guard committed >= 0 else {
+                return "Avahi did not publish \(address.host): \(Avahi.errorString(committed))"
+            }
         }
         for service in services {
             guard let group = newGroup(client) else {
@@ -192,7 +195,9 @@ private final class FloodClient: AvahiClientLoopOwner {
                 service.name, serviceType, nil, service.host, UInt16(clamping: service.port), list)
             guard added >= 0 else { return "Avahi refused \(service.name): \(Avahi.errorString(added))" }
             let committed = avahi_entry_group_commit(group)
-            guard committed >= 0 else { return "Avahi did not publish \(service.name): \(Avahi.errorString(committed))" }
+            guard committed >= 0 else {
+                return "Avahi did not publish \(service.name): \(Avahi.errorString(committed))"
+            }
         }
         return nil
     }
@@ -222,7 +227,10 @@ private final class FloodClient: AvahiClientLoopOwner {
             }
             if done { finish(failure: nil) }
         case AVAHI_ENTRY_GROUP_COLLISION, AVAHI_ENTRY_GROUP_FAILURE:
-            finish(failure: "an entry group failed (\(groupState == AVAHI_ENTRY_GROUP_COLLISION ? "name collision" : "failure"))")
+            finish(
+                failure:
+                    "an entry group failed (\(groupState == AVAHI_ENTRY_GROUP_COLLISION ? "name collision" : "failure"))"
+            )
         default:
             break
         }
@@ -234,7 +242,8 @@ private final class FloodClient: AvahiClientLoopOwner {
             defer { state.waiters = [] }
             return state.waiters
         }
-        let outcome: Result<Void, any Error> = failure.map { .failure(DiscoveryError(code: .publishFailed, message: $0)) } ?? .success(())
+        let outcome: Result<Void, any Error> =
+            failure.map { .failure(DiscoveryError(code: .publishFailed, message: $0)) } ?? .success(())
         for waiter in waiters { waiter.resume(with: outcome) }
     }
 }

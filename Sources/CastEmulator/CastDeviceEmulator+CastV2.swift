@@ -297,7 +297,8 @@ extension CastDeviceEmulator {
         }
         if let reply = try? DeviceAuthMessage(serializedBytes: bytes), reply.hasError {
             logger.info(
-                "device authentication: refused a challenge from \(message.sourceID) (\(reply.error.errorType))\(impostor)")
+                "device authentication: refused a challenge from \(message.sourceID) (\(reply.error.errorType))\(impostor)"
+            )
         } else {
             logger.info("device authentication: answered \(message.sourceID)\(impostor)")
         }

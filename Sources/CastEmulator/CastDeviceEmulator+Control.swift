@@ -140,7 +140,8 @@ extension CastDeviceEmulator {
         },
         ControlRoute(
             method: .POST, path: "/emulator/faults/hostile",
-            summary: #"{"kind": "oversized-frame"|"zero-length-frame"|"garbage-frame"|…, …}: write a hostile frame on every link"#
+            summary:
+                #"{"kind": "oversized-frame"|"zero-length-frame"|"garbage-frame"|…, …}: write a hostile frame on every link"#
         ) { emulator, body in
             let request = try ControlRequestBody(body, keys: Set(EmulatorHostileFrame.controlKeys.keys))
             let frame = try EmulatorHostileFrame(control: request)
@@ -154,7 +155,8 @@ extension CastDeviceEmulator {
         },
         ControlRoute(
             method: .POST, path: "/emulator/faults/flood",
-            summary: #"{"perSecond": 10000, "durationMs": 1000}: broadcast that many MEDIA_STATUS a second to the app's senders"#
+            summary:
+                #"{"perSecond": 10000, "durationMs": 1000}: broadcast that many MEDIA_STATUS a second to the app's senders"#
         ) { emulator, body in
             let request = try ControlRequestBody(body, keys: ["perSecond", "durationMs"])
             let perSecond = try request.integer("perSecond", in: 1...1_000_000) ?? 10_000

@@ -240,7 +240,8 @@ extension CastDeviceEmulator {
                 "metadataType": huge, "title": "Out of range", "trackNumber": huge, "season": -1,
                 "images": [["url": "https://example.com/a.png", "width": huge, "height": -1]],
             ]
-            var media = device.player?.statusEntry(at: now, includeMedia: true).objectValue?["media"]?.objectValue ?? [:]
+            var media =
+                device.player?.statusEntry(at: now, includeMedia: true).objectValue?["media"]?.objectValue ?? [:]
             media["metadata"] = metadata
             media["tracks"] = [["trackId": 1e20, "type": "TEXT", "trackContentId": "https://example.com/t.vtt"]]
             entry["media"] = .object(media)

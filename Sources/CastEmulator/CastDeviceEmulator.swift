@@ -388,7 +388,13 @@ public final class CastDeviceEmulator: Sendable {
 
     // MARK: internals
 
-    private func bindServers() async throws -> (Servers, CastV2Binding) {
+    /// Where the emulator makes its keys and certificates: RSA work that takes seconds in a
+    /// debug build, and would hold a thread of the cooperative pool (and so stall every other
+    /// task of the process that awaits) for as long.
+    static let keyWork = ThreadExecutor(name: "emulator-keys")
+
+    /// The device's TLS identity and what it answers device authentication with.
+    private func makeIdentity() throws -> (NIOSSLContext, Authentication) {
         let identity = try EmulatorTLSIdentity.generate(
             commonName: configuration.deviceID, lifetime: configuration.certificateLifetime,
             impostor: configuration.impostor
@@ -408,6 +414,13 @@ public final class CastDeviceEmulator: Sendable {
             ).certificateDER
         }
         let authentication = Authentication(credentials: credentials, tlsCertificateDER: identity.certificateDER)
+        return (tls, authentication)
+    }
+
+    private func bindServers() async throws -> (Servers, CastV2Binding) {
+        let (tls, authentication) = try await withTaskExecutorPreference(Self.keyWork) {
+            try self.makeIdentity()
+        }
         let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
         let castV2 = CastV2Context(tls: tls, messageLog: messageLog, authentication: authentication)
         var bound: [any Channel] = []

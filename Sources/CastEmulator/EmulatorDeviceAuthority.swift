@@ -2,7 +2,7 @@ import CastProtocol
 import Crypto
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import X509
 import _CryptoExtras
@@ -245,7 +245,8 @@ extension EmulatorDeviceAuthority {
                 intermediateCertificateDER: try intermediate.serializeAsPEM().derBytes
             )
         } catch {
-            throw EmulatorError(.certificate, "\(path) is not a device authority written by cast-emulator", cause: error)
+            throw EmulatorError(
+                .certificate, "\(path) is not a device authority written by cast-emulator", cause: error)
         }
     }
 }

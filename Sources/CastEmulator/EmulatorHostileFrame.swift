@@ -71,7 +71,8 @@ public enum EmulatorHostileFrame: Sendable, Hashable, CustomStringConvertible {
         "oversized-frame", "zero-length-frame", "garbage-frame", "truncated-message", "empty-source-id",
         "empty-destination-id", "empty-namespace", "string-type-binary-payload", "binary-type-utf8-payload",
         "binary-payload", "media-status-string", "media-session-id-letters", "current-time-object",
-        "volume-level-string", "receiver-volume-level-string", "applications-not-array", "out-of-range-numbers", "not-json", "deeply-nested",
+        "volume-level-string", "receiver-volume-level-string", "applications-not-array", "out-of-range-numbers",
+        "not-json", "deeply-nested",
     ]
 
     /// The deepest nesting ``deeplyNested(depth:namespace:)`` takes: two bytes a level, within

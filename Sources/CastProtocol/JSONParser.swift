@@ -268,7 +268,9 @@ struct JSONParser {
             else { throw failure("a high surrogate without its low surrogate") }
             index += 2
             let second = try hex4()
-            guard (0xDC00...0xDFFF).contains(second) else { throw failure("a high surrogate without its low surrogate") }
+            guard (0xDC00...0xDFFF).contains(second) else {
+                throw failure("a high surrogate without its low surrogate")
+            }
             return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
         case 0xDC00...0xDFFF:
             throw failure("a low surrogate without its high surrogate")

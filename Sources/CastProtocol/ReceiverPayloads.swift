@@ -167,7 +167,10 @@ public enum ReceiverRequest {
     }
 
     public static func setVolume(level: Double?, muted: Bool?, requestID: Int64) -> JSONValue {
-        ["type": "SET_VOLUME", "requestId": .number(Double(requestID)), "volume": CastVolume(level: level, muted: muted).json]
+        [
+            "type": "SET_VOLUME", "requestId": .number(Double(requestID)),
+            "volume": CastVolume(level: level, muted: muted).json,
+        ]
     }
 
     public static func getAppAvailability(appIDs: [String], requestID: Int64) -> JSONValue {
@@ -196,7 +199,8 @@ public struct CastDeviceError: Error, Sendable, Hashable, CustomStringConvertibl
         guard Self.errorTypes.contains(type) else { return nil }
         self.type = type
         // LAUNCH_ERROR may carry extendedError instead of reason.
-        reason = payload["reason"]?.stringValue ?? payload["extendedError"]?.stringValue
+        reason =
+            payload["reason"]?.stringValue ?? payload["extendedError"]?.stringValue
             ?? payload["extendedError"]?["reason"]?.stringValue
         detail = payload["customData"]?.jsonString ?? payload["detailedErrorCode"]?.stringValue
     }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 import LengthPrefixFraming
 import NIOCore
@@ -107,7 +107,8 @@ public struct CastdError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public init(status: Castd_V1_Status) {
         self.init(
-            status.code, status.message, reason: status.reason, deviceError: status.hasDeviceError ? status.deviceError : nil)
+            status.code, status.message, reason: status.reason,
+            deviceError: status.hasDeviceError ? status.deviceError : nil)
     }
 
     public var status: Castd_V1_Status {

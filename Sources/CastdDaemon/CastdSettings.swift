@@ -6,7 +6,7 @@ import CastdServer
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Everything castd runs with: the configuration file and the flags over the mode's defaults,
@@ -95,7 +95,8 @@ public struct CastdSettings: Sendable {
             } catch let failure as CastTrustRootsError {
                 throw error(.trustRoots, failure.message)
             } catch {
-                throw ConfigError(origin: layer.origins[.trustRoots] ?? "--trust-root", key: "trust_roots", problem: "\(error)")
+                throw ConfigError(
+                    origin: layer.origins[.trustRoots] ?? "--trust-root", key: "trust_roots", problem: "\(error)")
             }
         }
 

@@ -2,7 +2,7 @@ import CastCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Something wrong in a configuration file, said so a person can fix it: the file, the line,
@@ -60,7 +60,8 @@ public enum ConfigFile {
     public static func parse(bytes: [UInt8], file: String) throws(ConfigError) -> ConfigLayer {
         guard bytes.count <= maximumFileSize else {
             throw ConfigError(
-                file: file, line: nil, key: nil, problem: "\(bytes.count) bytes, over the \(maximumFileSize)-byte limit")
+                file: file, line: nil, key: nil, problem: "\(bytes.count) bytes, over the \(maximumFileSize)-byte limit"
+            )
         }
         let document = try ConfigTOML.parse(bytes, file: file)
         var layer = ConfigLayer()
@@ -86,7 +87,8 @@ public enum ConfigFile {
         _ entry: ConfigTOML.Entry, at path: [String], into layer: inout ConfigLayer, file: String, document: ConfigTOML
     ) throws(ConfigError) {
         guard let key = ConfigKey.at(path) else {
-            throw ConfigError(file: file, line: entry.line, key: ConfigTOML.display(path), problem: unknownKeyProblem(path))
+            throw ConfigError(
+                file: file, line: entry.line, key: ConfigTOML.display(path), problem: unknownKeyProblem(path))
         }
         let converted = try convert(entry.value, for: key, file: file, line: entry.line, document: document)
         if converted == .table([]) { return }  // an empty [log.filters]: nothing set
@@ -155,7 +157,9 @@ public enum ConfigFile {
 
     /// "unknown key; [limits] takes max_frame_bytes, …; did you mean max_frame_bytes?"
     static func unknownKeyProblem(_ path: [String]) -> String {
-        let siblings = ConfigKey.allCases.filter { $0.path.count == path.count && Array($0.path.dropLast()) == Array(path.dropLast()) }
+        let siblings = ConfigKey.allCases.filter {
+            $0.path.count == path.count && Array($0.path.dropLast()) == Array(path.dropLast())
+        }
         var names = siblings.map { $0.path.last! }
         if path.count == 1 { names += ConfigKey.tables.sorted().map { "[\($0)]" } }
         let place = path.count == 1 ? "the top level" : "[\(path.dropLast().joined(separator: "."))]"

@@ -226,7 +226,8 @@ extension ConfigTOML {
 
         var atLineEnd: Bool {
             guard let byte = current else { return true }
-            return byte == TOMLByte.newline || (byte == TOMLByte.carriageReturn && self.byte(after: 1) == TOMLByte.newline)
+            return byte == TOMLByte.newline
+                || (byte == TOMLByte.carriageReturn && self.byte(after: 1) == TOMLByte.newline)
         }
 
         func failure(_ problem: String, key: [String]? = nil, line: Int? = nil) -> ConfigError {
@@ -240,13 +241,16 @@ extension ConfigTOML {
         func describe(at index: Int) -> String {
             guard index < bytes.count else { return "the end of the file" }
             let byte = bytes[index]
-            if byte == TOMLByte.newline || (byte == TOMLByte.carriageReturn && index + 1 < bytes.count && bytes[index + 1] == TOMLByte.newline) {
+            if byte == TOMLByte.newline
+                || (byte == TOMLByte.carriageReturn && index + 1 < bytes.count && bytes[index + 1] == TOMLByte.newline)
+            {
                 return "the end of the line"
             }
             if byte >= 0x20, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
             if byte < 0x80 { return "U+" + TOMLByte.hex(UInt32(byte), digits: 4) }
             // Well-formed (checked before parsing), so the first scalar is whole.
-            let scalar = String(decoding: bytes[index..<min(index + 4, bytes.count)], as: UTF8.self).unicodeScalars.first!
+            let scalar = String(decoding: bytes[index..<min(index + 4, bytes.count)], as: UTF8.self).unicodeScalars
+                .first!
             return "'\(scalar)' (U+\(TOMLByte.hex(scalar.value, digits: 4)))"
         }
 
@@ -311,7 +315,8 @@ extension ConfigTOML {
             if current == TOMLByte.hash { try skipComment() }
             if current == nil { return }
             if try skipNewline() { return }
-            throw invalid("\(describeCurrent) after \(what); each key = value and each [table] goes on a line of its own")
+            throw invalid(
+                "\(describeCurrent) after \(what); each key = value and each [table] goes on a line of its own")
         }
 
         // MARK: keys and tables
@@ -345,7 +350,8 @@ extension ConfigTOML {
 
         func tooDeep() -> ConfigError {
             failure(
-                "tables nest more than \(ConfigTOML.maximumDepth) deep here; no castd setting is in a table more than 2 deep")
+                "tables nest more than \(ConfigTOML.maximumDepth) deep here; no castd setting is in a table more than 2 deep"
+            )
         }
 
         /// A `[table]` header; returns the table that the lines after it fill.
@@ -354,7 +360,9 @@ extension ConfigTOML {
             let isArray = current == TOMLByte.openBracket
             if isArray { position += 1 }
             skipBlanks()
-            guard let first = current, TOMLByte.isBareKey(first) || first == TOMLByte.quote || first == TOMLByte.apostrophe else {
+            guard let first = current,
+                TOMLByte.isBareKey(first) || first == TOMLByte.quote || first == TOMLByte.apostrophe
+            else {
                 throw invalid("a table header must name its table right after its brackets")
             }
             let path = try parseKey()
@@ -362,7 +370,8 @@ extension ConfigTOML {
                 throw failure("arrays of tables ([[\(ConfigTOML.display(path))]]) are not used by any castd setting")
             }
             guard current == TOMLByte.closeBracket else {
-                throw invalid("the table header [\(ConfigTOML.display(path)) has \(describeCurrent) where its ']' should be")
+                throw invalid(
+                    "the table header [\(ConfigTOML.display(path)) has \(describeCurrent) where its ']' should be")
             }
             position += 1
             return try defineTable(path)
@@ -384,17 +393,21 @@ extension ConfigTOML {
                 }
                 switch tables[inner].origin {
                 case .inline:
-                    throw failure("an inline table (line \(entry.line)), complete as written: TOML lets no header add to it", key: at)
+                    throw failure(
+                        "an inline table (line \(entry.line)), complete as written: TOML lets no header add to it",
+                        key: at)
                 case .implicit where isLast:
                     tables[inner].origin = .header
                     tables[inner].line = line
                     tables[table].entries[index].line = line
                 case .header where isLast:
                     throw failure(
-                        "[\(ConfigTOML.display(at))] again (first on line \(tables[inner].line)); TOML takes each table once", key: at)
+                        "[\(ConfigTOML.display(at))] again (first on line \(tables[inner].line)); TOML takes each table once",
+                        key: at)
                 case .dotted where isLast:
                     throw failure(
-                        "already a table, made by dotted keys on line \(tables[inner].line); TOML takes each table once", key: at)
+                        "already a table, made by dotted keys on line \(tables[inner].line); TOML takes each table once",
+                        key: at)
                 default:
                     break
                 }
@@ -436,7 +449,9 @@ extension ConfigTOML {
                 switch tables[inner].origin {
                 case .dotted: break
                 case .inline:
-                    throw failure("an inline table (line \(entry.line)), complete as written: TOML lets no key add to it", key: at)
+                    throw failure(
+                        "an inline table (line \(entry.line)), complete as written: TOML lets no key add to it", key: at
+                    )
                 case .header, .implicit:
                     throw failure(
                         "a table with a [header] (line \(tables[inner].line)); TOML lets no dotted key add to it; write its keys under its header",
@@ -452,7 +467,8 @@ extension ConfigTOML {
             }
             if current == TOMLByte.openBrace {
                 guard context == .keyValue else {
-                    throw failure("inline tables inside inline tables are not used by any castd setting; write a [table] header")
+                    throw failure(
+                        "inline tables inside inline tables are not used by any castd setting; write a [table] header")
                 }
                 try parseInlineTable(try addTable(name, in: parent, origin: .inline))
                 return
@@ -471,9 +487,15 @@ extension ConfigTOML {
             }
             while true {
                 skipBlanks()
-                guard let byte = current, TOMLByte.isBareKey(byte) || byte == TOMLByte.quote || byte == TOMLByte.apostrophe else {
-                    if current == TOMLByte.closeBrace { throw invalid("TOML allows no ',' after an inline table's last value") }
-                    if atLineEnd || current == TOMLByte.hash { throw invalid("an inline table must close ('}') on the line it opens") }
+                guard let byte = current,
+                    TOMLByte.isBareKey(byte) || byte == TOMLByte.quote || byte == TOMLByte.apostrophe
+                else {
+                    if current == TOMLByte.closeBrace {
+                        throw invalid("TOML allows no ',' after an inline table's last value")
+                    }
+                    if atLineEnd || current == TOMLByte.hash {
+                        throw invalid("an inline table must close ('}') on the line it opens")
+                    }
                     throw invalid("a key is missing in the inline table before \(describeCurrent)")
                 }
                 try parseKeyValue(in: table, context: .inlineTable)
@@ -498,12 +520,14 @@ extension ConfigTOML {
             switch current {
             case TOMLByte.quote:
                 if byte(after: 1) == TOMLByte.quote, byte(after: 2) == TOMLByte.quote {
-                    throw failure("multi-line strings (\"\"\") are not used by any castd setting; write the string on one line")
+                    throw failure(
+                        "multi-line strings (\"\"\") are not used by any castd setting; write the string on one line")
                 }
                 return .string(try parseBasicString())
             case TOMLByte.apostrophe:
                 if byte(after: 1) == TOMLByte.apostrophe, byte(after: 2) == TOMLByte.apostrophe {
-                    throw failure("multi-line strings (''') are not used by any castd setting; write the string on one line")
+                    throw failure(
+                        "multi-line strings (''') are not used by any castd setting; write the string on one line")
                 }
                 return .string(try parseLiteralString())
             case TOMLByte.openBracket:
@@ -532,7 +556,8 @@ extension ConfigTOML {
                 }
                 guard values.count < ConfigTOML.maximumArrayLength else {
                     throw failure(
-                        "an array of more than \(ConfigTOML.maximumArrayLength) values (opened on line \(opened)); no castd setting takes so many")
+                        "an array of more than \(ConfigTOML.maximumArrayLength) values (opened on line \(opened)); no castd setting takes so many"
+                    )
                 }
                 values.append(try parseValue(.array))
                 try skipArraySpace()
@@ -568,7 +593,8 @@ extension ConfigTOML {
                 if atLineEnd || current == TOMLByte.hash { throw invalid("the value is missing after '='") }
                 if current == TOMLByte.comma { throw invalid("a value is missing before ','") }
                 throw invalid(
-                    "\(describeCurrent) cannot start a value; castd's settings take \"strings\", true or false, whole numbers and [arrays]")
+                    "\(describeCurrent) cannot start a value; castd's settings take \"strings\", true or false, whole numbers and [arrays]"
+                )
             }
             let text = String(decoding: word.prefix(40), as: UTF8.self) + (word.count > 40 ? "…" : "")
             if word.elementsEqual("true".utf8) { return .bool(true) }
@@ -597,7 +623,9 @@ extension ConfigTOML {
             var previous = TOMLByte.underscore
             for byte in digits {
                 // No leading zero, and each underscore between two digits.
-                if byte == TOMLByte.underscore, previous == TOMLByte.underscore { throw failure(Self.badlyWritten(text)) }
+                if byte == TOMLByte.underscore, previous == TOMLByte.underscore {
+                    throw failure(Self.badlyWritten(text))
+                }
                 previous = byte
             }
             if previous == TOMLByte.underscore || (lead == TOMLByte.zero && digits.count > 1) {
@@ -607,9 +635,12 @@ extension ConfigTOML {
             for byte in digits where byte != TOMLByte.underscore {
                 let digit = Int(byte - TOMLByte.zero)
                 let (tens, overflowA) = value.multipliedReportingOverflow(by: 10)
-                let (next, overflowB) = negative ? tens.subtractingReportingOverflow(digit) : tens.addingReportingOverflow(digit)
+                let (next, overflowB) =
+                    negative ? tens.subtractingReportingOverflow(digit) : tens.addingReportingOverflow(digit)
                 guard !overflowA, !overflowB else {
-                    throw failure("'\(text)' is too \(negative ? "small" : "large") for a whole number: they go from \(Int.min) to \(Int.max)")
+                    throw failure(
+                        "'\(text)' is too \(negative ? "small" : "large") for a whole number: they go from \(Int.min) to \(Int.max)"
+                    )
                 }
                 value = next
             }
@@ -624,14 +655,19 @@ extension ConfigTOML {
             let bytes = Array(word)
             let isDate =
                 bytes.count >= 10 && bytes[0..<4].allSatisfy(TOMLByte.isDigit) && bytes[4] == TOMLByte.minus
-                && bytes[5..<7].allSatisfy(TOMLByte.isDigit) && bytes[7] == TOMLByte.minus && bytes[8..<10].allSatisfy(TOMLByte.isDigit)
+                && bytes[5..<7].allSatisfy(TOMLByte.isDigit) && bytes[7] == TOMLByte.minus
+                && bytes[8..<10].allSatisfy(TOMLByte.isDigit)
             if isDate || bytes.contains(TOMLByte.colon) {
                 return "'\(text)' is not a whole number: dates and times are not used by any castd setting"
             }
-            if bytes.count > 2, bytes[0] == TOMLByte.zero, [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(bytes[1]) {
-                return "'\(text)' is not a whole number as castd reads them: castd's settings take decimal digits only (no hex, octal or binary)"
+            if bytes.count > 2, bytes[0] == TOMLByte.zero,
+                [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(bytes[1])
+            {
+                return
+                    "'\(text)' is not a whole number as castd reads them: castd's settings take decimal digits only (no hex, octal or binary)"
             }
-            return "'\(text)' is not a whole number; castd's settings take numbers written in decimal digits only (no dates, times, fractions or hex)"
+            return
+                "'\(text)' is not a whole number; castd's settings take numbers written in decimal digits only (no dates, times, fractions or hex)"
         }
 
         // MARK: strings
@@ -651,7 +687,9 @@ extension ConfigTOML {
                 case TOMLByte.backslash:
                     try parseEscape(into: &text)
                 case _ where TOMLByte.isControl(byte):
-                    throw invalid("a control character (\(describeCurrent)) in a string; write it as an escape (\\u\(TOMLByte.hex(UInt32(byte), digits: 4)))")
+                    throw invalid(
+                        "a control character (\(describeCurrent)) in a string; write it as an escape (\\u\(TOMLByte.hex(UInt32(byte), digits: 4)))"
+                    )
                 default:
                     text.append(byte)
                     position += 1
@@ -672,7 +710,8 @@ extension ConfigTOML {
                     return String(decoding: bytes[start..<position - 1], as: UTF8.self)
                 }
                 if TOMLByte.isControl(byte) {
-                    throw invalid("a control character (\(describeCurrent)) in a string; in a \"string\" it can be an escape")
+                    throw invalid(
+                        "a control character (\(describeCurrent)) in a string; in a \"string\" it can be an escape")
                 }
                 position += 1
             }
@@ -703,13 +742,16 @@ extension ConfigTOML {
                 }
                 guard let scalar = Unicode.Scalar(value) else {
                     let written = String(decoding: bytes[escape..<position], as: UTF8.self)
-                    throw invalid("'\(written)' is not a Unicode character (surrogates D800 to DFFF and values past 10FFFF are not)")
+                    throw invalid(
+                        "'\(written)' is not a Unicode character (surrogates D800 to DFFF and values past 10FFFF are not)"
+                    )
                 }
                 text.append(contentsOf: String(Character(scalar)).utf8)
             default:
                 position -= 1
                 throw invalid(
-                    "'\\' and \(describeCurrent) are not an escape TOML knows; use \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX or \\UXXXXXXXX")
+                    "'\\' and \(describeCurrent) are not an escape TOML knows; use \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX or \\UXXXXXXXX"
+                )
             }
         }
     }

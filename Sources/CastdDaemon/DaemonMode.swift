@@ -2,7 +2,7 @@ import CastdAPI
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How castd runs: for one desktop session, or for the whole system. The mode chooses the

@@ -50,15 +50,18 @@ public final class DaemonStatusReporter: Service, Sendable {
             }
             let hub = self.hub
             let nudges = self.nudges.continuation
-            group.addTask {
-                let subscription = hub.watch()
-                await withTaskCancellationHandler {
-                    for await _ in subscription { nudges.yield() }
-                } onCancel: {
-                    subscription.cancel()
+            // Status lines follow the hub's changes, when a service manager is there to read them.
+            if SystemdNotifier.managerListens {
+                group.addTask {
+                    let subscription = hub.watch()
+                    await withTaskCancellationHandler {
+                        for await _ in subscription { nudges.yield() }
+                    } onCancel: {
+                        subscription.cancel()
+                    }
                 }
+                group.addTask { await self.reportChanges() }
             }
-            group.addTask { await self.reportChanges() }
             try? await gracefulShutdown()
             SystemdNotifier.stopping(status: "Stopping: finishing calls; apps on the devices keep running")
             group.cancelAll()

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// castd holds a descriptor for every client connection, device link, Avahi and journal socket.

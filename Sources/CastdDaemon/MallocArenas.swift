@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// glibc's malloc gives threads arenas of their own, up to eight per core, and a freed block
@@ -31,10 +31,10 @@ public enum MallocArenas {
     /// glibc's mallopt, which Swift's Glibc module does not declare (malloc.h is not in it).
     private static let mallopt: Mallopt? = {
         #if canImport(Glibc)
-        guard let symbol = dlsym(nil, "mallopt") else { return nil }
-        return unsafeBitCast(symbol, to: Mallopt.self)
+            guard let symbol = dlsym(nil, "mallopt") else { return nil }
+            return unsafeBitCast(symbol, to: Mallopt.self)
         #else
-        return nil
+            return nil
         #endif
     }()
 }

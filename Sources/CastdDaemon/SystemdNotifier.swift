@@ -1,8 +1,16 @@
 import CSystemd
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Tells the service manager how castd is doing (sd_notify(3)): nothing happens when castd was
 /// not started by one (`$NOTIFY_SOCKET` unset).
 public enum SystemdNotifier {
+    /// Whether a service manager listens (`$NOTIFY_SOCKET` is set): without one, nothing sent
+    /// here goes anywhere.
+    public static var managerListens: Bool { getenv("NOTIFY_SOCKET") != nil }
+
     /// Serving: the socket is listening.
     public static func ready(status: String) {
         send("READY=1\nSTATUS=\(status)")

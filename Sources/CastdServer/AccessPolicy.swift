@@ -2,7 +2,7 @@ import CastdAPI
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who is at the other end of a connection, as the kernel says (`SO_PEERCRED`,
@@ -86,7 +86,9 @@ extension Castd_V1_Access {
 enum PeerCredentialsError: Error, CustomStringConvertible {
     case unavailable(String)
     var description: String {
-        switch self { case .unavailable(let why): "cannot read the peer's credentials: \(why)" }
+        switch self {
+        case .unavailable(let why): "cannot read the peer's credentials: \(why)"
+        }
     }
 }
 
@@ -155,17 +157,20 @@ public enum SocketPermissions {
         let octal = { (m: mode_t) in "0" + String(m, radix: 8) }
         if mode & 0o006 != 0, expected.mode & 0o006 == 0 {
             problems.append(
-                "\(path) is mode \(octal(mode)): anyone may connect, though castd refuses all but its policy's users (SocketMode=\(octal(expected.mode)) would match it)")
+                "\(path) is mode \(octal(mode)): anyone may connect, though castd refuses all but its policy's users (SocketMode=\(octal(expected.mode)) would match it)"
+            )
         }
         let groups = policy.controlGroups.union(policy.readGroups)
         if groups.count == 1, let group = groups.first {
             if info.st_gid != group || mode & 0o060 != 0o060, mode & 0o006 != 0o006 {
                 problems.append(
-                    "members of \(CastdServer.groupNames([group])) may use castd but cannot open \(path) (mode \(octal(mode)), group \(info.st_gid)); set SocketGroup= and SocketMode=0660")
+                    "members of \(CastdServer.groupNames([group])) may use castd but cannot open \(path) (mode \(octal(mode)), group \(info.st_gid)); set SocketGroup= and SocketMode=0660"
+                )
             }
         } else if groups.count > 1, mode & 0o006 != 0o006 {
             problems.append(
-                "several groups may use castd, but \(path) is mode \(octal(mode)); only SocketMode=0666 lets them all reach it (castd checks each peer)")
+                "several groups may use castd, but \(path) is mode \(octal(mode)); only SocketMode=0666 lets them all reach it (castd checks each peer)"
+            )
         }
         return problems
     }

@@ -12,7 +12,7 @@ import SwiftProtobuf
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the server listens.
@@ -121,8 +121,7 @@ public final class CastdServer: Service, Sendable {
             self.logger.info("shutting down: no new connections, finishing calls")
             self.shuttingDown.store(true, ordering: .relaxed)
             server.channel.close(promise: nil)
-            self.service.hub.finishAll()  // watchers and listeners end now, with a status
-            self.service.registry.finishChannels()
+            self.service.endStreams()  // watchers and listeners end now, with a status
             self.drainAll()
         }
         if case .path(let path) = configuration.target {
@@ -159,12 +158,15 @@ public final class CastdServer: Service, Sendable {
             return true
         }
         guard admitted else {
-            if let metadata = overLimitLog.metadata(["peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)"]) {
+            if let metadata = overLimitLog.metadata([
+                "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)", "limit": "\(limit)",
+            ]) {
                 accessLogger.notice("refused a connection: too many from one uid", metadata: metadata)
             }
             return CastdError(
                 .resourceExhausted,
-                "uid \(peer.uid) already has \(limit) connections open to castd (limits.max_connections_per_uid); close some")
+                "uid \(peer.uid) already has \(limit) connections open to castd (limits.max_connections_per_uid); close some"
+            )
         }
         return nil
     }
@@ -211,19 +213,24 @@ public final class CastdServer: Service, Sendable {
                 let refusal = self.admit(peer, access: access)
                 do {
                     let sync = channel.pipeline.syncOperations
-                    let gate = AtOnceGate()
+                    let gate = InlineGate()
                     if refusal == nil {
                         if let frameTimeout = self.configuration.frameTimeout {
-                            try sync.addHandler(self.frameDeadline(frameTimeout, peer: peer, allocator: channel.allocator))
+                            try sync.addHandler(
+                                self.frameDeadline(frameTimeout, peer: peer, allocator: channel.allocator))
                         }
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
                         // Before the encoder: it writes its answers framed already.
-                        try sync.addHandler(AtOnceHandler(gate: gate))
+                        try sync.addHandler(ClientFrameHandler(gate: gate, access: access))
+                    } else {
+                        try sync.addHandler(DropReadsHandler())
                     }
                     try sync.addHandler(LengthPrefixedFrameEncoder())
-                    let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    return AcceptedConnection(channel: wrapped, peer: peer, access: access, refusal: refusal, atOnce: gate)
+                    let wrapped = try NIOAsyncChannel<ClientFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    return AcceptedConnection(
+                        channel: wrapped, peer: peer, access: access, refusal: refusal, inline: gate,
+                        unserved: { [self] in if refusal == nil { self.release(peer) } })
                 } catch {
                     if refusal == nil { self.release(peer) }
                     throw error
@@ -259,9 +266,12 @@ public final class CastdServer: Service, Sendable {
             farewell: { expiry in
                 let status = CastdError(
                     .deadlineExceeded,
-                    "a frame did not arrive whole within \(timeout) of its first byte (\(expiry.received) of \(expiry.expected.map(String.init) ?? "at least 5") bytes); castd closed the connection")
+                    "a frame did not arrive whole within \(timeout) of its first byte (\(expiry.received) of \(expiry.expected.map(String.init) ?? "at least 5") bytes); castd closed the connection"
+                )
                 var buffer = allocator.buffer(capacity: 256)
-                guard (try? CastdRPC.write(FrameWriter.statusFrame(callID: 0, status), into: &buffer)) != nil else { return nil }
+                guard (try? CastdRPC.write(FrameWriter.statusFrame(callID: 0, status), into: &buffer)) != nil else {
+                    return nil
+                }
                 return buffer
             },
             expired: { [self] expiry in
@@ -282,7 +292,7 @@ public final class CastdServer: Service, Sendable {
     /// write could meet a closed socket (EPIPE), and the client would report a lost connection
     /// instead of reading the status that says why it was refused. Nothing read is parsed.
     private static func linger(
-        _ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ByteBuffer>, for linger: Duration
+        _ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ClientFrame>, for linger: Duration
     ) async {
         try? await channel.close(mode: .output)
         await withTaskGroup(of: Void.self) { group in
@@ -298,6 +308,7 @@ public final class CastdServer: Service, Sendable {
     }
 
     private func serve(_ accepted: AcceptedConnection) async {
+        accepted.take()
         let connection = accepted.channel
         let peer = accepted.peer
         let id = nextConnectionID.add(1, ordering: .relaxed).newValue
@@ -312,24 +323,34 @@ public final class CastdServer: Service, Sendable {
             let lingers = refusedOpen.add(1, ordering: .relaxed).newValue <= configuration.maximumLingeringRefusals
             defer { refusedOpen.subtract(1, ordering: .relaxed) }
             try? await connection.executeThenClose { inbound, outbound in
-                await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(callID: 0, refusal)
-                if lingers { await Self.linger(connection.channel, inbound: inbound, for: self.configuration.refusalLinger) }
+                await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(
+                    callID: 0, refusal)
+                if lingers {
+                    await Self.linger(connection.channel, inbound: inbound, for: self.configuration.refusalLinger)
+                }
             }
             return
         }
         defer { release(peer) }
 
         let handle = ConnectionHandle(channel: connection.channel)
-        onClientsChanged(connections.withLock { $0[id] = handle; return $0.count })
+        onClientsChanged(
+            connections.withLock {
+                $0[id] = handle; return $0.count
+            })
         defer {
-            onClientsChanged(connections.withLock { $0.removeValue(forKey: id); return $0.count })
+            onClientsChanged(
+                connections.withLock {
+                    $0.removeValue(forKey: id); return $0.count
+                })
         }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
-        let atOnce = AtOnceCalls(
+        let inline = InlineCalls(
             service: service, handle: handle, access: accepted.access,
-            maximumConcurrentCalls: configuration.maximumConcurrentCalls, clientCount: { [weak self] in self?.clientCount ?? 0 },
+            maximumConcurrentCalls: configuration.maximumConcurrentCalls,
+            clientCount: { [weak self] in self?.clientCount ?? 0 },
             logger: logger)
-        accepted.atOnce.open(atOnce)
+        accepted.inline.open(inline)
         logger.debug("client connected", metadata: ["peer.access": "\(accepted.access.name)"])
         let idleTimeout = configuration.idleTimeout
         let channel = connection.channel
@@ -338,42 +359,29 @@ public final class CastdServer: Service, Sendable {
             try await connection.executeThenClose { inbound, outbound in
                 let writer = FrameWriter(outbound: outbound, allocator: connection.channel.allocator)
                 await withDiscardingTaskGroup { calls in
-                    if let idleTimeout { calls.addTask {
-                        guard await handle.sentNothing(within: idleTimeout) else { return }
-                        idleLogger.notice("closing a client connection that sent nothing", metadata: ["after": "\(idleTimeout)"])
-                        await writer.status(
-                            callID: 0,
-                            CastdError(
-                                .deadlineExceeded,
-                                "no request within \(idleTimeout) of connecting; castd closed the connection"))
-                        channel.close(promise: nil)
-                    } }
+                    if let idleTimeout {
+                        calls.addTask {
+                            guard await handle.sentNothing(within: idleTimeout) else { return }
+                            idleLogger.notice(
+                                "closing a client connection that sent nothing", metadata: ["after": "\(idleTimeout)"])
+                            await writer.status(
+                                callID: 0,
+                                CastdError(
+                                    .deadlineExceeded,
+                                    "no request within \(idleTimeout) of connecting; castd closed the connection"))
+                            channel.close(promise: nil)
+                        }
+                    }
                     defer { handle.frameArrived() }  // ends the idle timer when the client goes
                     do {
-                        for try await body in inbound {
+                        for try await frame in inbound {
                             handle.frameArrived()
-                            // Whatever happens to this frame below, it is handled by then.
-                            defer { accepted.atOnce.handledForwarded() }
-                            let frame: Castd_V1_Frame
-                            do {
-                                frame = try CastdRPC.decodeFrame(body)
-                            } catch let error as CastdError {
-                                if let metadata = handle.noticeLog.metadata(["error": "\(error.message)"]) {
-                                    logger.notice("malformed frame from a client", metadata: metadata)
-                                }
-                                await writer.status(callID: 0, error)
-                                continue
-                            }
-                            // A call its event loop did not answer (the gate was not open yet, or the
-                            // socket was full) is answered here, before the next frame is read: a
-                            // client that sends calls and never reads stops being read.
-                            if let call = atOnce.call(in: frame) {
-                                await writer.answer(callID: call.callID, atOnce.respond(to: call))
-                                continue
-                            }
-                            await self.dispatch(
-                                frame, access: accepted.access, peer: peer, handle: handle, writer: writer,
-                                calls: &calls, logger: logger)
+                            await self.handle(
+                                frame, inline: inline, peer: peer, handle: handle, writer: writer, calls: &calls,
+                                logger: logger)
+                            // Handled (answered, started or refused): the event loop may answer
+                            // inline calls again.
+                            accepted.inline.handledForwarded()
                         }
                     } catch let error as LengthPrefixError {
                         let status: CastdError
@@ -397,69 +405,83 @@ public final class CastdServer: Service, Sendable {
         }
         let unlogged = handle.noticeLog.takeUnlogged()
         if unlogged > 0 {
-            logger.notice("client disconnected; \(unlogged) more malformed frames or refused calls from it were not logged")
+            logger.notice(
+                "client disconnected; \(unlogged) more malformed frames or refused calls from it were not logged")
         }
         logger.debug("client disconnected")
     }
 
-    /// Starts the call a frame opens (or cancels one). A refusal is written before it returns, so
-    /// that a client sending calls that are refused, and not reading, stops being read.
-    private func dispatch(
-        _ frame: Castd_V1_Frame, access: Castd_V1_Access, peer: PeerCredentials, handle: ConnectionHandle,
+    /// Handles a frame the event loop did not: starts the call it opens, answers it if it is an
+    /// inline call, cancels a call, or refuses it. A refusal or an inline answer is written
+    /// before it returns, so that a client sending calls and not reading stops being read.
+    private func handle(
+        _ frame: ClientFrame, inline: InlineCalls, peer: PeerCredentials, handle: ConnectionHandle,
         writer: FrameWriter, calls: inout DiscardingTaskGroup, logger: Logger
     ) async {
-        let callID = frame.callID
-        switch frame.kind {
-        case .start(let start)?:
-            guard callID != 0 else {
-                await writer.status(callID: 0, CastdError(.invalidArgument, "call id 0 is reserved"))
-                return
+        let start: CallStart
+        switch frame {
+        case .invalid(let error, let malformed):
+            if malformed, let metadata = handle.noticeLog.metadata(["error": "\(error.message)"]) {
+                logger.notice("malformed frame from a client", metadata: metadata)
             }
-            guard let method = CastdMethod(path: start.method) else {
-                let known = CastdMethod.allCases.map(\.path).joined(separator: ", ")
-                await writer.status(callID: callID, CastdError(.unimplemented, "unknown method '\(start.method)'; castd serves \(known)"))
-                return
-            }
-            guard access.rawValue >= method.requiredAccess.rawValue else {
-                if let metadata = handle.noticeLog.metadata([
+            await writer.status(callID: 0, error)
+            return
+        case .cancel(let callID):
+            handle.cancel(callID: callID, reason: CastdError(.cancelled, "cancelled by the client"))
+            return
+        case .start(let call):
+            start = call
+        }
+        let callID = start.callID
+        let limit = configuration.maximumConcurrentCalls
+        let admission = start.answersInline ? handle.check(callID: callID, limit: limit) : nil
+        if case .ok? = admission {
+            await writer.answer(callID: callID, inline.respond(to: start))
+            return
+        }
+        let admitted = admission ?? handle.admit(callID: callID, limit: limit, refused: start.refusal != nil)
+        switch admitted {
+        case .duplicate:
+            // On call id 0: a status on the id would end the call still open there (rpc.proto).
+            await writer.status(
+                callID: 0,
+                CastdError(
+                    .alreadyExists, "call id \(callID) is already open on this connection; this start was ignored"))
+            return
+        case .ok, .tooMany, .draining:
+            break
+        }
+        if let refusal = start.refusal {
+            if case .needsControl(let method) = refusal,
+                let metadata = handle.noticeLog.metadata([
                     "rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? "",
-                ]) {
-                    accessLogger.notice("refused a call that needs control access", metadata: metadata)
-                }
-                await writer.status(
-                    callID: callID,
-                    CastdError(
-                        .permissionDenied,
-                        "\(method.rawValue) needs control access; this client may only read (castd's read groups)"))
-                return
+                ])
+            {
+                accessLogger.notice("refused a call that needs control access", metadata: metadata)
             }
-            let admitted = handle.admit(callID: callID, limit: configuration.maximumConcurrentCalls)
-            guard case .ok(let cancelSignal) = admitted else {
-                let error: CastdError
-                switch admitted {
-                case .duplicate: error = CastdError(.alreadyExists, "call id \(callID) is already open on this connection")
-                case .tooMany:
-                    error = CastdError(
-                        .resourceExhausted,
-                        "more than \(configuration.maximumConcurrentCalls) calls open on one connection; wait for some to finish")
-                case .draining: error = CastdError(.unavailable, "castd is shutting down")
-                case .ok: fatalError("unreachable")
-                }
-                await writer.status(callID: callID, error)
-                return
-            }
-            let timeout = start.timeoutMs > 0 ? Duration.milliseconds(Int64(clamping: start.timeoutMs)) : nil
-            let request = Array(start.request)
+            await writer.status(callID: callID, refusal.error)
+            return
+        }
+        switch admitted {
+        case .tooMany:
+            await writer.status(
+                callID: callID,
+                CastdError(
+                    .resourceExhausted,
+                    "more than \(limit) calls open on one connection; wait for some to finish"))
+        case .draining:
+            await writer.status(callID: callID, CastdError(.unavailable, "castd is shutting down"))
+        case .duplicate:
+            break
+        case .ok(let cancelSignal):
+            guard let method = start.method, let cancelSignal else { return }
+            let access = inline.access
             calls.addTask {
                 await self.run(
-                    method, callID: callID, request: request, timeout: timeout, cancelSignal: cancelSignal,
-                    access: access, peer: peer, writer: writer, logger: logger)
+                    method, callID: callID, request: start.request, timeout: start.timeout,
+                    cancelSignal: cancelSignal, access: access, peer: peer, writer: writer, logger: logger)
                 handle.finished(callID: callID)
             }
-        case .cancel?:
-            handle.cancel(callID: callID, reason: CastdError(.cancelled, "cancelled by the client"))
-        case .message?, .status?, nil:
-            await writer.status(callID: callID, CastdError(.invalidArgument, "clients may only send start and cancel frames"))
         }
     }
 
@@ -541,16 +563,49 @@ final class UnaryResponse: Sendable {
 }
 
 /// A connection as it is accepted: who is at the other end, and what they may do.
-struct AcceptedConnection: Sendable {
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+///
+/// One that castd stops accepting before it serves it (the task serving the socket was cancelled
+/// while the connection waited to be taken) is closed when it is dropped: NIO requires an async
+/// channel's writer to be finished, and traps if it is not.
+final class AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<ClientFrame, ByteBuffer>
     let peer: PeerCredentials
     /// `.unspecified`: a stranger.
     let access: Castd_V1_Access
     /// Why the connection is refused (a stranger, or over its uid's limit), counted already
     /// when nil; a refused connection's channel has no frame decoder.
     let refusal: CastdError?
-    /// Opened once the connection is admitted: then its event loop answers GetStatus itself.
-    let atOnce: AtOnceGate
+    /// Opened once the connection's task is ready: then its event loop answers GetStatus itself.
+    let inline: InlineGate
+    private let served = Atomic<Bool>(false)
+    /// What undoes the accepting (the uid's connection count) should the connection never be served.
+    private let unserved: @Sendable () -> Void
+
+    init(
+        channel: NIOAsyncChannel<ClientFrame, ByteBuffer>, peer: PeerCredentials, access: Castd_V1_Access,
+        refusal: CastdError?, inline: InlineGate, unserved: @escaping @Sendable () -> Void
+    ) {
+        self.channel = channel
+        self.peer = peer
+        self.access = access
+        self.refusal = refusal
+        self.inline = inline
+        self.unserved = unserved
+    }
+
+    /// The connection is being served: closing it and undoing its accepting are the server's.
+    func take() {
+        served.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    deinit {
+        guard !served.load(ordering: .sequentiallyConsistent) else { return }
+        // executeThenClose finishes the writer and closes the channel; the task keeps the
+        // channel (and so its writer) alive until it has. (swift-nio issue 2637.)
+        let channel = self.channel
+        Task { try? await channel.executeThenClose { _, _ in } }
+        unserved()
+    }
 }
 
 /// Writes frames on one connection. NIO's outbound writer serializes concurrent writers; each
@@ -615,8 +670,11 @@ struct FrameWriter: Sendable {
 
 /// The open calls of one connection, and its shutdown.
 final class ConnectionHandle: Sendable {
+    /// Whether a connection takes a call, by its id: one rule for calls answered inline and
+    /// calls run as tasks. `.ok` carries the call's cancel signal when it was registered.
     enum Admission {
-        case ok(AsyncStream<CastdError>)
+        case ok(AsyncStream<CastdError>?)
+        /// The id is that of a call still open.
         case duplicate
         case tooMany
         case draining
@@ -661,21 +719,30 @@ final class ConnectionHandle: Sendable {
         }
     }
 
-    func admit(callID: UInt64, limit: Int) -> Admission {
+    private static func judge(_ state: State, callID: UInt64, limit: Int) -> Admission {
+        if state.calls[callID] != nil { return .duplicate }
+        if state.draining { return .draining }
+        if state.calls.count >= limit { return .tooMany }
+        return .ok(nil)
+    }
+
+    /// Whether the connection would take a call with this id now, without registering it (a
+    /// call answered inline).
+    func check(callID: UInt64, limit: Int) -> Admission {
+        state.withLock { Self.judge($0, callID: callID, limit: limit) }
+    }
+
+    /// Registers a call with this id if the connection takes it. A call that will be `refused`
+    /// anyway is only judged (so that a duplicate id is still reported as one).
+    func admit(callID: UInt64, limit: Int, refused: Bool = false) -> Admission {
         state.withLock { state in
-            if state.draining { return .draining }
-            if state.calls[callID] != nil { return .duplicate }
-            if state.calls.count >= limit { return .tooMany }
-            let (stream, continuation) = AsyncStream.makeStream(of: CastdError.self, bufferingPolicy: .bufferingNewest(1))
+            let admission = Self.judge(state, callID: callID, limit: limit)
+            guard case .ok = admission, !refused else { return admission }
+            let (stream, continuation) = AsyncStream.makeStream(
+                of: CastdError.self, bufferingPolicy: .bufferingNewest(1))
             state.calls[callID] = continuation
             return .ok(stream)
         }
-    }
-
-    /// Whether a call `AtOnceHandler` answers without registering it may be answered: the
-    /// same checks as `admit`.
-    func mayAnswerAtOnce(callID: UInt64, limit: Int) -> Bool {
-        state.withLock { !$0.draining && $0.calls[callID] == nil && $0.calls.count < limit }
     }
 
     func finished(callID: UInt64) {
@@ -707,8 +774,18 @@ final class ConnectionHandle: Sendable {
             return
         }
         let (seconds, attoseconds) = grace.components
-        channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) { [self] in
+        channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            [self] in
             self.cancelAll(reason: CastdError(.unavailable, "castd is shutting down"))
         }
     }
+}
+
+/// A refused connection's reads, dropped unread: castd reads only so that the client's writes do
+/// not fail before it reads why it was refused (`CastdServer.linger`).
+final class DropReadsHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ClientFrame
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }

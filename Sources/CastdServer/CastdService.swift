@@ -50,16 +50,23 @@ public struct CastdService: Sendable {
         self.logs = logs
     }
 
+    /// Ends every Watch and Listen stream now, each with its status (castd is shutting down).
+    public func endStreams() {
+        hub.finishAll()
+        registry.finishChannels()
+    }
+
     /// Whether a call only reads castd's own state and never waits: GetStatus, and ListDevices
     /// without criteria (an empty request). CastdServer answers these on the connection's event
-    /// loop, with `answerAtOnce`, without starting a task for them.
-    static func answersAtOnce(_ method: CastdMethod, request: some Collection<UInt8>) -> Bool {
+    /// loop, with `answerInline`, without starting a task for them.
+    static func answersInline(_ method: CastdMethod, request: some Collection<UInt8>) -> Bool {
         method == .getStatus || (method == .listDevices && request.isEmpty)
     }
 
-    /// The response of a call that `answersAtOnce`, computed without waiting: the same message
+    /// The response of a call that `answersInline`, computed without waiting: the same message
     /// `handle` would send. Throws `CastdError` like `handle`.
-    func answerAtOnce(_ method: CastdMethod, request: [UInt8], context: CallContext) throws -> any SwiftProtobuf.Message {
+    func answerInline(_ method: CastdMethod, request: [UInt8], context: CallContext) throws -> any SwiftProtobuf.Message
+    {
         switch method {
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
@@ -75,7 +82,8 @@ public struct CastdService: Sendable {
 
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
     func handle(
-        _ method: CastdMethod, request: [UInt8], context: CallContext, send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
+        _ method: CastdMethod, request: [UInt8], context: CallContext,
+        send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
     ) async throws {
         switch method {
         case .listDevices:
@@ -102,7 +110,8 @@ public struct CastdService: Sendable {
             if case .UNRECOGNIZED(let n) = r.mode { throw CastdError(.invalidArgument, "unknown start mode \(n)") }
             try Validate.launchOptions(r.launch)
             let device = try await registry.controller(for: r.device)
-            try await send(try await device.startSession(SessionRequest(appID: r.appID, mode: r.mode, launch: r.launch)))
+            try await send(
+                try await device.startSession(SessionRequest(appID: r.appID, mode: r.mode, launch: r.launch)))
         case .endSession:
             let r = try decode(Castd_V1_EndSessionRequest.self, request)
             let device = try await registry.sessionController(for: r.device)
@@ -131,7 +140,9 @@ public struct CastdService: Sendable {
             guard r.position.isFinite, r.relative || r.position >= 0 else {
                 throw CastdError(.invalidArgument, "seek position must be a number of seconds ≥ 0, not \(r.position)")
             }
-            if case .UNRECOGNIZED(let n) = r.resumeState { throw CastdError(.invalidArgument, "unknown resume state \(n)") }
+            if case .UNRECOGNIZED(let n) = r.resumeState {
+                throw CastdError(.invalidArgument, "unknown resume state \(n)")
+            }
             let device = try await registry.sessionController(for: r.device)
             try await send(try await device.seek(to: r.position, relative: r.relative, resumeState: r.resumeState))
         case .setPlaybackRate:
@@ -148,7 +159,8 @@ public struct CastdService: Sendable {
             let style = r.hasTextTrackStyle ? try Validate.style(r.textTrackStyle) : nil
             let device = try await registry.sessionController(for: r.device)
             try await send(
-                try await device.editTracks(activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil, style: style))
+                try await device.editTracks(
+                    activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil, style: style))
         case .setStreamVolume:
             let r = try decode(Castd_V1_SetVolumeRequest.self, request)
             try Validate.volume(r, allowSteps: false)
@@ -381,7 +393,9 @@ package enum Validate {
 
     package static func volume(_ r: Castd_V1_SetVolumeRequest, allowSteps: Bool) throws {
         if r.steps != 0 {
-            guard allowSteps else { throw CastdError(.invalidArgument, "volume steps are for the device's volume only") }
+            guard allowSteps else {
+                throw CastdError(.invalidArgument, "volume steps are for the device's volume only")
+            }
             guard !r.hasLevel else { throw CastdError(.invalidArgument, "set a volume level or steps, not both") }
             guard abs(r.steps) <= 100 else {
                 throw CastdError(.invalidArgument, "volume steps must be between -100 and 100, not \(r.steps)")
@@ -414,7 +428,8 @@ package enum Validate {
 
     package static func url(_ text: String, what: String = "URL") throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty else {
-            throw CastdError(.invalidArgument, "invalid \(what) '\(text)': not an absolute URL (e.g. https://host/video.mp4)")
+            throw CastdError(
+                .invalidArgument, "invalid \(what) '\(text)': not an absolute URL (e.g. https://host/video.mp4)")
         }
         if ["http", "https"].contains(scheme.lowercased()) && (components.host ?? "").isEmpty {
             throw CastdError(.invalidArgument, "invalid \(what) '\(text)': no host")
@@ -434,7 +449,9 @@ package enum Validate {
         if !media.duration.isFinite || media.duration < 0 {
             throw CastdError(.invalidArgument, "\(what) duration must be ≥ 0 seconds, not \(media.duration)")
         }
-        if case .UNRECOGNIZED(let n) = media.streamType { throw CastdError(.invalidArgument, "unknown stream type \(n)") }
+        if case .UNRECOGNIZED(let n) = media.streamType {
+            throw CastdError(.invalidArgument, "unknown stream type \(n)")
+        }
         if media.hasMetadata {
             if case .UNRECOGNIZED(let n) = media.metadata.metadataType {
                 throw CastdError(.invalidArgument, "unknown metadata type \(n) (0 generic … 4 photo)")
@@ -463,10 +480,12 @@ package enum Validate {
         for adBreak in media.breaks {
             guard !adBreak.id.isEmpty else { throw CastdError(.invalidArgument, "every ad break needs an id") }
             guard adBreak.position.isFinite, adBreak.position >= -1 else {
-                throw CastdError(.invalidArgument, "ad break \(adBreak.id) position must be ≥ 0 seconds (or -1 for the end)")
+                throw CastdError(
+                    .invalidArgument, "ad break \(adBreak.id) position must be ≥ 0 seconds (or -1 for the end)")
             }
             if let missing = adBreak.breakClipIds.first(where: { !clipIDs.contains($0) }) {
-                throw CastdError(.invalidArgument, "ad break \(adBreak.id) names clip '\(missing)', which is not in break_clips")
+                throw CastdError(
+                    .invalidArgument, "ad break \(adBreak.id) names clip '\(missing)', which is not in break_clips")
             }
         }
         return try media.castJSON()
@@ -478,7 +497,8 @@ package enum Validate {
             throw CastdError(.invalidArgument, "start_time must be a number of seconds ≥ 0, not \(r.startTime)")
         }
         if r.media.duration > 0, r.startTime > r.media.duration {
-            throw CastdError(.invalidArgument, "start_time \(r.startTime) is beyond the media's duration \(r.media.duration)")
+            throw CastdError(
+                .invalidArgument, "start_time \(r.startTime) is beyond the media's duration \(r.media.duration)")
         }
         fields["autoplay"] = .bool(r.hasAutoplay ? r.autoplay : true)
         fields["currentTime"] = .number(r.startTime)
@@ -495,7 +515,9 @@ package enum Validate {
         }
         if !r.credentials.isEmpty { fields["credentials"] = .string(r.credentials) }
         if !r.credentialsType.isEmpty { fields["credentialsType"] = .string(r.credentialsType) }
-        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
+        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") {
+            fields["customData"] = customData
+        }
         try fits(.object(fields))
         return fields
     }
@@ -532,7 +554,9 @@ package enum Validate {
             "repeatMode": .string(r.repeatMode.castValue),
         ]
         if r.startTime > 0 { fields["currentTime"] = .number(r.startTime) }
-        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") { fields["customData"] = customData }
+        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") {
+            fields["customData"] = customData
+        }
         try fits(.object(fields))
         return fields
     }
@@ -563,14 +587,18 @@ package enum Validate {
 
     package static func namespace(_ namespace: String) throws {
         guard namespace.hasPrefix("urn:x-cast:"), namespace.count > "urn:x-cast:".count else {
-            throw CastdError(.invalidArgument, "invalid namespace '\(namespace)': custom namespaces start with urn:x-cast: (e.g. urn:x-cast:com.example.app)")
+            throw CastdError(
+                .invalidArgument,
+                "invalid namespace '\(namespace)': custom namespaces start with urn:x-cast: (e.g. urn:x-cast:com.example.app)"
+            )
         }
         guard namespace.utf8.count <= 128, !namespace.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw CastdError(.invalidArgument, "invalid namespace '\(namespace)': at most 128 characters, no spaces")
         }
         if namespace.hasPrefix("urn:x-cast:com.google.cast.") {
             throw CastdError(
-                .invalidArgument, "\(namespace) is reserved for the Cast platform; use castd's media and session methods")
+                .invalidArgument,
+                "\(namespace) is reserved for the Cast platform; use castd's media and session methods")
         }
     }
 
@@ -589,7 +617,9 @@ package enum Validate {
         }
         guard text.utf8.count <= maximumPayload else {
             throw CastdError(
-                .invalidArgument, "a message of \(text.utf8.count) bytes does not fit in a 64 KiB Cast message (limit \(maximumPayload) bytes)")
+                .invalidArgument,
+                "a message of \(text.utf8.count) bytes does not fit in a 64 KiB Cast message (limit \(maximumPayload) bytes)"
+            )
         }
         return text
     }

@@ -2,7 +2,7 @@ import CastdAPI
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket castd binds itself (when systemd does not pass it one): made so that it never
@@ -107,7 +107,8 @@ package enum SelfBoundSocket {
         if let problem = problem(with: info) {
             throw CastdError(
                 .failedPrecondition,
-                "castd will not serve \(path): its directory \(directory) \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd")
+                "castd will not serve \(path): its directory \(directory) \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd"
+            )
         }
         // Above it, by the real path: a directory another user may write could have the whole
         // subtree swapped under castd.
@@ -121,12 +122,14 @@ package enum SelfBoundSocket {
             current = parent
             var above = stat()
             guard stat(current, &above) == 0 else {
-                throw CastdError(.unavailable, "cannot inspect \(current), above the socket's directory: \(errorText())")
+                throw CastdError(
+                    .unavailable, "cannot inspect \(current), above the socket's directory: \(errorText())")
             }
             if let problem = problem(with: above) {
                 throw CastdError(
                     .failedPrecondition,
-                    "castd will not serve \(path): \(current), above its directory, \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd")
+                    "castd will not serve \(path): \(current), above its directory, \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd"
+                )
             }
         }
     }
@@ -135,7 +138,8 @@ package enum SelfBoundSocket {
     static func problem(with info: stat) -> String? {
         let owner = info.st_uid
         if owner != geteuid() && owner != 0 {
-            return "belongs to \(PeerCredentials.userName(owner).map { "\($0) (uid \(owner))" } ?? "uid \(owner)"), not to castd's user or root"
+            return
+                "belongs to \(PeerCredentials.userName(owner).map { "\($0) (uid \(owner))" } ?? "uid \(owner)"), not to castd's user or root"
         }
         let mode = info.st_mode
         if mode & 0o022 != 0, mode & S_ISVTX == 0 {
@@ -157,7 +161,8 @@ package enum SelfBoundSocket {
         guard kind == S_IFSOCK else {
             throw CastdError(
                 .failedPrecondition,
-                "\(path) is \(describe(kind)), not a socket; castd leaves it alone: remove it or choose another socket (--socket)")
+                "\(path) is \(describe(kind)), not a socket; castd leaves it alone: remove it or choose another socket (--socket)"
+            )
         }
         switch probe(path) {
         case 0:
@@ -172,19 +177,23 @@ package enum SelfBoundSocket {
         case let error:
             throw CastdError(
                 .failedPrecondition,
-                "cannot tell whether \(path) is in use: connecting to it failed (\(String(cString: strerror(error)))); castd leaves it alone: remove it if no castd serves it, or choose another socket (--socket)")
+                "cannot tell whether \(path) is in use: connecting to it failed (\(String(cString: strerror(error)))); castd leaves it alone: remove it if no castd serves it, or choose another socket (--socket)"
+            )
         }
     }
 
     /// `connect(2)` to `path`: 0 if something accepts there, else the errno. Non-blocking, so a
     /// server with a full backlog cannot hold castd up (`EAGAIN`: it is being served).
     static func probe(_ path: String) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         guard var address = socketAddress(path) else { return ENAMETOOLONG }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         if result == 0 || errno == EAGAIN { return 0 }
         return errno
@@ -195,7 +204,9 @@ package enum SelfBoundSocket {
             throw CastdError(.invalidArgument, "\(path) is longer than a Unix socket path may be (107 bytes)")
         }
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard result == 0 else {
             if errno == EADDRINUSE {
@@ -219,7 +230,8 @@ package enum SelfBoundSocket {
         if let group = permissions.group, fchownat(directoryFD, name, uid_t.max, group, AT_SYMLINK_NOFOLLOW) != 0 {
             throw CastdError(
                 .permissionDenied,
-                "cannot give \(path) to group \(CastdServer.groupNames([group])): \(errorText()) (castd's user must be root or a member of it)")
+                "cannot give \(path) to group \(CastdServer.groupNames([group])): \(errorText()) (castd's user must be root or a member of it)"
+            )
         }
         var changed = fchmodat(directoryFD, name, permissions.mode, AT_SYMLINK_NOFOLLOW)
         if changed != 0 && (errno == EOPNOTSUPP || errno == ENOTSUP) {

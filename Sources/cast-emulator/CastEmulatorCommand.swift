@@ -374,7 +374,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
                         }
                     }
                     if let readyFile {
-                        do { try ReadyFile(endpoints: moved, configuration: configuration).write(to: readyFile) } catch {
+                        do { try ReadyFile(endpoints: moved, configuration: configuration).write(to: readyFile) } catch
+                        {
                             logger.warning("cannot rewrite the ready file: \(error)")
                         }
                     }

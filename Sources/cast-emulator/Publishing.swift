@@ -8,7 +8,9 @@ import Logging
 /// Publishes `emulator.serviceInstanceName` on `endpoints.port` with `emulator.txtRecord`
 /// through the system's Avahi, for as long as the returned publisher lives. The caller keeps
 /// the TXT record current from `emulator.txtRecordChanges()` (`st` and `rs` follow the app).
-func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoints, logger: Logger) throws -> AvahiPublisher {
+func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoints, logger: Logger) throws
+    -> AvahiPublisher
+{
     do {
         let publisher = try AvahiPublisher(
             name: emulator.serviceInstanceName, port: endpoints.port, txt: emulator.txtRecord, logger: logger)
@@ -16,6 +18,7 @@ func publishOverMDNS(_ emulator: CastDeviceEmulator, endpoints: EmulatorEndpoint
         return publisher
     } catch {
         throw ValidationError(
-            "--publish: cannot publish over mDNS: \(error). Is avahi-daemon running? (scripts/avahi-loopback.sh start DIR starts one on loopback)")
+            "--publish: cannot publish over mDNS: \(error). Is avahi-daemon running? (scripts/avahi-loopback.sh start DIR starts one on loopback)"
+        )
     }
 }

@@ -39,7 +39,8 @@ struct ColdStartFigure {
         let socket = environment.workDirectory + "/cold-\(index).sock"
         let activator = try LongProcess(
             [
-                "/usr/bin/systemd-socket-activate", "-l", socket, environment.castd, "--mode", "user", "--socket", socket,
+                "/usr/bin/systemd-socket-activate", "-l", socket, environment.castd, "--mode", "user", "--socket",
+                socket,
                 "--config", environment.emptyConfig, "--state-directory", "", "--trust-root", environment.rootPEM,
                 "--no-discovery", "--device", "Bench TV=\(deviceAddress)",
             ],

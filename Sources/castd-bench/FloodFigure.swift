@@ -92,7 +92,9 @@ struct FloodFigure {
                             listing.count >= baseline + waveSize
                         }
                         flood.withdrawAll()
-                        try await waitUntil("wave \(wave) dropped", timeout: .seconds(120)) { listing.count == baseline }
+                        try await waitUntil("wave \(wave) dropped", timeout: .seconds(120)) {
+                            listing.count == baseline
+                        }
                         afterWaves.append(daemon.rssKiB ?? 0)
                     }
                     // The first wave warms the allocator up (arenas, the hub's tables): growth counts from the second.
@@ -130,7 +132,9 @@ struct FloodFigure {
                         let start = monotonicNanos()
                         _ = try await client.status()
                         statusNanos.append(monotonicNanos() - start)
-                        if clock.now - withdrawn > .seconds(900) { throw BenchError("castd did not drop the flood within 900 s") }
+                        if clock.now - withdrawn > .seconds(900) {
+                            throw BenchError("castd did not drop the flood within 900 s")
+                        }
                         try await Task.sleep(for: .milliseconds(20))
                     }
                     let withdrawMillis = Double((daemon.cpuTicks ?? 0) - withdrawStart) * 10
@@ -138,14 +142,17 @@ struct FloodFigure {
                     figure.rows.append(
                         .value(
                             "castd CPU per id listed, by ids held", perID.joined(separator: "; "),
-                            note: "no target: below the ~1,350 services Avahi shows at most, a busy machine's noise is larger than the O(n²) term the fix removed"))
+                            note:
+                                "no target: below the ~1,350 services Avahi shows at most, a busy machine's noise is larger than the O(n²) term the fix removed"
+                        ))
                     figure.rows.append(
                         .value(
                             "castd CPU to drop \(step * steps) ids withdrawn at once",
                             "\(Format.fixed(withdrawMillis, 0)) ms (\(Format.fixed(withdrawMillis * 1000 / Double(step * steps), 0)) µs per id)",
                             note: "Avahi took \(Format.fixed(dropSeconds, 0)) s to report every removal"))
                     figure.rows.append(
-                        .distribution("GetStatus while castd drops them", Samples(statusNanos), target: "p99 ≤ 50 ms",
+                        .distribution(
+                            "GetStatus while castd drops them", Samples(statusNanos), target: "p99 ≤ 50 ms",
                             met: !statusNanos.isEmpty && Samples(statusNanos).p99 <= 50_000_000))
                     figure.rows.append(
                         .value(

@@ -13,7 +13,8 @@ import Foundation
 struct SoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Soak castd: clients × mixed requests against two emulated devices that drop their links; write SOAK.md.",
+        abstract:
+            "Soak castd: clients × mixed requests against two emulated devices that drop their links; write SOAK.md.",
         discussion: """
             Run it through `make soak` (scripts/soak.sh), which builds castd and castd-bench in release mode. \
             Criteria (the exit status is 1 when one fails): no lost or duplicated reply, every watcher saw \
@@ -269,7 +270,9 @@ struct Soak {
         try await waitUntilSettled(controller)
         outcome.fdsBefore = Proc.openDescriptors(daemon.pid) ?? [:]
         outcome.rssBaseline = daemon.rssKiB ?? 0
-        log("soak: castd holds \(outcome.fdsBefore.count) descriptors and \(Format.mebibytes(kibibytes: outcome.rssBaseline)) with both devices linked")
+        log(
+            "soak: castd holds \(outcome.fdsBefore.count) descriptors and \(Format.mebibytes(kibibytes: outcome.rssBaseline)) with both devices linked"
+        )
 
         let soakDevices = zip(Self.deviceNames, devices).map { name, device in
             SoakDevice(selector: name, dropLinks: { await device.emulator.dropLinks() })
@@ -291,7 +294,9 @@ struct Soak {
                 let rss = daemon.rssKiB ?? 0
                 readings[tenth] = rss
                 samples.add(rss, counted: false)
-                log("soak: \(tenth * 10) % of \(Format.grouped(total)) requests; castd \(Format.mebibytes(kibibytes: rss))")
+                log(
+                    "soak: \(tenth * 10) % of \(Format.grouped(total)) requests; castd \(Format.mebibytes(kibibytes: rss))"
+                )
             }
             return readings
         }
@@ -299,7 +304,9 @@ struct Soak {
         let watchers = try await load.startWatchers()
         var window = LoadWindow(live: [daemon.pid])
         let ticksBefore = daemon.cpuTicks ?? 0
-        log("soak: \(parameters.clients) clients × \(Format.grouped(parameters.requests)) requests, \(parameters.watchers) watchers, links cut every \(parameters.dropInterval)")
+        log(
+            "soak: \(parameters.clients) clients × \(Format.grouped(parameters.requests)) requests, \(parameters.watchers) watchers, links cut every \(parameters.dropInterval)"
+        )
         let (tally, drops, seconds) = try await load.runClients(observer: watchers.first?.progress)
         outcome.castdCPUSeconds = Double((daemon.cpuTicks ?? 0) - ticksBefore) / Double(Proc.ticksPerSecond)
         window.finish(live: [daemon.pid])
@@ -328,9 +335,12 @@ struct Soak {
         // connection is released as castd notices the end of its stream).
         let settleStarted = monotonicNanos()
         let before = outcome.fdsBefore.count
-        if (try? await waitUntil("castd's descriptors to settle", timeout: .seconds(30), poll: .milliseconds(20), {
-            (Proc.openDescriptors(daemon.pid)?.count ?? -1) == before
-        })) != nil {
+        if (try? await waitUntil(
+            "castd's descriptors to settle", timeout: .seconds(30), poll: .milliseconds(20),
+            {
+                (Proc.openDescriptors(daemon.pid)?.count ?? -1) == before
+            })) != nil
+        {
             outcome.fdSettleSeconds = Double(monotonicNanos() - settleStarted) / 1e9
         }
         outcome.fdsAfter = Proc.openDescriptors(daemon.pid) ?? [:]
@@ -348,7 +358,9 @@ struct Soak {
     /// Waits until castd has every device linked and every session running (started or
     /// resumed), as castd's status says.
     private func waitUntilSettled(_ controller: CastdClient) async throws {
-        try await waitUntil("both devices linked, their sessions running", timeout: .seconds(60), poll: .milliseconds(50)) {
+        try await waitUntil(
+            "both devices linked, their sessions running", timeout: .seconds(60), poll: .milliseconds(50)
+        ) {
             let status = try await controller.status()
             let linked = status.devices.filter { $0.linkState == .connected }.count
             let running = status.sessions.filter { $0.state == .started || $0.state == .resumed }.count

@@ -76,7 +76,9 @@ struct SoakLoad: Sendable {
     /// (TLS done, the device's status not yet in) ends a connection attempt, which castd retries
     /// without ever reporting the device connected, so the drops and castd's reports could not
     /// be matched one to one.
-    func runClients(observer: SoakWatcherProgress?) async throws -> (tally: SoakTally, drops: [SoakDrop], seconds: Double) {
+    func runClients(observer: SoakWatcherProgress?) async throws -> (
+        tally: SoakTally, drops: [SoakDrop], seconds: Double
+    ) {
         let started = monotonicNanos()
         let devices = self.devices
         let interval = parameters.dropInterval
@@ -101,7 +103,9 @@ struct SoakLoad: Sendable {
                 let at = Double(monotonicNanos() - started) / 1e9
                 let cut = await device.dropLinks()
                 drops.append(SoakDrop(device: device.selector, at: at, linksCut: cut))
-                log("soak: \(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))) cut \(cut) link(s) of \(device.selector)")
+                log(
+                    "soak: \(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))) cut \(cut) link(s) of \(device.selector)"
+                )
             }
             return drops
         }
@@ -148,7 +152,9 @@ struct SoakLoad: Sendable {
     /// Phase 4: a last watcher's snapshot gives the sequence castd has reached; once every
     /// watcher has read that far, each cancels its Watch, and their logs are compared through
     /// that sequence.
-    func stopWatchers(_ watchers: [SoakWatcher]) async throws -> (results: [SoakWatcherResult], comparison: WatchComparison) {
+    func stopWatchers(_ watchers: [SoakWatcher]) async throws -> (
+        results: [SoakWatcherResult], comparison: WatchComparison
+    ) {
         let probeProgress = SoakWatcherProgress()
         let (probe, probeResult) = try await SoakConnection.watcher(socket: socket, progress: probeProgress)
         try await waitUntil("the probe watcher's snapshot") { probeProgress.hasSnapshot }
@@ -163,7 +169,9 @@ struct SoakLoad: Sendable {
         // result too (as a connection lost before its Watch ended).
         let answered: Bool
         do {
-            try await waitUntil("every Watch to end", timeout: .seconds(30)) { watchers.allSatisfy { $0.progress.ended } }
+            try await waitUntil("every Watch to end", timeout: .seconds(30)) {
+                watchers.allSatisfy { $0.progress.ended }
+            }
             answered = true
         } catch {
             answered = false

@@ -45,7 +45,10 @@ struct SoakReport {
                 passed: duplicated == 0))
         let comparison = o.comparison
         let watchEnds = o.watchers.filter { $0.stopped && $0.endCode == Int(CastdCode.cancelled.rawValue) }.count
-        var same = comparison.map { "\($0.identical ? "yes" : "no"): \($0.watchers) watchers, sequences \($0.from + 1)…\($0.through) (\(Format.grouped($0.compared)) events) compared" } ?? "not compared"
+        var same =
+            comparison.map {
+                "\($0.identical ? "yes" : "no"): \($0.watchers) watchers, sequences \($0.from + 1)…\($0.through) (\(Format.grouped($0.compared)) events) compared"
+            } ?? "not compared"
         if let comparison, !comparison.differences.isEmpty {
             same += "; " + comparison.differences.prefix(3).joined(separator: "; ")
         }
@@ -82,7 +85,8 @@ struct SoakReport {
                 name: "the links dropped, castd reconnected, and castd lived", target: "drops > 0, all relinked",
                 measured:
                     "\(drops) drops (\(cut) cut a link); castd reported \(o.reportedDrops) link losses and \(o.reconnections) reconnections; devices and sessions back at the end: \(o.devicesRelinked ? "yes" : "no"); castd running: \(o.castdRunning ? "yes" : "no")",
-                passed: cut > 0 && o.devicesRelinked && o.castdRunning && o.reportedDrops >= cut && o.reconnections >= cut))
+                passed: cut > 0 && o.devicesRelinked && o.castdRunning && o.reportedDrops >= cut
+                    && o.reconnections >= cut))
         return criteria
     }
 
@@ -143,7 +147,9 @@ struct SoakReport {
         out.append("| link drops | every \(p.dropInterval), the devices in turn |")
         out.append("| deadline per call | \(p.deadline) |")
         let mix = SoakRequestKind.allCases.map { "\($0.method.rawValue) \($0.weight) %" }.joined(separator: ", ")
-        out.append("| request mix (seed \(p.seed)) | \(mix); each media or volume request names one of the two devices at random |")
+        out.append(
+            "| request mix (seed \(p.seed)) | \(mix); each media or volume request names one of the two devices at random |"
+        )
         out.append("")
         out.append("## Criteria")
         out.append("")
@@ -151,7 +157,8 @@ struct SoakReport {
         out.append("|---|---|---|---|")
         for criterion in criteria {
             out.append(
-                "| \(criterion.name) | \(criterion.target) | \(criterion.measured) | \(criterion.passed ? "✅ pass" : "❌ fail") |")
+                "| \(criterion.name) | \(criterion.target) | \(criterion.measured) | \(criterion.passed ? "✅ pass" : "❌ fail") |"
+            )
         }
         out.append("")
         out.append(passed ? "**All criteria pass.**" : "**At least one criterion fails.**")
@@ -178,7 +185,9 @@ struct SoakReport {
         }
         out.append("")
         let codesSeen = Set(t.codes.values.flatMap(\.keys)).sorted()
-        out.append("| method | requests | p50 | p99 | " + codesSeen.map { SoakTally.codeName($0) }.joined(separator: " | ") + " |")
+        out.append(
+            "| method | requests | p50 | p99 | " + codesSeen.map { SoakTally.codeName($0) }.joined(separator: " | ")
+                + " |")
         out.append("|---|--:|--:|--:|" + codesSeen.map { _ in "--:|" }.joined())
         for kind in SoakRequestKind.allCases {
             let method = kind.method
@@ -208,10 +217,12 @@ struct SoakReport {
         out.append("")
         let perDevice = Dictionary(grouping: o.drops, by: \.device).mapValues(\.count)
         out.append(
-            "\(o.drops.count) drops (" + perDevice.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            "\(o.drops.count) drops ("
+                + perDevice.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
                 + "); castd reported \(o.reportedDrops) link losses and \(o.reconnections) reconnections in device events. "
                 + "The drops, in seconds from the start (links cut): "
-                + o.drops.map { "\(Format.fixed($0.at, 1)) \($0.device.suffix(1)) (\($0.linksCut))" }.joined(separator: ", ") + ".")
+                + o.drops.map { "\(Format.fixed($0.at, 1)) \($0.device.suffix(1)) (\($0.linksCut))" }.joined(
+                    separator: ", ") + ".")
         if let first = o.watchers.first {
             let states = first.log.sessionStates.sorted { $0.key.rawValue < $1.key.rawValue }
                 .map { "\(Self.sessionStateName($0.key)) \($0.value)" }.joined(separator: ", ")
@@ -265,7 +276,8 @@ struct SoakReport {
         out.append(
             "Open file descriptors (/proc/PID/fd): \(o.fdsBefore.count) with the devices linked and only the driver's "
                 + "control connection open, before the watchers and clients connected (\(kinds(o.fdsBefore))); "
-                + "\(o.fdsAfter.count) once they had all disconnected and the devices were linked again (\(kinds(o.fdsAfter))).")
+                + "\(o.fdsAfter.count) once they had all disconnected and the devices were linked again (\(kinds(o.fdsAfter)))."
+        )
         if !o.castdLogWarnings.isEmpty {
             out.append("")
             out.append("castd's warnings and errors (its log):")

@@ -180,7 +180,9 @@ struct WatchComparison: Sendable {
         let from = logs.compactMap(\.snapshotSequence).max() ?? 0
         var differences: [String] = []
         let lagged = logs.filter { $0.lagged > 0 }.count
-        if lagged > 0 { differences.append("\(lagged) of \(logs.count) watchers lagged (castd dropped events for them)") }
+        if lagged > 0 {
+            differences.append("\(lagged) of \(logs.count) watchers lagged (castd dropped events for them)")
+        }
         var reference: ArraySlice<WatchLog.Entry>?
         for (index, log) in logs.enumerated() {
             guard log.snapshotSequence != nil else {

@@ -12,7 +12,7 @@ import Logging
 import ServiceLifecycle
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let castdVersion = "0.1.0"
@@ -21,7 +21,8 @@ let castdVersion = "0.1.0"
 struct Castd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "castd",
-        abstract: "Google Cast for Linux: one daemon that discovers Cast devices and shares them with every local client.",
+        abstract:
+            "Google Cast for Linux: one daemon that discovers Cast devices and shares them with every local client.",
         discussion: """
             castd finds Cast devices through the system's Avahi daemon (mDNS), holds one TLS \
             connection per device, and serves the castd.v1 RPC on a Unix socket. Clients such as \
@@ -79,7 +80,9 @@ struct Castd: AsyncParsableCommand {
 
     @Flag(
         name: .customLong("check-config"),
-        help: "Check the configuration file and flags, print the settings they give, and exit (1 naming the bad key and line).")
+        help:
+            "Check the configuration file and flags, print the settings they give, and exit (1 naming the bad key and line)."
+    )
     var checkConfig = false
 
     @Flag(name: .customLong("print-socket-path"), help: "Print the socket path castd would serve, and exit.")
@@ -137,17 +140,20 @@ struct Castd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-frame-bytes"),
-        help: ArgumentHelp("The largest frame a client may send (default 4194304). [limits.max_frame_bytes]", valueName: "bytes"))
+        help: ArgumentHelp(
+            "The largest frame a client may send (default 4194304). [limits.max_frame_bytes]", valueName: "bytes"))
     var maxFrameBytes: Int?
 
     @Option(
         name: .customLong("max-connections-per-uid"),
-        help: ArgumentHelp("Connections one uid may hold open (default 256). [limits.max_connections_per_uid]", valueName: "n"))
+        help: ArgumentHelp(
+            "Connections one uid may hold open (default 256). [limits.max_connections_per_uid]", valueName: "n"))
     var maxConnectionsPerUID: Int?
 
     @Option(
         name: .customLong("max-calls-per-connection"),
-        help: ArgumentHelp("Calls open at once on one connection (default 128). [limits.max_calls_per_connection]", valueName: "n"))
+        help: ArgumentHelp(
+            "Calls open at once on one connection (default 128). [limits.max_calls_per_connection]", valueName: "n"))
     var maxCallsPerConnection: Int?
 
     @Option(
@@ -216,10 +222,13 @@ struct Castd: AsyncParsableCommand {
         set(.logLevel, logLevel.map(ConfigValue.string))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
-            set(.logFilters, .table(logFilters.map { entry in
-                guard let equals = entry.lastIndex(of: "=") else { return (entry, "") }
-                return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
-            }))
+            set(
+                .logFilters,
+                .table(
+                    logFilters.map { entry in
+                        guard let equals = entry.lastIndex(of: "=") else { return (entry, "") }
+                        return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
+                    }))
         }
         return layer
     }
@@ -246,7 +255,9 @@ struct Castd: AsyncParsableCommand {
         do {
             _ = try LogFilter(level: settings.logLevel, filters: [])
         } catch {
-            throw ConfigError(origin: merged.origins[.logLevel] ?? "--log-level", key: ConfigKey.logLevel.name, problem: error.message)
+            throw ConfigError(
+                origin: merged.origins[.logLevel] ?? "--log-level", key: ConfigKey.logLevel.name, problem: error.message
+            )
         }
         if !logFilters.isEmpty {
             do {
@@ -259,7 +270,9 @@ struct Castd: AsyncParsableCommand {
             do {
                 _ = try LogFilter(level: nil, patterns: [entry])
             } catch {
-                throw ConfigError(origin: merged.origins[.logFilters] ?? "--log-filter", key: ConfigKey.logFilters.name, problem: error.message)
+                throw ConfigError(
+                    origin: merged.origins[.logFilters] ?? "--log-filter", key: ConfigKey.logFilters.name,
+                    problem: error.message)
             }
         }
         return settings
@@ -305,7 +318,9 @@ struct Castd: AsyncParsableCommand {
         let logger = Logger(label: CastdSubsystem.castd)
         logger.info("logging", metadata: ["log.filter": "\(logs.store.filter)", "log.output": "\(logs.output)"])
         if let descriptors = DescriptorLimit.raiseToHardLimit() {
-            logger.info("descriptor limit", metadata: ["nofile.before": "\(descriptors.before)", "nofile": "\(descriptors.after)"])
+            logger.info(
+                "descriptor limit",
+                metadata: ["nofile.before": "\(descriptors.before)", "nofile": "\(descriptors.after)"])
         } else {
             logger.warning("cannot raise the descriptor limit (RLIMIT_NOFILE) to its hard limit")
         }
@@ -313,79 +328,29 @@ struct Castd: AsyncParsableCommand {
         for note in settings.notes { configLogger.notice("\(note)") }
         if let file = settings.configFile { configLogger.info("configuration read", metadata: ["file": "\(file)"]) }
 
-        let target: CastdListenTarget
         let activated = sd_listen_fds(1)
         if activated > 1 {
             logger.critical("systemd passed \(activated) sockets; castd serves exactly one (ListenStream= once)")
             throw ExitCode(1)
         }
-        let path = activated == 1 ? Self.boundPath(of: SD_LISTEN_FDS_START) ?? settings.socket : settings.socket
+        var options = CastdDaemon.Options(version: castdVersion, logs: logs)
         if activated == 1 {
-            target = .activated(fd: SD_LISTEN_FDS_START, path: path)
+            let path = Self.boundPath(of: SD_LISTEN_FDS_START) ?? settings.socket
+            options.activatedSocket = (SD_LISTEN_FDS_START, path)
             logger.info("socket activated", metadata: ["socket": "\(path)"])
             for problem in SocketPermissions.check(path: path, against: settings.access) {
                 Logger(label: CastdSubsystem.access).warning("\(problem)")
             }
-        } else {
-            target = .path(path)
         }
-
-        var linkConfiguration = CastLinkConfiguration()
-        var roots = CastTrustRoots.cast
-        for file in settings.trustRoots { roots = roots.adding(try CastTrustRoots(contentsOfFile: file)) }
-        linkConfiguration.authentication = DeviceAuthenticationSettings(trustedRoots: roots, policy: settings.deviceAuth)
-        logger.info(
-            "device authentication: \(settings.deviceAuth.rawValue)",
-            metadata: ["auth.roots": "\(linkConfiguration.authentication.trustedRoots.names)"])
-
-        let hub = CastdEventHub(watcherQueueLimit: settings.watcherQueue)
         if let stateDirectory = settings.stateDirectory {
             logger.info("state", metadata: ["directory": "\(stateDirectory)"])
         }
-        let stateURL = settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        let registry = DeviceRegistry(
-            hub: hub,
-            staticDevices: settings.devices,
-            discovery: settings.discovery,
-            discoveryLimits: DiscoveryLimits(maximumServices: settings.maxMDNSServices),
-            linkConfiguration: linkConfiguration,
-            sessionStore: SessionStore(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
-            keyPins: DeviceKeyPins(directory: stateURL, logger: Logger(label: CastdSubsystem.state)),
-            logger: Logger(label: CastdSubsystem.castDevice))
-        var facts = DaemonFacts(version: castdVersion, socketPath: path)
-        facts.mode = settings.mode.rawValue
-        facts.socketActivated = activated == 1
-        facts.configFile = settings.configFile ?? ""
-        facts.stateDirectory = settings.stateDirectory ?? ""
-        facts.limits = settings.limits
-        let service = CastdService(registry: registry, hub: hub, facts: facts, logs: logs)
-
-        var configuration = CastdServerConfiguration(target: target)
-        configuration.accessPolicy = settings.access
-        configuration.maximumFrameLength = settings.maxFrameBytes
-        configuration.maximumConcurrentCalls = settings.maxCallsPerConnection
-        configuration.maximumConnectionsPerUID = settings.maxConnectionsPerUID
-        configuration.idleTimeout = settings.idleTimeout
-        configuration.frameTimeout = settings.frameTimeout
-        let status = DaemonStatusReporter(hub: hub, socketPath: path)
-        let server = CastdServer(
-            configuration: configuration, service: service,
-            logger: Logger(label: CastdSubsystem.rpc),
-            onListening: { status.listening() },
-            onClientsChanged: { count in status.clientsChanged(count) })
-
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: RegistryService(registry: registry)),
-                    .init(service: server),
-                    // Last, so it hears of the shutdown first and says STOPPING=1 at once.
-                    .init(service: status),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        let daemon = try CastdDaemon(settings: settings, options: options)
+        logger.info(
+            "device authentication: \(settings.deviceAuth.rawValue)",
+            metadata: ["auth.roots": "\(daemon.linkConfiguration.authentication.trustedRoots.names)"])
         do {
-            try await group.run()
+            try await daemon.run(gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         } catch let error as CastdError {
             logger.critical("\(error.message)")
             throw ExitCode(1)
@@ -454,18 +419,6 @@ extension Castd {
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         return path.isEmpty ? nil : path
-    }
-}
-
-/// Runs the device registry (discovery and device links) until graceful shutdown. It stops
-/// after the server, which has already ended every watcher.
-struct RegistryService: Service {
-    let registry: DeviceRegistry
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await registry.run()
-        }
     }
 }
 

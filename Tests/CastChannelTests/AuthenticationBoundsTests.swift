@@ -13,7 +13,7 @@ import _CryptoExtras
 /// has proved anything, from any host that announces itself; path building over crafted
 /// intermediates once took castd 21 s of CPU for seven certificates and more than 60 s for eight.
 /// These tests count path building's steps, not seconds: the cost in time is in BENCHMARKS.md.
-@Suite struct AuthenticationBoundsTests {
+@Suite(.cpuBound) struct AuthenticationBoundsTests {
     /// Self-issued CA certificates that share one subject and one key and differ only in a SAN:
     /// each is a valid parent of every other.
     static func sanVariants(_ count: Int, key: _RSA.Signing.PrivateKey, subject: String, now: Date) -> [Certificate] {
@@ -48,7 +48,8 @@ import _CryptoExtras
     /// (another serial number, the same subject and key): verified.
     @Test func repeatsOfTheRealIntermediateAreDroppedAndTheChainStillVerifies() async throws {
         var scenario = AuthScenario()
-        let repeats = (0..<(DeviceAuthenticator.maximumIntermediates - 1)).map { _ in Self.der(scenario.intermediate()) }
+        let repeats = (0..<(DeviceAuthenticator.maximumIntermediates - 1)).map { _ in Self.der(scenario.intermediate())
+        }
         scenario.extraIntermediates = repeats
         #expect(try await scenario.verify().get().state == .verified)
         let parsed = try repeats.map { try Certificate(derEncoded: Array($0)) } + [scenario.intermediate()]
@@ -60,7 +61,8 @@ import _CryptoExtras
     @Test func crossSigningVariantsOfOneCAAreSearchedOnce() async throws {
         let now = Date()
         let key = AuthScenario.Keys.other
-        let variants = Self.sanVariants(DeviceAuthenticator.maximumIntermediates, key: key, subject: "Evil CA", now: now)
+        let variants = Self.sanVariants(
+            DeviceAuthenticator.maximumIntermediates, key: key, subject: "Evil CA", now: now)
         #expect(DeviceAuthenticator.distinctIssuers(variants).count == 1)
 
         var scenario = AuthScenario()
@@ -73,10 +75,12 @@ import _CryptoExtras
             issuerPrivateKey: Certificate.PrivateKey(key))
         let roots = [scenario.root()]
 
-        let all = await DeviceAuthenticator.validateChain(device: device, intermediates: variants, roots: roots, now: now)
+        let all = await DeviceAuthenticator.validateChain(
+            device: device, intermediates: variants, roots: roots, now: now)
         let distinct = await DeviceAuthenticator.validateChain(
             device: device, intermediates: DeviceAuthenticator.distinctIssuers(variants), roots: roots, now: now)
-        print("path building over \(variants.count) SAN variants: \(all.steps) steps; without repeats: \(distinct.steps)")
+        print(
+            "path building over \(variants.count) SAN variants: \(all.steps) steps; without repeats: \(distinct.steps)")
         guard case .couldNotValidate = all.result, case .couldNotValidate = distinct.result else {
             Issue.record("a chain to an untrusted CA validated")
             return

@@ -8,7 +8,7 @@ import Testing
 @testable import CastChannel
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The device link against cast-emulator over real loopback TLS.
@@ -21,10 +21,14 @@ struct CastLinkTests {
                 host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
             ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
-                let first = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                let first = try await link.request(
+                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                ) {
                     ReceiverRequest.getStatus(requestID: $0)
                 }
-                let second = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                let second = try await link.request(
+                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                ) {
                     ReceiverRequest.getStatus(requestID: $0)
                 }
                 #expect(CastEnvelope(first).type == "RECEIVER_STATUS")
@@ -41,10 +45,13 @@ struct CastLinkTests {
                 host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
             ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
-                let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                let reply = try await link.request(
+                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                ) {
                     ReceiverRequest.launch(appID: CastAppID.defaultMediaReceiver, requestID: $0)
                 }
-                let app = try #require(CastReceiverStatus(payload: reply).application(id: CastAppID.defaultMediaReceiver))
+                let app = try #require(
+                    CastReceiverStatus(payload: reply).application(id: CastAppID.defaultMediaReceiver))
                 #expect(app.transportID != nil)
                 // The reply (its requestId) and the broadcast (requestId 0) both arrive as messages.
                 var seen: [Int64] = []
@@ -69,7 +76,9 @@ struct CastLinkTests {
             ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
                 let error = await #expect(throws: CastChannelError.self) {
-                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    _ = try await link.request(
+                        namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                    ) {
                         ReceiverRequest.launch(appID: "NOSUCHAP", requestID: $0)
                     }
                 }
@@ -92,7 +101,9 @@ struct CastLinkTests {
                     ) { ["type": "HELLO", "requestId": .number(Double($0))] }
                 }
                 #expect(error?.code == .timedOut)
-                let status = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                let status = try await link.request(
+                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                ) {
                     ReceiverRequest.getStatus(requestID: $0)
                 }
                 #expect(CastEnvelope(status).type == "RECEIVER_STATUS")
@@ -108,12 +119,16 @@ struct CastLinkTests {
                 try await link.connect(to: CastWire.platformReceiverID)
                 let big = String(repeating: "x", count: 70_000)
                 let error = await #expect(throws: CastChannelError.self) {
-                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    _ = try await link.request(
+                        namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                    ) {
                         ["type": "GET_STATUS", "requestId": .number(Double($0)), "pad": .string(big)]
                     }
                 }
                 #expect(error?.code == .invalidRequest)
-                let status = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                let status = try await link.request(
+                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                ) {
                     ReceiverRequest.getStatus(requestID: $0)
                 }
                 #expect(CastEnvelope(status).type == "RECEIVER_STATUS")
@@ -128,7 +143,9 @@ struct CastLinkTests {
             var configuration = CastLinkConfiguration()
             configuration.connectTimeout = .seconds(60)
             let error = await #expect(throws: CastChannelError.self) {
-                try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
+                try await CastLink.withConnection(
+                    host: "127.0.0.1", port: port, configuration: configuration, logger: logger
+                ) { _ in }
             }
             #expect(error?.code == .connectFailed)
             #expect(error?.message.contains("127.0.0.1:\(port)") == true)
@@ -143,7 +160,9 @@ struct CastLinkTests {
         var configuration = CastLinkConfiguration()
         configuration.connectTimeout = .milliseconds(300)
         let error = await #expect(throws: CastChannelError.self) {
-            try await CastLink.withConnection(host: "127.0.0.1", port: port, configuration: configuration, logger: logger) { _ in }
+            try await CastLink.withConnection(
+                host: "127.0.0.1", port: port, configuration: configuration, logger: logger
+            ) { _ in }
         }
         #expect(error?.code == .connectFailed)
         #expect(error?.message.contains("timed out") == true, "\(String(describing: error))")
@@ -157,14 +176,17 @@ struct CastLinkTests {
                 host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
             ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
-                _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID)
+                {
                     ReceiverRequest.getStatus(requestID: $0)
                 }
                 await emulator.shutdown()
                 for await _ in link.messages {}  // ends when the link closes
                 #expect(link.closedReason?.code == .closed)
                 let error = await #expect(throws: CastChannelError.self) {
-                    _ = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID) {
+                    _ = try await link.request(
+                        namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+                    ) {
                         ReceiverRequest.getStatus(requestID: $0)
                     }
                 }
@@ -193,7 +215,8 @@ struct CastLinkTests {
                     [
                         "type": "LOAD", "requestId": .number(Double($0)), "autoplay": true,
                         "media": [
-                            "contentId": "https://example.com/a.mp4", "contentType": "video/mp4", "streamType": "BUFFERED",
+                            "contentId": "https://example.com/a.mp4", "contentType": "video/mp4",
+                            "streamType": "BUFFERED",
                         ],
                     ]
                 }

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import Foundation
 import Testing
@@ -8,7 +9,7 @@ import _CryptoExtras
 
 /// CertificateOutline reads validity and key from certificates swift-certificates refuses, in
 /// place of BoringSSL (NIOSSLCertificate), which stops the process on some of them.
-struct CertificateOutlineTests {
+@Suite(.cpuBound) struct CertificateOutlineTests {
     /// DeviceAuthFuzzer, Fuzz/Corpus/DeviceAuthFuzzer/finding-unusable-rsa-key: an answer whose
     /// intermediate certificate names a key algorithm nobody knows (1.2.840.113549.1.1.1.5.0).
     /// swift-certificates refuses it; BoringSSL's certificate parser takes it, and reading its key
@@ -65,7 +66,9 @@ struct CertificateOutlineTests {
             issuerPrivateKey: .init(AuthScenario.Keys.root)
         ).serializeAsPEM().derBytes
         for cut in [0, 1, 4, 40, der.count / 2, der.count - 1] {
-            #expect(throws: (any Error).self, "cut at \(cut)") { try CertificateOutline(derEncoded: Array(der[..<cut])) }
+            #expect(throws: (any Error).self, "cut at \(cut)") {
+                try CertificateOutline(derEncoded: Array(der[..<cut]))
+            }
         }
         #expect(throws: (any Error).self) { try CertificateOutline(derEncoded: [0x30, 0x03, 0x02, 0x01, 0x01]) }
     }

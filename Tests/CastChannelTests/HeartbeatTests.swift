@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import Logging
 import NIOCore
@@ -7,7 +8,7 @@ import Testing
 @testable import CastChannel
 
 /// The heartbeat on an embedded channel with a virtual clock: no waiting.
-struct HeartbeatTests {
+@Suite(.cpuBound) struct HeartbeatTests {
     func makeChannel() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(

@@ -1,10 +1,9 @@
+import CastTestSupport
 import CastSync
 import Testing
 
-
-
 /// What a peer can make castd log at will is let through a few times a minute, and counted.
-struct LogThrottleTests {
+@Suite(.cpuBound) struct LogThrottleTests {
     @Test func aBurstIsLoggedThenCountedAndTheCountGoesWithTheNextRecord() {
         let throttle = LogThrottle(burst: 3, interval: .seconds(60))
         let start = ContinuousClock.now

@@ -1,13 +1,18 @@
+import CastTestSupport
 import CastChannel
 import CastProtocol
 import Testing
 
-struct ReconnectBackoffTests {
+@Suite(.cpuBound) struct ReconnectBackoffTests {
     let backoff = ReconnectBackoff()
 
     @Test func theBaseDoublesFromOneSecondToTheCap() {
         let bases = (0..<8).map { backoff.base(afterFailures: $0) }
-        #expect(bases == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30), .seconds(30)])
+        #expect(
+            bases == [
+                .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30),
+                .seconds(30),
+            ])
         #expect(backoff.base(afterFailures: 1_000) == .seconds(30))
     }
 
@@ -42,4 +47,3 @@ struct ReconnectBackoffTests {
         #expect(backoff.remainingGap(sinceLastAttempt: .seconds(2)) == .zero)
     }
 }
-

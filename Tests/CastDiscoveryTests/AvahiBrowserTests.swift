@@ -157,7 +157,9 @@ import Testing
         // Each browser is cancelled after its first device, while the others are still arriving.
         for _ in 0..<30 {
             try await withBrowser { log in
-                try await log.first("one of the busy TVs") { $0.kind == "added" && $0.deviceID?.hasPrefix(prefix) == true }
+                try await log.first("one of the busy TVs") {
+                    $0.kind == "added" && $0.deviceID?.hasPrefix(prefix) == true
+                }
             }
         }
     }

@@ -173,7 +173,8 @@ final class Subprocess: Sendable {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestError(description: "\(executable) is missing")
         }
-        child = try ChildProcess(executable, arguments, directory: NSTemporaryDirectory(), environment: environment ?? [:])
+        child = try ChildProcess(
+            executable, arguments, directory: NSTemporaryDirectory(), environment: environment ?? [:])
     }
 
     deinit {

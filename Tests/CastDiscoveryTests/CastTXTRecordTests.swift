@@ -1,10 +1,11 @@
+import CastTestSupport
 import Foundation
 import Testing
 
 @testable import CastDiscovery
 
 /// TXT parsing against every record captured from real devices, and the edge cases around them.
-@Suite struct CastTXTRecordTests {
+@Suite(.cpuBound) struct CastTXTRecordTests {
     struct Fixture: Sendable, CustomTestStringConvertible {
         var line: Int
         var device: String

@@ -78,7 +78,9 @@ import Testing
             let more = AvahiServiceFlood(serviceType: type, logger: testLogger("flood"))
             defer { more.withdrawAll() }
             try await more.publish(Self.fakes(40, tag: "more"), timeout: .seconds(60).scaledForTests)
-            try await eventually(timeout: .seconds(30), "the 40 beyond the bound ignored") { browser.counts.ignored >= 40 }
+            try await eventually(timeout: .seconds(30), "the 40 beyond the bound ignored") {
+                browser.counts.ignored >= 40
+            }
             #expect(watch.state.withLock { $0.listed.count } == 100)
             #expect(!watch.state.withLock { $0.listed.contains { $0.hasPrefix("more-") } })
 
@@ -160,7 +162,9 @@ final class FloodWatch: Sendable {
         }
     }
 
-    func until(_ what: String, within timeout: Duration, _ condition: @escaping @Sendable (Listing) -> Bool) async throws {
+    func until(_ what: String, within timeout: Duration, _ condition: @escaping @Sendable (Listing) -> Bool)
+        async throws
+    {
         // Events arrive one by one from the browse; checking the listing every 50 ms is enough.
         try await eventually(timeout: timeout, poll: .milliseconds(50), what) { self.state.withLock { condition($0) } }
     }

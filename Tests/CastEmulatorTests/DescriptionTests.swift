@@ -37,7 +37,8 @@ struct DescriptionTests {
             }
             let missing = try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/nope", tls: false)
             #expect(missing.status == 404)
-            let icon = try await HTTPFetch.get(host: endpoints.host, port: httpPort, path: "/setup/icon.png", tls: false)
+            let icon = try await HTTPFetch.get(
+                host: endpoints.host, port: httpPort, path: "/setup/icon.png", tls: false)
             #expect(icon.headers["content-type"] == "image/png")
             #expect(icon.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
         }
@@ -60,7 +61,8 @@ struct DescriptionTests {
 
     @Test("The message log has one JSON line per message, both directions, binary as base64")
     func messageLog() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cast-emulator-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "cast-emulator-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let logPath = directory.appendingPathComponent("messages.jsonl").path
@@ -70,7 +72,9 @@ struct DescriptionTests {
             let sender = try await RawCastSender.connect(to: endpoints, sourceID: "sender-logged")
             try await sender.connect()
             try await sender.send(
-                .binary(source: "sender-logged", destination: "receiver-0", namespace: "urn:x-cast:com.example.binary", bytes: Data([1, 2, 3]))
+                .binary(
+                    source: "sender-logged", destination: "receiver-0", namespace: "urn:x-cast:com.example.binary",
+                    bytes: Data([1, 2, 3]))
             )
             try await sender.receiver(["type": "GET_STATUS", "requestId": 1])
             _ = try await sender.reply(to: 1)

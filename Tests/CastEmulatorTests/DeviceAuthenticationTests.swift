@@ -43,7 +43,9 @@ struct DeviceAuthenticationTests {
             let challengeBytes: [UInt8] = try challenge.serializedBytes()
             // Before any CONNECT, as senders do it.
             try await sender.send(
-                .binary(source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth, bytes: Data(challengeBytes))
+                .binary(
+                    source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth,
+                    bytes: Data(challengeBytes))
             )
             let message = try await sender.next()
             #expect(message.namespace == CastNamespace.deviceAuth)
@@ -61,7 +63,9 @@ struct DeviceAuthenticationTests {
             let root = try file("root.pem", Data(try emulator.deviceAuthority().rootCertificatePEM.utf8))
             let intermediate = try file("intermediate.pem", Data(Self.pem(response.intermediateCertificate[0]).utf8))
             let device = try file("device.pem", Data(Self.pem(response.clientAuthCertificate).utf8))
-            let verify = try await Self.openssl(["verify", "-CAfile", root, "-untrusted", intermediate, "-purpose", "sslclient", device])
+            let verify = try await Self.openssl([
+                "verify", "-CAfile", root, "-untrusted", intermediate, "-purpose", "sslclient", device,
+            ])
             #expect(verify.status == 0, "\(verify.output)")
             let subject = try await Self.openssl(["x509", "-in", device, "-noout", "-subject"])
             #expect(subject.output.contains(emulator.configuration.deviceID))
@@ -72,7 +76,9 @@ struct DeviceAuthenticationTests {
             let signedData = try file("signed.bin", nonce + Data(tlsCertificate))
             let signature = try file("signature.bin", response.signature)
             let digest = hash == .sha256 ? "-sha256" : "-sha1"
-            let check = try await Self.openssl(["dgst", digest, "-verify", keyFile, "-signature", signature, signedData])
+            let check = try await Self.openssl([
+                "dgst", digest, "-verify", keyFile, "-signature", signature, signedData,
+            ])
             #expect(check.status == 0, "\(check.output)")
 
             // The TLS certificate is short-lived, as senders require (at most four days).
@@ -96,13 +102,17 @@ struct DeviceAuthenticationTests {
             pss.challenge.signatureAlgorithm = .rsassaPss
             let pssBytes: [UInt8] = try pss.serializedBytes()
             try await sender.send(
-                .binary(source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth, bytes: Data(pssBytes))
+                .binary(
+                    source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth,
+                    bytes: Data(pssBytes))
             )
             let refused = try DeviceAuthMessage(serializedBytes: try await sender.next().payloadBinary)
             #expect(refused.error.errorType == .signatureAlgorithmUnavailable)
 
             try await sender.send(
-                .binary(source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth, bytes: Data([0xFF, 0xFF]))
+                .binary(
+                    source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.deviceAuth,
+                    bytes: Data([0xFF, 0xFF]))
             )
             let garbage = try DeviceAuthMessage(serializedBytes: try await sender.next().payloadBinary)
             #expect(garbage.error.errorType == .internalError)

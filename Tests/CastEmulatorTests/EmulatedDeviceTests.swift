@@ -1,10 +1,11 @@
+import CastTestSupport
 import CastProtocol
 import Testing
 
 @testable import CastEmulator
 
 /// The device as a pure state machine: messages in, messages out, time passed in. No sockets.
-@Suite("EmulatedDevice state machine")
+@Suite("EmulatedDevice state machine", .cpuBound)
 struct EmulatedDeviceTests {
     private static let sender = "sender-1"
 
@@ -35,7 +36,8 @@ struct EmulatedDeviceTests {
     @Test("CONNECT to an endpoint that does not exist is answered with CLOSE")
     func connectToUnknownEndpoint() {
         var device = connectedDevice()
-        let outcome = device.receive(message(CastNamespace.connection, to: "web-99", ["type": "CONNECT"]), on: 1, now: .zero)
+        let outcome = device.receive(
+            message(CastNamespace.connection, to: "web-99", ["type": "CONNECT"]), on: 1, now: .zero)
         #expect(outcome.deliveries.count == 1)
         #expect(outcome.deliveries.first?.message.sourceID == "web-99")
         #expect(payloads(outcome).first?["type"] == "CLOSE")
@@ -46,24 +48,32 @@ struct EmulatedDeviceTests {
     func requestIDs() {
         var device = connectedDevice()
         let echoed = device.receive(
-            message(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS", "requestId": "42"]), on: 1, now: .zero
+            message(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS", "requestId": "42"]), on: 1,
+            now: .zero
         )
         #expect(payloads(echoed).first?["requestId"] == "42")
-        let ignored = device.receive(message(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS"]), on: 1, now: .zero)
+        let ignored = device.receive(
+            message(CastNamespace.receiver, to: "receiver-0", ["type": "GET_STATUS"]), on: 1, now: .zero)
         #expect(ignored.deliveries.isEmpty)
     }
 
     @Test("Switching apps ends the media session and CLOSEs the old app's virtual connections")
     func switchingApps() throws {
         var device = connectedDevice()
-        _ = device.receive(message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1]), on: 1, now: .zero)
+        _ = device.receive(
+            message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1]),
+            on: 1, now: .zero)
         let transport = try #require(device.running?.transportID)
         _ = device.receive(message(CastNamespace.connection, to: transport, ["type": "CONNECT"]), on: 1, now: .zero)
-        _ = device.receive(message(CastNamespace.media, to: transport, ["type": "LOAD", "requestId": 2, "media": ["contentId": "x"]]), on: 1, now: .zero)
+        _ = device.receive(
+            message(CastNamespace.media, to: transport, ["type": "LOAD", "requestId": 2, "media": ["contentId": "x"]]),
+            on: 1, now: .zero)
         #expect(device.player != nil)
         #expect(device.nextDeadline == .seconds(596.5))
 
-        let outcome = device.receive(message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "233637DE", "requestId": 3]), on: 1, now: .seconds(1))
+        let outcome = device.receive(
+            message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "233637DE", "requestId": 3]),
+            on: 1, now: .seconds(1))
         #expect(device.player == nil)
         #expect(device.nextDeadline == nil)
         #expect(outcome.playbackChanged)
@@ -77,22 +87,28 @@ struct EmulatedDeviceTests {
     @Test("advance(to:) finishes playing media at its end, not before, and not when paused")
     func advance() throws {
         var device = connectedDevice()
-        _ = device.receive(message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1]), on: 1, now: .zero)
+        _ = device.receive(
+            message(CastNamespace.receiver, to: "receiver-0", ["type": "LAUNCH", "appId": "CC1AD845", "requestId": 1]),
+            on: 1, now: .zero)
         let transport = try #require(device.running?.transportID)
         _ = device.receive(message(CastNamespace.connection, to: transport, ["type": "CONNECT"]), on: 1, now: .zero)
         _ = device.receive(
-            message(CastNamespace.media, to: transport, ["type": "LOAD", "requestId": 2, "media": ["contentId": "x", "duration": 10], "currentTime": 4]),
+            message(
+                CastNamespace.media, to: transport,
+                ["type": "LOAD", "requestId": 2, "media": ["contentId": "x", "duration": 10], "currentTime": 4]),
             on: 1, now: .seconds(100)
         )
         #expect(device.nextDeadline == .seconds(106))
         #expect(device.advance(to: .seconds(105)).deliveries.isEmpty)
 
-        _ = device.receive(message(CastNamespace.media, to: transport, ["type": "PAUSE", "requestId": 3]), on: 1, now: .seconds(105))
+        _ = device.receive(
+            message(CastNamespace.media, to: transport, ["type": "PAUSE", "requestId": 3]), on: 1, now: .seconds(105))
         #expect(device.nextDeadline == nil)
         #expect(device.advance(to: .seconds(200)).deliveries.isEmpty)
         #expect(device.player?.currentTime(at: .seconds(200)) == 9)
 
-        _ = device.receive(message(CastNamespace.media, to: transport, ["type": "PLAY", "requestId": 4]), on: 1, now: .seconds(200))
+        _ = device.receive(
+            message(CastNamespace.media, to: transport, ["type": "PLAY", "requestId": 4]), on: 1, now: .seconds(200))
         let finished = device.advance(to: .seconds(201))
         #expect(payloads(finished).first?.firstStatus?["idleReason"] == "FINISHED")
         #expect(finished.deliveries.first?.message.destinationID == "*")

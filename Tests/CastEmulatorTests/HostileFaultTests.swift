@@ -140,7 +140,8 @@ struct HostileFaultTests {
             #expect(received[8].namespace == CastNamespace.media && received[8].sourceID == playing.transportID)
             let outOfRange = try #require(payloads[8].firstStatus)
             #expect(outOfRange["media"]?["metadata"]?["metadataType"] == .number(1_099_511_627_776))
-            #expect(outOfRange["items"]?.arrayValue?.first?["media"]?["metadata"]?["metadataType"]?.intValue == -1 << 40)
+            #expect(
+                outOfRange["items"]?.arrayValue?.first?["media"]?["metadata"]?["metadataType"]?.intValue == -1 << 40)
             #expect(outOfRange["mediaSessionId"]?.intValue == playing.mediaSessionID)
 
             // The device itself is as it was, and answers.

@@ -48,12 +48,16 @@ struct LinkTests {
             func message(padding: Int) -> CastMessage {
                 .json(
                     source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.receiver,
-                    payload: ["type": "GET_STATUS", "requestId": 3, "padding": .string(String(repeating: "x", count: padding))]
+                    payload: [
+                        "type": "GET_STATUS", "requestId": 3,
+                        "padding": .string(String(repeating: "x", count: padding)),
+                    ]
                 )
             }
             // The body size grows one byte per padding byte (the length varint keeps its size here).
             let probe = 65_000
-            let message = message(padding: probe + CastWire.maximumFrameLength - (try message(padding: probe).frameBodySize()))
+            let message = message(
+                padding: probe + CastWire.maximumFrameLength - (try message(padding: probe).frameBodySize()))
             #expect(try message.frameBodySize() == CastWire.maximumFrameLength)
             try await sender.send(message)
             #expect(try await sender.reply(to: 3)["type"] == "RECEIVER_STATUS")
@@ -66,7 +70,9 @@ struct LinkTests {
             let other = try await bystander(endpoints)
             let offender = try await RawCastSender.connect(to: endpoints)
             try await offender.connect()
-            let invalid = CastMessage.json(source: offender.sourceID, destination: "receiver-0", namespace: "", payload: ["type": "GET_STATUS", "requestId": 1])
+            let invalid = CastMessage.json(
+                source: offender.sourceID, destination: "receiver-0", namespace: "",
+                payload: ["type": "GET_STATUS", "requestId": 1])
             #expect(throws: CastProtocolError.self) { try invalid.validate() }
             try await offender.send(invalid)
             try await offender.waitForClose()
@@ -112,7 +118,8 @@ struct LinkTests {
             }
             #expect(pong?.destinationID == "sender-quiet")
             #expect(ping != nil)
-            _ = try await quiet.waitForClose(timeout: .seconds(20))  // closed closeAfter after its last message (waitForClose stretches its 20 s too)
+            // Closed closeAfter after its last message (waitForClose stretches its 20 s too).
+            _ = try await quiet.waitForClose(timeout: .seconds(20))
 
             // The answering sender has been idle just as long, but answered its PINGs.
             #expect(answering.isActive)

@@ -1,10 +1,11 @@
+import CastTestSupport
 import CastProtocol
 import Testing
 
 @testable import CastEmulator
 
 /// LOAD with everything a sender SDK puts in it, and the status fields that follow from it.
-@Suite("Media LOAD and status (state machine)")
+@Suite("Media LOAD and status (state machine)", .cpuBound)
 struct MediaLoadTests {
     static let tracks: JSONValue = [
         [
@@ -162,7 +163,8 @@ struct MediaLoadTests {
     @Test("LIVE: liveSeekableRange is a moving window of the last hour that follows the clock; SEEK stays inside it")
     func liveSeekableRange() throws {
         let harness = try DeviceHarness.loaded(
-            media(["streamType": "LIVE", "duration": nil, "contentType": "application/x-mpegURL"]), extra: ["currentTime": 5000])
+            media(["streamType": "LIVE", "duration": nil, "contentType": "application/x-mpegURL"]),
+            extra: ["currentTime": 5000])
         let range = try #require(harness.status()?["liveSeekableRange"])
         #expect(range == ["start": 1400, "end": 5000, "isMovingWindow": true, "isLiveDone": false])
         _ = harness.command("PAUSE", 1)
@@ -180,7 +182,9 @@ struct MediaLoadTests {
 
     @Test("LIVE joined at 5000 s with a duration of 60 s ends 60 s later, at 5060")
     func liveEnds() throws {
-        let harness = try DeviceHarness.loaded(media(["streamType": "LIVE", "duration": 60, "contentType": "application/x-mpegURL"]), extra: ["currentTime": 5000])
+        let harness = try DeviceHarness.loaded(
+            media(["streamType": "LIVE", "duration": 60, "contentType": "application/x-mpegURL"]),
+            extra: ["currentTime": 5000])
         #expect(harness.device.nextDeadline == .seconds(60))
         _ = harness.advance(by: .seconds(59))
         #expect(harness.status()?["currentTime"] == 5059)

@@ -75,7 +75,8 @@ struct MediaTests {
             let transportID = try await sender.launchMediaReceiver()
 
             let catt = try await sender.load(
-                transportID, media: ["contentId": "http://x.invalid/a.mp4", "contentType": "video/mp4", "streamType": nil],
+                transportID,
+                media: ["contentId": "http://x.invalid/a.mp4", "contentType": "video/mp4", "streamType": nil],
                 requestID: 20
             )
             #expect(catt["playerState"] == "PLAYING")
@@ -83,17 +84,20 @@ struct MediaTests {
             #expect(catt["media"]?["duration"]?.doubleValue == 596.5)
 
             let pychromecast = try await sender.load(
-                transportID, media: ["contentId": "http://x.invalid/b.mp4", "contentType": "video/mp4", "streamType": "LIVE"],
+                transportID,
+                media: ["contentId": "http://x.invalid/b.mp4", "contentType": "video/mp4", "streamType": "LIVE"],
                 autoplay: false, currentTime: 12, requestID: 21
             )
             #expect(pychromecast["media"]?["streamType"] == "LIVE")
             #expect(pychromecast["playerState"] == "PAUSED")
             #expect(pychromecast["currentTime"]?.doubleValue == 12)
 
-            let urlOnly = try await sender.load(transportID, media: ["contentUrl": "http://x.invalid/c.mp4"], requestID: 22)
+            let urlOnly = try await sender.load(
+                transportID, media: ["contentUrl": "http://x.invalid/c.mp4"], requestID: 22)
             #expect(urlOnly["media"]?["contentId"] == "http://x.invalid/c.mp4")
 
-            try await sender.media(transportID, ["type": "LOAD", "requestId": 23, "media": ["contentType": "video/mp4"]])
+            try await sender.media(
+                transportID, ["type": "LOAD", "requestId": 23, "media": ["contentType": "video/mp4"]])
             let error = try await sender.reply(to: 23)
             #expect(error["type"] == "INVALID_REQUEST")
             #expect(error["reason"] == "INVALID_PARAMS")
@@ -105,7 +109,8 @@ struct MediaTests {
         try await withEmulator { _, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
             let transportID = try await sender.launchMediaReceiver()
-            let first = try #require(try await sender.load(transportID, media: sampleMedia, requestID: 30)["mediaSessionId"]?.intValue)
+            let first = try #require(
+                try await sender.load(transportID, media: sampleMedia, requestID: 30)["mediaSessionId"]?.intValue)
 
             try await sender.media(transportID, ["type": "LOAD", "requestId": 31, "media": sampleMedia])
             let interrupted = try await sender.nextPayload()
@@ -131,7 +136,8 @@ struct MediaTests {
             let transportID = try await sender.launchMediaReceiver()
             #expect(try await sender.mediaStatus(transportID, requestID: 40)["status"] == [])
             for (requestID, type) in [(41, "PLAY"), (42, "PAUSE")] {
-                try await sender.media(transportID, ["type": .string(type), "requestId": .number(Double(requestID)), "mediaSessionId": 1])
+                try await sender.media(
+                    transportID, ["type": .string(type), "requestId": .number(Double(requestID)), "mediaSessionId": 1])
                 let error = try await sender.reply(to: requestID)
                 #expect(error["type"] == "INVALID_PLAYER_STATE")
             }
@@ -147,7 +153,8 @@ struct MediaTests {
             try await b.connect()
             try await b.connect(to: transportID)
             try await b.roundTrip()  // both CONNECTs are in force before a pauses
-            let session = try #require(try await a.load(transportID, media: sampleMedia, requestID: 50)["mediaSessionId"]?.intValue)
+            let session = try #require(
+                try await a.load(transportID, media: sampleMedia, requestID: 50)["mediaSessionId"]?.intValue)
 
             _ = try await a.mediaCommand(transportID, "PAUSE", mediaSessionID: session, requestID: 51)
             let seen = try await b.next(timeout: .seconds(5), "PAUSED on sender-b") { message, payload in
@@ -170,7 +177,8 @@ struct MediaTests {
             #expect(loaded["currentTime"]?.doubleValue == 0)
 
             clock.advance(by: .seconds(10))
-            #expect(try await sender.mediaStatus(transportID, requestID: 61).firstStatus?["currentTime"]?.doubleValue == 10)
+            #expect(
+                try await sender.mediaStatus(transportID, requestID: 61).firstStatus?["currentTime"]?.doubleValue == 10)
             #expect(await emulator.state().mediaStatus?.currentTime == 10)
 
             let rate = try await sender.mediaCommand(
@@ -178,11 +186,13 @@ struct MediaTests {
             )
             #expect(rate.firstStatus?["playbackRate"]?.doubleValue == 2)
             clock.advance(by: .seconds(10))
-            #expect(try await sender.mediaStatus(transportID, requestID: 63).firstStatus?["currentTime"]?.doubleValue == 30)
+            #expect(
+                try await sender.mediaStatus(transportID, requestID: 63).firstStatus?["currentTime"]?.doubleValue == 30)
 
             _ = try await sender.mediaCommand(transportID, "PAUSE", mediaSessionID: session, requestID: 64)
             clock.advance(by: .seconds(10))
-            #expect(try await sender.mediaStatus(transportID, requestID: 65).firstStatus?["currentTime"]?.doubleValue == 30)
+            #expect(
+                try await sender.mediaStatus(transportID, requestID: 65).firstStatus?["currentTime"]?.doubleValue == 30)
         }
     }
 
@@ -197,7 +207,8 @@ struct MediaTests {
                 fields["duration"] = 30
                 media = .object(fields)
             }
-            let session = try #require(try await sender.load(transportID, media: media, requestID: 70)["mediaSessionId"]?.intValue)
+            let session = try #require(
+                try await sender.load(transportID, media: media, requestID: 70)["mediaSessionId"]?.intValue)
             clock.advance(by: .seconds(29))
             #expect(try await sender.mediaStatus(transportID, requestID: 71).firstStatus?["playerState"] == "PLAYING")
 
@@ -219,9 +230,11 @@ struct MediaTests {
         try await withEmulator { _, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
             let transportID = try await sender.launchMediaReceiver()
-            let session = try #require(try await sender.load(transportID, media: sampleMedia, requestID: 80)["mediaSessionId"]?.intValue)
+            let session = try #require(
+                try await sender.load(transportID, media: sampleMedia, requestID: 80)["mediaSessionId"]?.intValue)
             let reply = try await sender.mediaCommand(
-                transportID, "SET_VOLUME", mediaSessionID: session, requestID: 81, extra: ["volume": ["level": 0.5, "muted": true]]
+                transportID, "SET_VOLUME", mediaSessionID: session, requestID: 81,
+                extra: ["volume": ["level": 0.5, "muted": true]]
             )
             #expect(reply.firstStatus?["volume"] == ["level": 0.5, "muted": true])
             let error = try await sender.mediaCommand(

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// Queues: QUEUE_LOAD, INSERT, REMOVE, REORDER, UPDATE, NEXT / PREV, and what happens when an
 /// item reaches its end in each repeat mode.
-@Suite("Media queue (state machine)")
+@Suite("Media queue (state machine)", .cpuBound)
 struct QueueTests {
     /// A device playing a queue of `names` (100 s each unless given), from `startIndex`.
     static func queue(
@@ -17,7 +18,8 @@ struct QueueTests {
             "type": "QUEUE_LOAD", "requestId": 700, "startIndex": .number(Double(startIndex)),
             "items": .array(
                 names.enumerated().map { index, name in
-                    var item: [String: JSONValue] = ["media": queueMedia(name), "itemId": 4242]  // the sender's id is ignored
+                    // The sender's id is ignored.
+                    var item: [String: JSONValue] = ["media": queueMedia(name), "itemId": 4242]
                     for (key, value) in extra[index] ?? [:] { item[key] = value }
                     return .object(item)
                 }

@@ -39,7 +39,8 @@ struct RealMessagesTests {
 
     /// Each key of `real` is in `emulated`, with the same JSON type (recursively for objects).
     static func expectShape(
-        _ emulated: JSONValue?, covers real: JSONValue?, at path: String = "", sourceLocation: SourceLocation = #_sourceLocation
+        _ emulated: JSONValue?, covers real: JSONValue?, at path: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard let realObject = real?.objectValue else {
             #expect(kind(emulated) == kind(real), "\(path)", sourceLocation: sourceLocation)
@@ -102,7 +103,12 @@ struct RealMessagesTests {
             let transportID = try await sender.launchMediaReceiver()
             try await sender.media(
                 transportID,
-                ["type": "LOAD", "requestId": 4, "media": ["contentId": "http://x.invalid/a.m3u8", "contentType": "application/x-mpegurl", "duration": 60]]
+                [
+                    "type": "LOAD", "requestId": 4,
+                    "media": [
+                        "contentId": "http://x.invalid/a.m3u8", "contentType": "application/x-mpegurl", "duration": 60,
+                    ],
+                ]
             )
             let loaded = try await sender.reply(to: 4)
             Self.expectShape(loaded, covers: playing)
@@ -123,8 +129,10 @@ struct RealMessagesTests {
 
     @Test("GET_APP_AVAILABILITY and LAUNCH_ERROR: the same keys as captured replies")
     func repliesWithoutType() async throws {
-        let availability = try #require(try Self.captures("app_availability.jsonl") { $0["availability"]?["CC1AD845"] != nil }.first?["payload"])
-        let launchError = try #require(try Self.captures("errors.jsonl") { $0["reason"] == "NOT_FOUND" }.first?["payload"])
+        let availability = try #require(
+            try Self.captures("app_availability.jsonl") { $0["availability"]?["CC1AD845"] != nil }.first?["payload"])
+        let launchError = try #require(
+            try Self.captures("errors.jsonl") { $0["reason"] == "NOT_FOUND" }.first?["payload"])
         try await withEmulator { _, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
             try await sender.connect()
@@ -143,7 +151,8 @@ struct RealMessagesTests {
     @Test("TXT record: the keys and value formats of a real Chromecast")
     func txtRecord() async throws {
         let chromecast = try #require(
-            try Self.captures("txt_records.jsonl") { $0["md"] == "Chromecast" && $0["ve"] == "05" }.first?["payload"]?.objectValue
+            try Self.captures("txt_records.jsonl") { $0["md"] == "Chromecast" && $0["ve"] == "05" }.first?["payload"]?
+                .objectValue
         )
         try await withEmulator { emulator, _ in
             let txt = emulator.txtRecord

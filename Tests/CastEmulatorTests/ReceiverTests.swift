@@ -27,7 +27,9 @@ struct ReceiverTests {
             #expect(app["iconUrl"] == "")
             #expect(app["sessionId"]?.stringValue?.count == 36)
             #expect(app["transportId"] == app["sessionId"])
-            #expect(app["namespaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.contains(CastNamespace.media) == false)
+            #expect(
+                app["namespaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue }.contains(CastNamespace.media)
+                    == false)
             let volume = try #require(payload["status"]?["volume"])
             #expect(volume["controlType"] == "attenuation")
             #expect(volume["level"]?.doubleValue == 1)
@@ -40,7 +42,9 @@ struct ReceiverTests {
         }
     }
 
-    @Test("LAUNCH CC1AD845: reply echoes requestId with transportId and media namespace, then a * broadcast with requestId 0")
+    @Test(
+        "LAUNCH CC1AD845: reply echoes requestId with transportId and media namespace, then a * broadcast with requestId 0"
+    )
     func launchRepliesThenBroadcasts() async throws {
         try await withEmulator { emulator, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
@@ -112,7 +116,9 @@ struct ReceiverTests {
         try await withEmulator { _, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
             try await sender.connect()
-            try await sender.receiver(["type": "GET_APP_AVAILABILITY", "appId": ["CC1AD845", "00000000"], "requestId": 6])
+            try await sender.receiver([
+                "type": "GET_APP_AVAILABILITY", "appId": ["CC1AD845", "00000000"], "requestId": 6,
+            ])
             let payload = try await sender.reply(to: 6)
             #expect(payload["responseType"] == "GET_APP_AVAILABILITY")
             #expect(payload["type"] == nil)
@@ -122,7 +128,9 @@ struct ReceiverTests {
         }
     }
 
-    @Test("STOP: a wrong sessionId is INVALID_SESSION_ID; the right one goes back to Backdrop and CLOSEs the app's senders")
+    @Test(
+        "STOP: a wrong sessionId is INVALID_SESSION_ID; the right one goes back to Backdrop and CLOSEs the app's senders"
+    )
     func stop() async throws {
         try await withEmulator { emulator, endpoints in
             let sender = try await RawCastSender.connect(to: endpoints)
@@ -223,7 +231,9 @@ struct ReceiverTests {
             let sender = try await RawCastSender.connect(to: endpoints)
             try await sender.connect()
             try await sender.send(
-                .string(source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.receiver, text: "{not json")
+                .string(
+                    source: sender.sourceID, destination: "receiver-0", namespace: CastNamespace.receiver,
+                    text: "{not json")
             )
             try await sender.receiver(["type": "GET_STATUS", "requestId": 2])
             #expect(try await sender.nextPayload()["requestId"]?.intValue == 2)
@@ -243,7 +253,9 @@ struct ReceiverTests {
         }
     }
 
-    @Test("TXT record: realistic keys; st and rs follow the running app, and changes are announced", .timeLimit(.minutes(1)))
+    @Test(
+        "TXT record: realistic keys; st and rs follow the running app, and changes are announced",
+        .timeLimit(.minutes(1)))
     func txtRecord() async throws {
         var configuration = EmulatorConfiguration()
         configuration.name = "Living Room TV"

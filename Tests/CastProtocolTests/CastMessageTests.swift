@@ -1,11 +1,13 @@
+import CastTestSupport
 import CastProtocol
 import Foundation
 import Testing
 
-struct CastMessageTests {
+@Suite(.cpuBound) struct CastMessageTests {
     @Test func requiredZeroFieldsAreOnTheWire() throws {
         let message = CastMessage.json(
-            source: "sender-1", destination: "receiver-0", namespace: CastNamespace.receiver, payload: ["type": "GET_STATUS"])
+            source: "sender-1", destination: "receiver-0", namespace: CastNamespace.receiver,
+            payload: ["type": "GET_STATUS"])
         let bytes = try message.frameBody()
         // protocol_version (field 1, varint 0) and payload_type (field 5, varint 0) must be present.
         #expect(bytes.starts(with: [0x08, 0x00]))
@@ -25,13 +27,16 @@ struct CastMessageTests {
 
         var missing = CastMessage()
         missing.sourceID = "s"
-        #expect(throws: CastProtocolError.self) { try CastMessage.decodeFrameBody(try missing.serializedBytes(partial: true) as [UInt8]) }
+        #expect(throws: CastProtocolError.self) {
+            try CastMessage.decodeFrameBody(try missing.serializedBytes(partial: true) as [UInt8])
+        }
 
         #expect(throws: CastProtocolError.self) { try CastMessage.decodeFrameBody([0xFF, 0xFF, 0x01]) }
     }
 
     @Test func binaryPayloadOnJSONNamespaceIsAnErrorNotACrash() throws {
-        let m = CastMessage.binary(source: "s", destination: "d", namespace: CastNamespace.media, bytes: Data([0, 1, 2]))
+        let m = CastMessage.binary(
+            source: "s", destination: "d", namespace: CastNamespace.media, bytes: Data([0, 1, 2]))
         #expect(throws: CastProtocolError.self) { try m.jsonPayload() }
     }
 
@@ -49,7 +54,7 @@ struct CastMessageTests {
     }
 }
 
-struct JSONValueTests {
+@Suite(.cpuBound) struct JSONValueTests {
     @Test func lenientAccessors() throws {
         let json = try JSONValue.parse(#"{"requestId":"42","level":1,"f":0.5,"b":true,"n":null,"s":[1,"2"]}"#)
         #expect(json["requestId"]?.intValue == 42)
@@ -64,7 +69,9 @@ struct JSONValueTests {
 
     @Test func envelopeTakesStringRequestIDsAndResponseType() throws {
         #expect(CastEnvelope(try .parse(#"{"type":"PONG"}"#)).requestID == 0)
-        #expect(CastEnvelope(try .parse(#"{"requestId":"7","responseType":"GET_APP_AVAILABILITY"}"#)) == CastEnvelope(["type": "GET_APP_AVAILABILITY", "requestId": 7]))
+        #expect(
+            CastEnvelope(try .parse(#"{"requestId":"7","responseType":"GET_APP_AVAILABILITY"}"#))
+                == CastEnvelope(["type": "GET_APP_AVAILABILITY", "requestId": 7]))
     }
 
     @Test func printsAndReparses() throws {
@@ -80,18 +87,22 @@ struct JSONValueTests {
 
     @Test func statusShapesRealDevicesSend() throws {
         // `status` as an object, an array, a string, or missing: never fatal.
-        #expect(CastMediaStatus.entries(in: try .parse(#"{"status":{"mediaSessionId":1,"playerState":"PLAYING"}}"#)).count == 1)
+        #expect(
+            CastMediaStatus.entries(in: try .parse(#"{"status":{"mediaSessionId":1,"playerState":"PLAYING"}}"#)).count
+                == 1)
         #expect(CastMediaStatus.entries(in: try .parse(#"{"status":"nope"}"#)).isEmpty)
         #expect(CastMediaStatus.entries(in: try .parse(#"{"type":"MEDIA_STATUS"}"#)).isEmpty)
         #expect(CastReceiverStatus(payload: try .parse(#"{"status":"x"}"#)).applications.isEmpty)
         let multizone = CastReceiverStatus(
-            payload: try .parse(#"{"status":{"applications":[{"appId":"MultizoneLeader","displayName":"x","sessionId":"s"}]}}"#))
+            payload: try .parse(
+                #"{"status":{"applications":[{"appId":"MultizoneLeader","displayName":"x","sessionId":"s"}]}}"#))
         #expect(multizone.applications.first?.appID == "MultizoneLeader")
         #expect(multizone.applications.first?.transportID == nil)
     }
 
     @Test func launchErrorWithExtendedError() throws {
-        let e = try #require(CastDeviceError(payload: try .parse(#"{"type":"LAUNCH_ERROR","extendedError":"APP_NOT_FOUND"}"#)))
+        let e = try #require(
+            CastDeviceError(payload: try .parse(#"{"type":"LAUNCH_ERROR","extendedError":"APP_NOT_FOUND"}"#)))
         #expect(e.reason == "APP_NOT_FOUND")
         #expect(CastDeviceError(payload: try .parse(#"{"type":"RECEIVER_STATUS"}"#)) == nil)
     }

@@ -1,10 +1,11 @@
+import CastTestSupport
 import LengthPrefixFraming
 import NIOCore
 import NIOEmbedded
 import NIOTestUtils
 import Testing
 
-struct FramingTests {
+@Suite(.cpuBound) struct FramingTests {
     private func frame(_ body: [UInt8]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.writeLengthPrefixedFrame(body)

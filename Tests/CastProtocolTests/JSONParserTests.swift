@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// with two devices answering ~2,000 requests/s, castd took 0.3 ms to read each MEDIA_STATUS,
 /// its devices' messages piled up by the thousand, and a dropped link was noticed only 2-13 s
 /// later, once the backlog had been read). It must read exactly what JSONDecoder read.
-struct JSONParserTests {
+@Suite(.cpuBound) struct JSONParserTests {
     /// The reading it replaces: JSONDecoder through `JSONValue: Decodable`.
     static func decoded(_ text: String) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
@@ -15,10 +16,15 @@ struct JSONParserTests {
 
     static func fixtureLines() throws -> [String] {
         var lines: [String] = []
-        for name in ["receiver_status", "media_status", "errors", "app_availability", "connection", "other", "sender_requests"] {
-            let url = try #require(Bundle.module.url(forResource: "Fixtures/real-messages/\(name)", withExtension: "jsonl"))
+        for name in [
+            "receiver_status", "media_status", "errors", "app_availability", "connection", "other", "sender_requests",
+        ] {
+            let url = try #require(
+                Bundle.module.url(forResource: "Fixtures/real-messages/\(name)", withExtension: "jsonl"))
             let text = try String(contentsOf: url, encoding: .utf8)
-            lines += text.split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            lines += text.split(separator: "\n").map(String.init).filter {
+                !$0.trimmingCharacters(in: .whitespaces).isEmpty
+            }
         }
         return lines
     }
@@ -110,7 +116,9 @@ struct JSONParserTests {
         for line in lines {
             let parsed = try JSONValue.parse(line)
             let payload = try #require(parsed["payload"])
-            #expect(CastMediaStatus.entries(in: payload) == CastMediaStatus.entries(in: try #require(Self.decoded(line)?["payload"])))
+            #expect(
+                CastMediaStatus.entries(in: payload)
+                    == CastMediaStatus.entries(in: try #require(Self.decoded(line)?["payload"])))
         }
     }
 }

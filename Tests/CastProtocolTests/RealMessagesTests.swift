@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import Foundation
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// Every payload captured from real devices and senders (Fixtures/real-messages, copied from
 /// the project's shared captures with their sources) must go through the wire codec and the
 /// typed parsers without failing.
-struct RealMessagesTests {
+@Suite(.cpuBound) struct RealMessagesTests {
     struct Fixture: CustomTestStringConvertible, Sendable {
         var file: String
         var line: Int
@@ -18,7 +19,8 @@ struct RealMessagesTests {
         let url = try #require(Bundle.module.url(forResource: "Fixtures/real-messages/\(name)", withExtension: "jsonl"))
         let text = try String(contentsOf: url, encoding: .utf8)
         var fixtures: [Fixture] = []
-        for (index, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        for (index, line) in text.split(separator: "\n").enumerated()
+        where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let row = try JSONValue.parse(String(line))
             fixtures.append(
                 Fixture(
@@ -43,7 +45,8 @@ struct RealMessagesTests {
     func survivesTheWire(_ fixture: Fixture) throws {
         // As a device would send it: framed, decoded, validated, parsed.
         let namespace = fixture.namespace.hasPrefix("urn:x-cast:") ? fixture.namespace : CastNamespace.receiver
-        let message = CastMessage.json(source: "receiver-0", destination: "*", namespace: namespace, payload: fixture.payload)
+        let message = CastMessage.json(
+            source: "receiver-0", destination: "*", namespace: namespace, payload: fixture.payload)
         let decoded = try CastMessage.decodeFrameBody(try message.frameBody())
         let payload = try decoded.jsonPayload()
         #expect(payload == fixture.payload)

@@ -2,6 +2,7 @@ import CastChannel
 import CastClient
 import CastCore
 import CastdAPI
+import CastdDaemon
 import CastdLogging
 import CastdServer
 import Foundation
@@ -19,9 +20,10 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
     return try await body(path)
 }
 
-/// An in-process castd: the real server on a real Unix socket in a temporary directory, the
-/// real registry and device links, no discovery. `body` gets the socket path and the hub, once
-/// the server listens and the registry knows `devices`.
+/// An in-process castd, built by castd's own builder (`CastdDaemon`) from the default settings
+/// of a user daemon, with discovery off and the socket in a temporary directory: the real server
+/// on a real Unix socket, the real registry and device links. `body` gets the socket path and
+/// the hub, once the server listens and the registry knows `devices`.
 /// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
 /// With `logs`, the daemon logs through them (as castd's subsystems) and serves its log methods;
 /// without, it logs nothing and those methods answer FAILED_PRECONDITION.
@@ -38,38 +40,45 @@ public func withDaemon<T>(
     _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
-        let socketPath = directory + "/castd.sock"
-        let logger = logs?.logger(CastdSubsystem.castDevice) ?? Logger.emulatorForTests(label: "castd")
-        let hub = CastdEventHub(watcherQueueLimit: watcherQueueLimit)
-        let registry = DeviceRegistry(
-            hub: hub, staticDevices: devices, discovery: false, linkConfiguration: linkConfiguration,
-            sessionStore: stateDirectory.map {
-                SessionStore(directory: URL(fileURLWithPath: $0, isDirectory: true), logger: logger)
-            },
-            readCallLinkAttempts: readCallLinkAttempts, logger: logger)
-        var configuration = CastdServerConfiguration(target: .path(socketPath))
-        configuration.maximumFrameLength = maximumFrameLength
-        configure(&configuration)
+        var settings = try CastdSettings.forTests(socket: directory + "/castd.sock")
+        settings.devices = devices
+        settings.stateDirectory = stateDirectory
+        settings.maxFrameBytes = maximumFrameLength
+        settings.watcherQueue = watcherQueueLimit
         let listening = AsyncStream<Void>.makeStream()
-        var service = CastdService(
-            registry: registry, hub: hub, facts: DaemonFacts(version: "test", socketPath: socketPath), logs: logs)
-        service.appAnswerDeadline = appAnswerDeadline
-        let server = CastdServer(
-            configuration: configuration,
-            service: service,
-            logger: logs?.logger(CastdSubsystem.rpc) ?? logger,
-            onListening: { listening.continuation.finish() })
+        var options = CastdDaemon.Options(version: "test", logs: logs)
+        if logs == nil {
+            options.logger = { Logger.emulatorForTests(label: $0) }
+        }
+        options.linkConfiguration = linkConfiguration
+        options.readCallLinkAttempts = readCallLinkAttempts
+        options.appAnswerDeadline = appAnswerDeadline
+        options.onListening = { listening.continuation.finish() }
+        let daemon = try CastdDaemon(settings: settings, options: options, tuneServer: configure)
+        let hub = daemon.hub
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await registry.run() }
-            group.addTask { try await server.run() }
+            group.addTask {
+                try await daemon.run(gracefulShutdownSignals: [], logger: Logger.emulatorForTests(label: "castd"))
+            }
             for await _ in listening.stream {}
             defer { group.cancelAll() }
             // Ready once the registry knows the static devices (it adds them as it starts).
             try await eventually("the registry to know its static devices") {
                 devices.allSatisfy { hub.device(id: $0.id) != nil }
             }
-            return try await body(socketPath, hub)
+            return try await body(daemon.socketPath, hub)
         }
+    }
+}
+
+extension CastdSettings {
+    /// A user daemon's default settings, as castd resolves them with no configuration file and
+    /// no flags but `--socket socket --no-discovery`.
+    public static func forTests(socket: String) throws -> CastdSettings {
+        var layer = ConfigLayer()
+        layer.set(.socket, .string(socket), from: "--socket")
+        layer.set(.discovery, .bool(false), from: "--no-discovery")
+        return try CastdSettings.resolve(layer, paths: DaemonPaths(mode: .user, environment: [:]), configFile: nil)
     }
 }
 
@@ -90,11 +99,17 @@ public let testTimeScale: Double = {
 /// debug suite make them.
 public let sanitizerAllocatorInUse: Bool = {
     #if canImport(Glibc)
-    return dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
+        return dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
     #else
-    return false
+        return false
     #endif
 }()
+
+/// How long a test waits for a process it started (castd, cast-emulator) to be ready: a bound for
+/// "it never will", not a speed target. A debug cast-emulator makes two or four RSA-2048 keys as
+/// it starts: 4.6 to 6.7 s measured beside `stress-ng --cpu 4`, and longer beside the rest of
+/// the suite, which keeps both cores busy. (Scaled by ``testTimeScale`` like every timeout.)
+public let processStartTimeout: Duration = .seconds(60)
 
 extension Duration {
     /// This timeout stretched by ``testTimeScale``.

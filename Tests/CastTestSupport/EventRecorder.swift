@@ -13,6 +13,7 @@ public final class EventRecorder: Sendable {
     private let task: Task<Void, Never>
 
     public init(_ hub: CastdEventHub) {
+        _ = stallCheck
         let subscription = hub.watch()
         let storage = self.storage
         task = Task {
@@ -29,7 +30,9 @@ public final class EventRecorder: Sendable {
     /// Session events of `deviceID` (every device when nil), in order.
     public func sessions(of deviceID: String? = nil) -> [CastdSession] {
         all.compactMap { event in
-            guard case .session(let session) = event.kind, deviceID == nil || session.deviceID == deviceID else { return nil }
+            guard case .session(let session) = event.kind, deviceID == nil || session.deviceID == deviceID else {
+                return nil
+            }
             return session
         }
     }

@@ -2,7 +2,7 @@ import CastSync
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where `swift build` put this package's executables: beside the test bundle, or

@@ -4,7 +4,7 @@ import NIOCore
 import SwiftProtobuf
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A deliberately dumb castd.v1 peer on a blocking Unix socket: a client sending what CastClient

@@ -1,3 +1,4 @@
+import CastTestSupport
 import ArgumentParser
 import CastClient
 import Testing
@@ -23,10 +24,11 @@ func usageError(_ arguments: [String]) -> String {
     }
 }
 
-@Suite struct ArgumentParsingTests {
+@Suite(.cpuBound) struct ArgumentParsingTests {
     @Test func globalOptionsOnEveryCommand() throws {
         let commands = [
-            ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"], ["launch", "CC1AD845"], ["disconnect"],
+            ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"],
+            ["launch", "CC1AD845"], ["disconnect"],
             ["load", "https://example.com/a.mp4"], ["play"], ["pause"], ["stop"], ["seek", "10"], ["rate", "1.5"],
             ["skip-ad"], ["queue", "list"], ["queue", "load", "https://x.org/a.mp3"],
             ["queue", "add", "https://x.org/b.mp3"],
@@ -64,10 +66,14 @@ func usageError(_ arguments: [String]) -> String {
     @Test func devicesAndStatus() throws {
         _ = try parse(["devices"], as: DevicesListCommand.self)
         _ = try parse(["devices", "list", "--capability", "group"], as: DevicesListCommand.self)
-        #expect(try parse(["devices", "forget", "Living Room TV"], as: DevicesForgetCommand.self).device == "Living Room TV")
         #expect(
-            try parse(Castc.globalOptionsAfterCommand(["--json", "devices", "forget", "abc"]), as: DevicesForgetCommand.self)
-                .options.json)
+            try parse(["devices", "forget", "Living Room TV"], as: DevicesForgetCommand.self).device == "Living Room TV"
+        )
+        #expect(
+            try parse(
+                Castc.globalOptionsAfterCommand(["--json", "devices", "forget", "abc"]), as: DevicesForgetCommand.self
+            )
+            .options.json)
         _ = usageError(["devices", "forget"])
         _ = usageError(["devices", "forget", " "])
         let status = try parse(["status", "--json"], as: StatusCommand.self)
@@ -202,7 +208,7 @@ func usageError(_ arguments: [String]) -> String {
     }
 }
 
-struct GlobalOptionOrderTests {
+@Suite(.cpuBound) struct GlobalOptionOrderTests {
     @Test func sharedOptionsMayComeBeforeTheCommand() throws {
         #expect(
             Castc.globalOptionsAfterCommand(["--socket", "/s", "--json", "status"]) == [

@@ -9,7 +9,7 @@ import Testing
 @testable import CastClient
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The daemon's side of a `CastdConnection` that runs over in-memory streams instead of a
@@ -189,7 +189,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func requestsCarryTheirFieldsAndDeadline(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func requestsCarryTheirFieldsAndDeadline(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let media = CastdMediaInformation(
                 url: "https://example.com/a.mp4", contentType: "video/mp4", streamType: .buffered, title: "A"
@@ -233,7 +235,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func concurrentCallsAreAnsweredOutOfOrder(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func concurrentCallsAreAnsweredOutOfOrder(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let first = Task { try await client.setVolume(level: 0.25) }
             let one = try await daemon.nextCall(.setVolume, as: Castd_V1_SetVolumeRequest.self)
@@ -270,7 +274,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func watchDeliversEventsInOrderAndEndsWithTheDaemonsError(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func watchDeliversEventsInOrderAndEndsWithTheDaemonsError(
+        over transport: Transport
+    ) async throws {
         try await withClient(transport) { client, daemon in
             let sequences = Task { () async throws -> ([UInt64], CastdError?) in
                 var seen: [UInt64] = []
@@ -325,7 +331,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func lostConnectionFailsOpenAndLaterCallsWithUnavailable(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func lostConnectionFailsOpenAndLaterCallsWithUnavailable(
+        over transport: Transport
+    ) async throws {
         try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextCall(.getStatus, as: Castd_V1_GetStatusRequest.self)
@@ -337,7 +345,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func connectionLevelStatusFailsEveryCall(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func connectionLevelStatusFailsEveryCall(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let status = Task { try await client.status() }
             let devices = Task { try await client.listDevices() }
@@ -351,7 +361,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func oversizedFrameFromTheDaemonIsResourceExhausted(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func oversizedFrameFromTheDaemonIsResourceExhausted(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
@@ -362,7 +374,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func malformedFrameFromTheDaemonEndsTheConnection(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func malformedFrameFromTheDaemonEndsTheConnection(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
@@ -372,7 +386,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func closeFailsOpenCallsAndRefusesNewOnes(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func closeFailsOpenCallsAndRefusesNewOnes(over transport: Transport)
+        async throws
+    {
         try await withClient(transport) { client, daemon in
             let result = Task { try await client.status() }
             _ = try await daemon.nextFrame()
@@ -383,7 +399,9 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         }
     }
 
-    @Test(arguments: Transport.allCases) func invalidRequestsFailWithoutReachingTheDaemon(over transport: Transport) async throws {
+    @Test(arguments: Transport.allCases) func invalidRequestsFailWithoutReachingTheDaemon(over transport: Transport)
+        async throws
+    {
         try await withClient(transport, maximumFrameLength: 256) { client, daemon in
             await #expect(throws: CastdError(.invalidArgument, "setVolume needs a level, muted, or both")) {
                 try await client.setVolume()

@@ -1,3 +1,4 @@
+import CastTestSupport
 import ArgumentParser
 import CastClient
 import Foundation
@@ -6,7 +7,7 @@ import Testing
 @testable import castc
 
 /// The request each command sends, field by field, and the usage errors for bad values.
-@Suite struct LoadRequestTests {
+@Suite(.cpuBound) struct LoadRequestTests {
     @Test func everyLoadOption() throws {
         let command = try parse(
             [
@@ -164,7 +165,8 @@ import Testing
         #expect(tracks.map(\.contentID) == ["https://example.com/en.vtt", "https://example.com/pt.vtt"])
         #expect(tracks.map(\.language) == ["en", "pt-BR"])
         // Without a language, the tracks have none.
-        let unlabelled = try parse(["load", "https://example.com/film.mp4", "--subtitles", "https://example.com/a.vtt"], as: LoadCommand.self)
+        let unlabelled = try parse(
+            ["load", "https://example.com/film.mp4", "--subtitles", "https://example.com/a.vtt"], as: LoadCommand.self)
         #expect(unlabelled.call().request.media.tracks.map(\.language) == [""])
     }
 
@@ -204,7 +206,7 @@ import Testing
     }
 }
 
-@Suite struct QueueRequestTests {
+@Suite(.cpuBound) struct QueueRequestTests {
     @Test func queueLoad() throws {
         let call = try parse(
             [
@@ -297,7 +299,7 @@ import Testing
     }
 }
 
-@Suite struct PlaybackRequestTests {
+@Suite(.cpuBound) struct PlaybackRequestTests {
     @Test func rate() throws {
         let call = try parse(["rate", "1.5"], as: RateCommand.self).call()
         #expect(call.method == .setPlaybackRate)
@@ -318,7 +320,7 @@ import Testing
     }
 }
 
-@Suite struct TracksRequestTests {
+@Suite(.cpuBound) struct TracksRequestTests {
     func track(_ id: Int64, _ type: CastdTrackType, language: String = "") -> CastdMediaTrack {
         var track = CastdMediaTrack()
         track.trackID = id
@@ -410,7 +412,7 @@ import Testing
     }
 }
 
-@Suite struct VolumeRequestTests {
+@Suite(.cpuBound) struct VolumeRequestTests {
     func action(_ arguments: [String]) throws -> VolumeCommand.Action {
         try parse(["volume"] + arguments, as: VolumeCommand.self).action()
     }
@@ -480,7 +482,7 @@ import Testing
     }
 }
 
-@Suite struct SessionAndDeviceRequestTests {
+@Suite(.cpuBound) struct SessionAndDeviceRequestTests {
     @Test func launch() throws {
         let call = try parse(
             [
@@ -530,12 +532,15 @@ import Testing
         #expect(call.request.appIds == ["CC1AD845", "233637DE"])
         #expect(call.request.capabilities == 1 | 4)
         #expect(
-            try parse(["devices", "--capability", "group"], as: DevicesListCommand.self).call().request.capabilities == 32)
+            try parse(["devices", "--capability", "group"], as: DevicesListCommand.self).call().request.capabilities
+                == 32)
         #expect(
-            try parse(["devices", "--capability", "video-in"], as: DevicesListCommand.self).call().request.capabilities == 2
+            try parse(["devices", "--capability", "video-in"], as: DevicesListCommand.self).call().request.capabilities
+                == 2
         )
         #expect(
-            try parse(["devices", "--capability", "audio-in"], as: DevicesListCommand.self).call().request.capabilities == 8
+            try parse(["devices", "--capability", "audio-in"], as: DevicesListCommand.self).call().request.capabilities
+                == 8
         )
         let plain = try parse(["devices"], as: DevicesListCommand.self).call().request
         #expect(plain.appIds.isEmpty && plain.capabilities == 0)

@@ -1,10 +1,11 @@
+import CastTestSupport
 import ArgumentParser
 import CastClient
 import Testing
 
 @testable import castc
 
-@Suite struct ExitCodeTests {
+@Suite(.cpuBound) struct ExitCodeTests {
     @Test(arguments: [
         (CastdCode.cancelled, Int32(1)), (.invalidArgument, 3), (.deadlineExceeded, 4), (.notFound, 5),
         (.permissionDenied, 7), (.failedPrecondition, 9), (.unimplemented, 12), (.internal, 13),

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastClient
 import Foundation
 import Testing
@@ -62,7 +63,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     return session
 }
 
-@Suite struct PlaybackTimeTests {
+@Suite(.cpuBound) struct PlaybackTimeTests {
     @Test func parses() {
         #expect(PlaybackTime.parse("0") == 0)
         #expect(PlaybackTime.parse("90") == 90)
@@ -97,7 +98,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct DeviceTableTests {
+@Suite(.cpuBound) struct DeviceTableTests {
     @Test func alignedColumns() {
         var tv = castDevice("abc", "Living Room TV", model: "Chromecast Ultra", host: "192.168.1.20", link: .connected)
         var receiver = Castd_V1_ReceiverStatus()
@@ -161,7 +162,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct MediaSummaryTests {
+@Suite(.cpuBound) struct MediaSummaryTests {
     let now = Date(timeIntervalSince1970: 1_700_000_010)  // 10 s after the report
 
     @Test func playingLineEstimatesThePosition() {
@@ -209,7 +210,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct StatusReportTests {
+@Suite(.cpuBound) struct StatusReportTests {
     @Test func daemonThenDevicesWithSessionAndMedia() {
         var status = CastdStatusResponse()
         var daemon = CastdDaemonInfo()
@@ -285,7 +286,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct DeviceFilterTests {
+@Suite(.cpuBound) struct DeviceFilterTests {
     let devices = [
         castDevice("abc", "Living Room TV", host: "192.168.1.20"),
         castDevice("def", "Kitchen", host: "192.168.1.21"),
@@ -346,7 +347,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct EventFormatterTests {
+@Suite(.cpuBound) struct EventFormatterTests {
     func event(_ sequence: UInt64, at milliseconds: Int64, _ configure: (inout CastdEvent) -> Void) -> CastdEvent {
         var event = CastdEvent()
         event.sequence = sequence

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastSync
 import ArgumentParser
 import CastClient
@@ -6,7 +7,7 @@ import Testing
 
 @testable import castc
 
-@Suite struct LogLevelCommandTests {
+@Suite(.cpuBound) struct LogLevelCommandTests {
     @Test func withoutArgumentsItOnlyAsks() throws {
         let command = try parse(["log-level"], as: LogLevelCommand.self)
         #expect(command.requests.isEmpty)
@@ -50,7 +51,7 @@ import Testing
     }
 }
 
-@Suite struct LogsCommandTests {
+@Suite(.cpuBound) struct LogsCommandTests {
     @Test func recentAndFollow() throws {
         var request = try parse(["logs"], as: LogsCommand.self).request
         #expect(request.recent == 100 && !request.follow)

@@ -1,8 +1,9 @@
+import CastTestSupport
 import CastClient
 import Foundation
 import Testing
 
-@Suite struct PositionTests {
+@Suite(.cpuBound) struct PositionTests {
     static let reported = Date(timeIntervalSince1970: 1_700_000_000)
 
     static func status(

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastClient
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// --socket, else $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock if it is there, else the
 /// system socket if that is there.
-@Suite struct SocketPathTests {
+@Suite(.cpuBound) struct SocketPathTests {
     func options(_ arguments: [String]) throws -> GlobalOptions {
         try parse(["status"] + arguments, as: StatusCommand.self).options
     }
@@ -22,7 +23,9 @@ import Testing
 
     @Test func userDaemonInTheRuntimeDirectory() throws {
         let environment = ["CASTD_SOCKET": "", "XDG_RUNTIME_DIR": "/run/user/1000"]
-        #expect(try options([]).socketPath(environment: environment, exists: { _ in false }) == "/run/user/1000/castd/castd.sock")
+        #expect(
+            try options([]).socketPath(environment: environment, exists: { _ in false })
+                == "/run/user/1000/castd/castd.sock")
     }
 
     @Test func theSystemDaemonWhenTheSessionHasNone() throws {

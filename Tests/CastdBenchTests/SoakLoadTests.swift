@@ -25,7 +25,8 @@ import Testing
                 try await withDaemon(devices: devices) { socket, hub in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         for name in ["Soak TV 1", "Soak TV 2"] {
-                            var media = CastdMediaInformation(url: "https://example.com/soak.mp4", contentType: "video/mp4")
+                            var media = CastdMediaInformation(
+                                url: "https://example.com/soak.mp4", contentType: "video/mp4")
                             media.duration = SoakRequestKind.mediaDuration
                             _ = try await client.load(media, device: name)
                         }

@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastdAPI
 import CastdDaemon
 import CastdServer
@@ -5,7 +6,7 @@ import Foundation
 import Testing
 
 /// castd.toml: every key read, every mistake named with its key and line.
-struct ConfigFileTests {
+@Suite(.cpuBound) struct ConfigFileTests {
     static let complete = """
         # every key castd takes
         socket = "/run/castd/castd.sock"
@@ -58,9 +59,15 @@ struct ConfigFileTests {
     }
 
     @Test(arguments: [
-        ("[limits]\nmax_frame_byte = 10\n", "castd.toml:2: limits.max_frame_byte: unknown key", "did you mean max_frame_bytes?"),
+        (
+            "[limits]\nmax_frame_byte = 10\n", "castd.toml:2: limits.max_frame_byte: unknown key",
+            "did you mean max_frame_bytes?"
+        ),
         ("sockets = \"/x\"\n", "castd.toml:1: sockets: unknown key", "did you mean socket?"),
-        ("\n\n[limits]\nwatcher_queue = \"many\"\n", "castd.toml:4: limits.watcher_queue: must be an integer", "\"many\""),
+        (
+            "\n\n[limits]\nwatcher_queue = \"many\"\n", "castd.toml:4: limits.watcher_queue: must be an integer",
+            "\"many\""
+        ),
         ("[limits]\nwatcher_queue = 1\n", "castd.toml:2: limits.watcher_queue: 1 is out of range", "2 to 1000000"),
         ("discovery = \"yes\"\n", "castd.toml:1: discovery: must be true or false", "a string"),
         ("devices = \"192.168.1.2\"\n", "castd.toml:1: devices: must be an array of strings", ""),
@@ -68,7 +75,10 @@ struct ConfigFileTests {
         ("limits = 3\n", "castd.toml:1: limits: must be a table", ""),
         ("[log.filters]\nRPC = 3\n", "castd.toml:2: log.filters.RPC: must be a string", ""),
         ("[log]\nfilters = { \"Cast*\" = 1 }\n", "castd.toml:2: log.filters.\"Cast*\": must be a string", ""),
-        ("[access]\ncontrol_groups = [\"a\"]\nrules = 1\n", "castd.toml:3: access.rules: unknown key", "control_groups"),
+        (
+            "[access]\ncontrol_groups = [\"a\"]\nrules = 1\n", "castd.toml:3: access.rules: unknown key",
+            "control_groups"
+        ),
         ("[extras]\nx = 1\n", "castd.toml:1: extras: unknown key", "[limits]"),
         ("socket = \"/x\n", "castd.toml:1: not valid TOML", ""),
         ("a.b.c = 1\n", "castd.toml:1: a: unknown key", ""),
@@ -112,7 +122,7 @@ struct ConfigFileTests {
 }
 
 /// Settings resolved from the layers and the mode.
-struct SettingsTests {
+@Suite(.cpuBound) struct SettingsTests {
     let systemPaths = DaemonPaths(mode: .system, environment: [:], isRoot: true)
 
     @Test func defaultsFollowTheMode() throws {
@@ -134,7 +144,8 @@ struct SettingsTests {
         #expect(systemPaths.defaultControlGroups == ["castd"])
 
         let systemd = DaemonPaths(
-            mode: .system, environment: ["STATE_DIRECTORY": "/var/lib/castd:/var/lib/other", "CONFIGURATION_DIRECTORY": "/etc/castd"])
+            mode: .system,
+            environment: ["STATE_DIRECTORY": "/var/lib/castd:/var/lib/other", "CONFIGURATION_DIRECTORY": "/etc/castd"])
         #expect(systemd.stateDirectory == "/var/lib/castd")
         #expect(systemd.configFile == "/etc/castd/castd.toml")
         #expect(DaemonMode.detect(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == .user)
@@ -143,26 +154,36 @@ struct SettingsTests {
 
     @Test func aUserDaemonWithoutARuntimeDirectoryMustBeGivenASocket() {
         let paths = DaemonPaths(mode: .user, environment: ["HOME": "/home/ann"], isRoot: false)
-        let error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(ConfigLayer(), paths: paths, configFile: nil) }
+        let error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(ConfigLayer(), paths: paths, configFile: nil)
+        }
         #expect(error?.description.contains("XDG_RUNTIME_DIR") == true)
     }
 
     @Test func valuesAreCheckedWhereTheyCameFrom() throws {
         var layer = try ConfigFile.parse("devices = [\"Kitchen=\"]\n", file: "c.toml")
-        var error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        var error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml")
+        }
         #expect(error?.description.hasPrefix("c.toml:1: devices: ") == true, "\(error?.description ?? "")")
 
         layer = try ConfigFile.parse("device_auth = \"maybe\"\n", file: "c.toml")
-        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml")
+        }
         #expect(error?.description == "c.toml:1: device_auth: 'maybe' is not a policy; use require or warn")
 
         layer = ConfigLayer()
         layer.set(.controlGroups, .strings(["no-such-group-here"]), from: "--control-group")
-        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil) }
+        error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil)
+        }
         #expect(error?.description == "--control-group: access.control_groups: no group named no-such-group-here")
 
         layer = try ConfigFile.parse("trust_roots = [\"/nonexistent/root.pem\"]\n", file: "c.toml")
-        error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml") }
+        error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml")
+        }
         #expect(error?.description.contains("/nonexistent/root.pem") == true)
     }
 
@@ -178,7 +199,9 @@ struct SettingsTests {
         #expect(settings.access.socketPermissions.mode == 0o666 && settings.access.socketPermissions.group == nil)
 
         layer.set(.controlGroups, .strings(["root"]), from: "--control-group")
-        let error = #expect(throws: ConfigError.self) { try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil) }
+        let error = #expect(throws: ConfigError.self) {
+            try CastdSettings.resolve(layer, paths: systemPaths, configFile: nil)
+        }
         #expect(error?.description.contains("root group") == true)
     }
 
@@ -191,7 +214,7 @@ struct SettingsTests {
 }
 
 /// Who may call, from the kernel's word on who is calling.
-struct AccessPolicyTests {
+@Suite(.cpuBound) struct AccessPolicyTests {
     let policy = CastdAccessPolicy(ownerUID: 1000, controlGroups: [4301], readGroups: [4300])
 
     @Test func ownerAndRootControlGroupsDecideTheRest() {
@@ -221,16 +244,24 @@ struct AccessPolicyTests {
 /// aborted; a release build has undefined behaviour) while castd read castd.toml with TOMLKit.
 /// castd's own parser (ConfigTOML) refuses each with the line. Each is in
 /// Fuzz/Corpus/CastdConfigFuzzer (finding-*.toml).
-struct ConfigFuzzFindingsTests {
-    @Test(arguments: ["[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n", "\u{FEFF}[\n", "[\u{05A2}"])
+@Suite(.cpuBound) struct ConfigFuzzFindingsTests {
+    @Test(arguments: [
+        "[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n", "\u{FEFF}[\n", "[\u{05A2}",
+    ])
     func aTableHeaderWithoutANameIsRefused(_ text: String) {
         let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
         #expect(error?.problem == "not valid TOML: a table header must name its table right after its brackets")
-        #expect(error?.line == text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.unicodeScalars.contains("[") }.map { $0 + 1 })
+        #expect(
+            error?.line
+                == text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                    $0.unicodeScalars.contains("[")
+                }.map { $0 + 1 })
     }
 
     @Test func headersThatNameTheirTableStillParse() throws {
-        let layer = try ConfigFile.parse("[limits]\nwatcher_queue = 64\n[ log ]\nlevel = \"debug\"\n[\"log\".filters]\n\"Cast*\" = \"verbose\"\n", file: "c.toml")
+        let layer = try ConfigFile.parse(
+            "[limits]\nwatcher_queue = 64\n[ log ]\nlevel = \"debug\"\n[\"log\".filters]\n\"Cast*\" = \"verbose\"\n",
+            file: "c.toml")
         #expect(layer[.watcherQueue] == .integer(64))
         #expect(layer[.logLevel] == .string("debug"))
     }
@@ -260,13 +291,17 @@ struct ConfigFuzzFindingsTests {
     @Test func anArrayThenABraceIsRefused() throws {
         for text in ["es =[}", "devices = [}\n", "devices = [\"a\", }]\n", "x = 1\ndevices = [\n}\n"] {
             let error = #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: "c.toml") }
-            #expect(error?.problem.hasPrefix("not valid TOML: '}' cannot start a value") == true, "\(String(describing: error))")
+            #expect(
+                error?.problem.hasPrefix("not valid TOML: '}' cannot start a value") == true,
+                "\(String(describing: error))")
             #expect(error?.line == text.split(separator: "\n").count, "\(String(describing: error))")
         }
         let finding = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fuzz/Corpus/CastdConfigFuzzer/finding-array-then-brace.toml").path
         let error = #expect(throws: ConfigError.self) { try ConfigFile.load(path: finding) }
-        #expect(error?.line == 1 && error?.problem.contains("'}' cannot start a value") == true, "\(String(describing: error))")
+        #expect(
+            error?.line == 1 && error?.problem.contains("'}' cannot start a value") == true,
+            "\(String(describing: error))")
     }
 }

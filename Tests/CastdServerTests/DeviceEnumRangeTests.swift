@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastCore
 import CastProtocol
 import CastdAPI
@@ -10,7 +11,7 @@ import Testing
 /// whole varint, past the buffer it sized (SECURITY.md, H2). Every device-supplied enum must come
 /// out within int32 and encode to exactly the bytes it was sized for.
 /// Fuzz/Corpus/CastPayloadFuzzer/hostile-media-status-enums.json is the fuzzer's seed for it.
-struct DeviceEnumRangeTests {
+@Suite(.cpuBound) struct DeviceEnumRangeTests {
     static let receivedAt = Date(timeIntervalSince1970: 1_900_000_000)
 
     /// Values around and far past int32's ends, as a device may write them.
@@ -72,7 +73,8 @@ struct DeviceEnumRangeTests {
     @Test func enumsReadFromStringsTakeNoNumbers() throws {
         let status = try Self.status(
             #"{"status":[{"mediaSessionId":1,"playerState":1099511627776,"repeatMode":-1,"#
-                + #""media":{"contentId":"x","streamType":4294967296,"tracks":[{"trackId":1,"type":99,"subtype":1e300}]}}]}"#)
+                + #""media":{"contentId":"x","streamType":4294967296,"tracks":[{"trackId":1,"type":99,"subtype":1e300}]}}]}"#
+        )
         #expect(status.playerState == .unknown)
         #expect(status.repeatMode == .off)
         #expect(status.media.streamType == .buffered)

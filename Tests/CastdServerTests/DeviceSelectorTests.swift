@@ -1,9 +1,10 @@
+import CastTestSupport
 import CastCore
 import CastdAPI
 import Testing
 
 /// How castd finds the device a request names (DeviceRegistry.device(matching:in:)).
-struct DeviceSelectorTests {
+@Suite(.cpuBound) struct DeviceSelectorTests {
     func device(_ id: String, _ name: String, _ host: String, _ port: UInt32 = 8009) -> CastdDevice {
         var device = CastdDevice()
         device.id = id
@@ -15,7 +16,9 @@ struct DeviceSelectorTests {
 
     @Test func aSelectorNamesOneDeviceByIdNameEndpointOrHost() throws {
         let devices = [device("a1", "Kitchen", "192.0.2.10"), device("b2", "Den", "192.0.2.11")]
-        for (selector, id) in [("b2", "b2"), ("kitchen", "a1"), ("DEN", "b2"), ("192.0.2.11:8009", "b2"), ("192.0.2.10", "a1")] {
+        for (selector, id) in [
+            ("b2", "b2"), ("kitchen", "a1"), ("DEN", "b2"), ("192.0.2.11:8009", "b2"), ("192.0.2.10", "a1"),
+        ] {
             #expect(try DeviceRegistry.device(matching: selector, in: devices)?.id == id, "\(selector)")
         }
         #expect(try DeviceRegistry.device(matching: "attic", in: devices) == nil)
@@ -35,7 +38,8 @@ struct DeviceSelectorTests {
         #expect(error?.code == .failedPrecondition)
         #expect(
             error?.message
-                == "2 devices are named 'Living Room TV': a1 (\"Living Room TV\" at 192.0.2.10:8009), b2 (\"living room tv\" at 192.0.2.11:8009); choose one by its id")
+                == "2 devices are named 'Living Room TV': a1 (\"Living Room TV\" at 192.0.2.10:8009), b2 (\"living room tv\" at 192.0.2.11:8009); choose one by its id"
+        )
         #expect(try DeviceRegistry.device(matching: "b2", in: devices)?.friendlyName == "living room tv")
         #expect(try DeviceRegistry.device(matching: "kitchen", in: devices)?.id == "c3")
     }
@@ -45,7 +49,8 @@ struct DeviceSelectorTests {
     @Test func aHostTwoDevicesShareNeedsItsPort() throws {
         let devices = [device("tv", "TV", "192.0.2.10"), device("grp", "Downstairs", "192.0.2.10", 32187)]
         let error = #expect(throws: CastdError.self) { try DeviceRegistry.device(matching: "192.0.2.10", in: devices) }
-        #expect(error?.message.hasPrefix("2 devices are on host 192.0.2.10: tv (") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix("2 devices are on host 192.0.2.10: tv (") == true, "\(String(describing: error))")
         #expect(try DeviceRegistry.device(matching: "192.0.2.10:32187", in: devices)?.id == "grp")
         let named = [device("TV", "Den", "192.0.2.20"), device("x9", "TV", "192.0.2.21")]
         #expect(try DeviceRegistry.device(matching: "TV", in: named)?.id == "TV")

@@ -44,7 +44,9 @@ struct FaultRecoveryTests {
         let device = try #require(await emulator.state().mediaStatus)
         let refreshed = try await client.requestMediaStatus()
         #expect(refreshed.mediaSessionID == device.mediaSessionID)
-        let states: [String: Castd_V1_PlayerState] = ["PLAYING": .playing, "PAUSED": .paused, "BUFFERING": .buffering, "IDLE": .idle]
+        let states: [String: Castd_V1_PlayerState] = [
+            "PLAYING": .playing, "PAUSED": .paused, "BUFFERING": .buffering, "IDLE": .idle,
+        ]
         #expect(refreshed.playerState == states[device.playerState])
         #expect(abs(refreshed.currentTime - device.currentTime) < 2)
         let held = try #require(try await client.status().media.first)
@@ -144,8 +146,10 @@ struct FaultRecoveryTests {
         try await withEmulator { living, livingEndpoints in
             try await withEmulator(kitchenConfiguration) { kitchen, kitchenEndpoints in
                 let devices = [
-                    StaticDevice(name: "Living Room", endpoint: .init(host: livingEndpoints.host, port: livingEndpoints.port)),
-                    StaticDevice(name: "Kitchen", endpoint: .init(host: kitchenEndpoints.host, port: kitchenEndpoints.port)),
+                    StaticDevice(
+                        name: "Living Room", endpoint: .init(host: livingEndpoints.host, port: livingEndpoints.port)),
+                    StaticDevice(
+                        name: "Kitchen", endpoint: .init(host: kitchenEndpoints.host, port: kitchenEndpoints.port)),
                 ]
                 try await withDaemon(devices: devices) { socket, hub in
                     let recorder = EventRecorder(hub)
@@ -154,7 +158,8 @@ struct FaultRecoveryTests {
                         let living = living
                         let moved = ContinuousClock.now
                         let handover = try await living.transferSession(to: kitchen)
-                        let (transfer, at) = try await recorder.first("the transfer event") { event -> Castd_V1_SessionTransfer? in
+                        let (transfer, at) = try await recorder.first("the transfer event") {
+                            event -> Castd_V1_SessionTransfer? in
                             if case .transferred(let transfer) = event.kind { return transfer }
                             return nil
                         }

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Clients that misbehave on purpose: each gets a clear status or is closed, and a bystander
@@ -52,17 +52,27 @@ struct HostileClientTests {
                 try raw.start(callID: 7, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
                 #expect(try await raw.receive()?.callID == 7)  // the watch's snapshot
                 try raw.start(callID: 7, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                // Refused on call id 0 (rpc.proto): a status on 7 would end the watch still open there.
                 var duplicate: Castd_V1_Frame?
                 while duplicate == nil, let frame = try await raw.receive() {
-                    if frame.callID == 7, case .status = frame.kind { duplicate = frame }
+                    #expect(!(frame.callID == 7 && frame.status != Castd_V1_Status()), "call 7 ended: \(frame)")
+                    if frame.callID == 0, case .status = frame.kind { duplicate = frame }
                 }
                 #expect(duplicate?.status.code == .alreadyExists)
+                #expect(duplicate?.status.message.contains("call id 7") == true, "\(String(describing: duplicate))")
 
-                // The same connection still works, and the bystander's watch goes on.
+                // The same connection still works, its first call 7 goes on, and the bystander's
+                // watch goes on.
                 try await raw.roundTrip(callID: 200)
                 hub.updateDevice(id: "after") { $0.friendlyName = "After" }
                 let next = try #require(try await events.next())
                 #expect(next.deviceAdded.id == "after", "\(next)")
+                var delta: Castd_V1_Frame?
+                while delta == nil, let frame = try await raw.receive() {
+                    if frame.callID == 7, case .message = frame.kind { delta = frame }
+                }
+                let event = try CastdEvent(serializedBytes: Array(try #require(delta).message))
+                #expect(event.deviceAdded.id == "after", "\(event)")
                 _ = try await bystander.listDevices()
             }
         }
@@ -188,7 +198,9 @@ struct HostileClientTests {
                     if !responded.insert(frame.callID).inserted { problems.append("two responses to \(frame.callID)") }
                 case .status(let status)?:
                     if status.code != .ok { problems.append("\(frame.callID): \(status.code) \(status.message)") }
-                    if !responded.contains(frame.callID) { problems.append("no response before the status of \(frame.callID)") }
+                    if !responded.contains(frame.callID) {
+                        problems.append("no response before the status of \(frame.callID)")
+                    }
                     if !ended.insert(frame.callID).inserted { problems.append("two statuses for \(frame.callID)") }
                 default:
                     problems.append("unexpected frame \(frame)")

@@ -96,7 +96,8 @@ struct HostileDeviceFaultTests {
     /// state and reason.
     static func summary(_ event: CastdEvent) -> String {
         switch event.kind {
-        case .session(let session): "#\(event.sequence) session \(session.deviceName) \(session.state) \(session.sessionID.prefix(8)) '\(session.reason)'"
+        case .session(let session):
+            "#\(event.sequence) session \(session.deviceName) \(session.state) \(session.sessionID.prefix(8)) '\(session.reason)'"
         case .media(let media): "#\(event.sequence) media \(media.deviceID) \(media.playerState)"
         case .deviceUpdated(let device): "#\(event.sequence) device \(device.friendlyName) \(device.linkState)"
         default: "#\(event.sequence) \(String(describing: event.kind).prefix(40))"
@@ -126,9 +127,12 @@ struct HostileDeviceFaultTests {
                         let status = try await client.status()
                         // What the devices saw, should a session be missing (a flake seen only
                         // with other suites running alongside: who else spoke to them?).
-                        let seen = "\(status.sessions); hostile: \(await hostile.state().launches.count) launches, \(await hostile.state().connections.count) connections; good: \(await good.state().launches.count) launches, \(await good.state().connections.count) connections; events: \(recorder.all.map(Self.summary))"
-                        let hostileSession = try #require(status.sessions.first { $0.deviceName == "Hostile" }, "\(seen)")
-                        let goodID = try #require(status.sessions.first { $0.deviceName == "Good" }?.deviceID, "\(seen)")
+                        let seen =
+                            "\(status.sessions); hostile: \(await hostile.state().launches.count) launches, \(await hostile.state().connections.count) connections; good: \(await good.state().launches.count) launches, \(await good.state().connections.count) connections; events: \(recorder.all.map(Self.summary))"
+                        let hostileSession = try #require(
+                            status.sessions.first { $0.deviceName == "Hostile" }, "\(seen)")
+                        let goodID = try #require(
+                            status.sessions.first { $0.deviceName == "Good" }?.deviceID, "\(seen)")
                         let watch = GoodDeviceWatch(socket: socket, deviceID: goodID)
                         try await watch.waitFor(sequence: hub.sequence)
                         return try await body(
@@ -293,7 +297,9 @@ struct HostileDeviceLogFloodTests {
                     try await eventually("castd to show the device's own volume change") {
                         hub.devices().contains { abs($0.receiver.volume.level - 0.35) < 0.001 }
                     }
-                    let skipped = logs.buffer.recent(1000).filter { $0.message == "skipped a bad message from the device" }
+                    let skipped = logs.buffer.recent(1000).filter {
+                        $0.message == "skipped a bad message from the device"
+                    }
                     #expect(!skipped.isEmpty && skipped.count <= 5, "\(skipped.count) of \(frames) bad frames logged")
                     #expect(hub.devices().first?.linkState == .connected)
                 }

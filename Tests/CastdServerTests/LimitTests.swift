@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Each limit refuses the one client that hits it, with a status that says which limit, and
@@ -33,7 +33,8 @@ struct LimitTests {
                 // still write, and so still read why it was refused: castd reads until the
                 // client closes. Had castd closed the socket, this write would fail (EPIPE).
                 #expect(throws: Never.self) {
-                    try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                    try refused.start(
+                        callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
                 }
 
                 // The connections already open are untouched.
@@ -81,7 +82,11 @@ struct LimitTests {
     @Test func aFrameThatStallsIsClosedByItsDeadlineAndOthersAreServed() async throws {
         let deadline = Duration.seconds(2).scaledForTests
         let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
-        try await withDaemon(configure: { $0.frameTimeout = deadline; $0.idleTimeout = nil }, logs: logs) { socket, _ in
+        try await withDaemon(
+            configure: {
+                $0.frameTimeout = deadline; $0.idleTimeout = nil
+            }, logs: logs
+        ) { socket, _ in
             var stalled: [RawSocket] = []
             for _ in 0..<7 {
                 let client = try RawSocket(path: socket)
@@ -90,7 +95,9 @@ struct LimitTests {
             }
             // Each announces a 1 MiB frame, sends 1,000 bytes of it and stops.
             let started = ContinuousClock.now
-            for client in stalled { try client.write(RawSocket.header(length: 1 << 20) + [UInt8](repeating: 0, count: 1000)) }
+            for client in stalled {
+                try client.write(RawSocket.header(length: 1 << 20) + [UInt8](repeating: 0, count: 1000))
+            }
 
             // Meanwhile another client is served, and the stalled ones are still open.
             try await CastdClient.withConnection(socketPath: socket) { bystander in
@@ -102,7 +109,8 @@ struct LimitTests {
                 let status = try #require(try await client.receive())
                 #expect(status.callID == 0 && status.status.code == .deadlineExceeded)
                 #expect(
-                    status.status.message.contains("a frame did not arrive whole within \(deadline) of its first byte (1004 of 1048580 bytes)"),
+                    status.status.message.contains(
+                        "a frame did not arrive whole within \(deadline) of its first byte (1004 of 1048580 bytes)"),
                     "\(status.status.message)")
                 #expect(try await client.receive() == nil, "closed")
             }
@@ -113,9 +121,12 @@ struct LimitTests {
             }
         }
         // Seven closures, five notices: a client opening connections to stall cannot flood the log.
-        let notices = logs.buffer.recent(1000).filter { $0.message == "closing a client connection: a frame did not arrive in time" }
+        let notices = logs.buffer.recent(1000).filter {
+            $0.message == "closing a client connection: a frame did not arrive in time"
+        }
         #expect(notices.count == 5, "\(notices.map(\.message))")
-        #expect(notices.first?.fields["frame.received"] == "1004" && notices.first?.fields["frame.expected"] == "1048580")
+        #expect(
+            notices.first?.fields["frame.received"] == "1004" && notices.first?.fields["frame.expected"] == "1048580")
     }
 
     @Test func callsPerConnectionAreCapped() async throws {
@@ -196,22 +207,27 @@ struct RefusalFloodTests {
                 // Each of these was closed by castd: writing to it fails (EPIPE, or a reset).
                 for refused in closed {
                     do {
-                        try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                        try refused.start(
+                            callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
                     } catch {
                         writesRefused += 1
                     }
                 }
-                #expect(writesRefused == flood, "castd kept \(flood - writesRefused) refused connections past the cap open")
+                #expect(
+                    writesRefused == flood, "castd kept \(flood - writesRefused) refused connections past the cap open")
                 for refused in lingering {
                     #expect(throws: Never.self) {
-                        try refused.start(callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
+                        try refused.start(
+                            callID: 1, method: CastdMethod.listDevices.path, request: Castd_V1_ListDevicesRequest())
                     }
                 }
                 // The flood's sockets are this process's too: castd's part is what is left (other
                 // tests running meanwhile open and close descriptors too, so this is a figure for
                 // the record, not an assertion; the writes above are the proof).
                 let held = Self.openDescriptors() - before - flood
-                print("refusal flood: \(flood) refused connections past the \(cap) lingering; castd holds \(held) more descriptors")
+                print(
+                    "refusal flood: \(flood) refused connections past the \(cap) lingering; castd holds \(held) more descriptors"
+                )
 
                 // The admitted clients are served.
                 _ = try await client.listDevices()

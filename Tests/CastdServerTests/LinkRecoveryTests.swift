@@ -62,7 +62,10 @@ struct LinkRecoveryTests {
                         #expect(await fresh.state().launches.isEmpty, "castd must never relaunch a lost session's app")
                         let states = recorder.sessions().map(\.state)
                         #expect(Array(states.suffix(3)) == [.suspended, .resuming, .ended], "\(states)")
-                        try await eventually("the link to be back") { hub.device(id: "TV")?.linkState == .connected || hub.devices().first?.linkState == .connected }
+                        try await eventually("the link to be back") {
+                            hub.device(id: "TV")?.linkState == .connected
+                                || hub.devices().first?.linkState == .connected
+                        }
                     }
                 }
                 return endpoints.port
@@ -89,7 +92,9 @@ struct LinkRecoveryTests {
                     #expect(!away.linkError.isEmpty)
                     // A request meanwhile fails at once with the reason, rather than hanging.
                     let error = await #expect(throws: CastdError.self) { try await client.pause() }
-                    #expect(error?.code == .unavailable || error?.code == .failedPrecondition, "\(String(describing: error))")
+                    #expect(
+                        error?.code == .unavailable || error?.code == .failedPrecondition,
+                        "\(String(describing: error))")
                     let status = try await client.status()
                     #expect(status.sessions.first?.state == .suspended)
                 }
@@ -103,7 +108,8 @@ struct LinkRecoveryTests {
     @Test func aNewCastdRejoinsTheSavedSession() async throws {
         try await withTemporaryDirectory { directory in
             try await withEmulator { emulator, endpoints in
-                let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+                let device = StaticDevice(
+                    name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
                 let before = try await withDaemon(devices: [device], stateDirectory: directory) { socket, hub in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         _ = try await client.load(Self.media("https://example.com/film.mp4"))
@@ -133,7 +139,8 @@ struct LinkRecoveryTests {
     @Test func aSavedSessionTheDeviceNoLongerRunsIsDropped() async throws {
         try await withTemporaryDirectory { directory in
             try await withEmulator { emulator, endpoints in
-                let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+                let device = StaticDevice(
+                    name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
                 let gone = Self.session(
                     deviceID: device.id, deviceName: "TV", sessionID: "6A2B1C3D-0000-4000-8000-00000000DEAD",
                     transportID: "web-gone")
@@ -162,14 +169,16 @@ struct LinkRecoveryTests {
             let recorder = EventRecorder(hub)
             let registry = DeviceRegistry(
                 hub: hub, discovery: false,
-                backoff: ReconnectBackoff(first: .milliseconds(20), cap: .milliseconds(100), minimumGap: .milliseconds(20)),
+                backoff: ReconnectBackoff(
+                    first: .milliseconds(20), cap: .milliseconds(100), minimumGap: .milliseconds(20)),
                 resumeWindow: .milliseconds(400), sessionStore: store, logger: Logger.emulatorForTests(label: "castd"))
             let running = Task { await registry.run() }
             defer { running.cancel() }
 
             let (ended, _) = try await recorder.session(.ended, of: gone.deviceID)
             #expect(ended.sessionID == gone.sessionID)
-            #expect(ended.reason.contains("could not be reached for 400 ms; castd gave the session up"), "\(ended.reason)")
+            #expect(
+                ended.reason.contains("could not be reached for 400 ms; castd gave the session up"), "\(ended.reason)")
             try await recorder.first("the device to be removed") { event -> CastdDevice? in
                 guard case .deviceRemoved(let device) = event.kind, device.id == gone.deviceID else { return nil }
                 return device
@@ -190,7 +199,9 @@ struct LinkRecoveryTests {
         }
     }
 
-    static func expectDropped(_ sessionID: String, hub: CastdEventHub, emulator: CastDeviceEmulator, directory: String) async throws {
+    static func expectDropped(_ sessionID: String, hub: CastdEventHub, emulator: CastDeviceEmulator, directory: String)
+        async throws
+    {
         let recorder = EventRecorder(hub)
         let (ended, _) = try await recorder.session(.ended)
         #expect(ended.sessionID == sessionID)

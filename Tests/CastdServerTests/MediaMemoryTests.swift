@@ -1,3 +1,4 @@
+import CastTestSupport
 import CastProtocol
 import CastdAPI
 import CastdServer
@@ -10,7 +11,7 @@ import Testing
 /// What castd keeps of a device's media is bounded whatever ids its app makes up (SECURITY.md,
 /// G3.1): an app that starts a new media session, or names new queue items, with every
 /// MEDIA_STATUS does not grow castd.
-@Suite struct MediaMemoryTests {
+@Suite(.cpuBound) struct MediaMemoryTests {
     static func status(mediaSessionID: Int, items: [Int]) -> JSONValue {
         let media: JSONValue = .object([
             "contentId": .string("https://example.com/\(mediaSessionID).mp4"), "contentType": .string("video/mp4"),
@@ -35,7 +36,8 @@ import Testing
             linkConfiguration: .init(), logger: Logger(label: "test"), spawn: { _ in })
         for index in 0..<5000 {
             // A new media session each time, with three new queue items.
-            await controller.applyMedia(Self.status(mediaSessionID: index + 1, items: [3 * index + 1, 3 * index + 2, 3 * index + 3]))
+            await controller.applyMedia(
+                Self.status(mediaSessionID: index + 1, items: [3 * index + 1, 3 * index + 2, 3 * index + 3]))
         }
         let (sessions, items) = await (controller.mediaJSON.count, controller.itemMedia.count)
         #expect(sessions == 1)
@@ -56,7 +58,9 @@ import Testing
     static func receiverStatus(level: Double) -> JSONValue {
         .object([
             "type": .string("RECEIVER_STATUS"),
-            "status": .object(["applications": .array([]), "volume": .object(["level": .number(level), "muted": .bool(false)])]),
+            "status": .object([
+                "applications": .array([]), "volume": .object(["level": .number(level), "muted": .bool(false)]),
+            ]),
         ])
     }
 
@@ -87,7 +91,7 @@ import Testing
 
 /// The app availability castd remembers per device is bounded (SECURITY.md, G5.3), and so is
 /// what one call may ask.
-@Suite struct AvailabilityMemoryTests {
+@Suite(.cpuBound) struct AvailabilityMemoryTests {
     @Test func theCacheKeepsAtMostItsLimit() {
         var known: [String: Bool] = [:]
         for batch in 0..<100 {

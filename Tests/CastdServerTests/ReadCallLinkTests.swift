@@ -60,7 +60,8 @@ struct ReadCallLinkTests {
             configuration.apps = EmulatorApp.builtIn.filter { $0.appID != CastAppID.defaultMediaReceiver }
         }
         return try await withEmulator(configuration) { _, endpoints in
-            let device = StaticDevice(name: "TV \(made.count)", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            let device = StaticDevice(
+                name: "TV \(made.count)", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
             return try await withDevices(count, gauge: gauge, body, made + [device])
         }
     }
@@ -107,7 +108,8 @@ struct ReadCallLinkTests {
                     }
                     for name in devices.compactMap(\.name) {
                         let canRun = able.contains(name)
-                        #expect(answers[name] == [CastAppID.defaultMediaReceiver: canRun, "NOPE1234": false], "\(name)")
+                        #expect(
+                            answers[name] == [CastAppID.defaultMediaReceiver: canRun, "NOPE1234": false], "\(name)")
                     }
                 }
             }

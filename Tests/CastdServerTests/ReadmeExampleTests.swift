@@ -9,7 +9,9 @@ import Testing
 /// (the README's names its socket through CASTD_SOCKET instead of `socket`), run against castd
 /// and an emulated device.
 struct ReadmeExampleTests {
-    func readmeExample(socket: String) async throws -> (playing: CastdMediaStatus, firstEvent: CastdEvent?, devices: [String]) {
+    func readmeExample(socket: String) async throws -> (
+        playing: CastdMediaStatus, firstEvent: CastdEvent?, devices: [String]
+    ) {
         var firstEvent: CastdEvent?
         let playing = try await CastdClient.withConnection(socketPath: socket) { client in
             var media = CastdMediaInformation(url: "https://example.com/film.mp4", contentType: "video/mp4")
@@ -29,11 +31,15 @@ struct ReadmeExampleTests {
 
     @Test func theReadmesExampleRuns() async throws {
         try await withEmulator { _, endpoints in
-            let tv = StaticDevice(name: "Living Room TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            let tv = StaticDevice(
+                name: "Living Room TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
             try await withDaemon(devices: [tv]) { socket, _ in
                 let result = try await readmeExample(socket: socket)
                 #expect(result.playing.playerState == .playing && result.playing.media.metadata.title == "Film")
-                if case .snapshot? = result.firstEvent?.kind {} else { Issue.record("the first event is not the snapshot: \(String(describing: result.firstEvent))") }
+                if case .snapshot? = result.firstEvent?.kind {
+                } else {
+                    Issue.record("the first event is not the snapshot: \(String(describing: result.firstEvent))")
+                }
                 #expect(result.devices == ["Living Room TV"])
             }
         }

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket castd binds itself (SECURITY.md, the self-bound socket): never wider than the
@@ -42,8 +42,12 @@ struct SelfBoundSocketTests {
             try Data("keep me".utf8).write(to: URL(fileURLWithPath: file))
             chmod(file, 0o640)
             symlink(file, path)
-            let refused = #expect(throws: CastdError.self) { try SelfBoundSocket.listen(at: path, permissions: (0o660, nil)) }
-            #expect(refused?.message.contains("\(path) is a symbolic link, not a socket") == true, "\(String(describing: refused))")
+            let refused = #expect(throws: CastdError.self) {
+                try SelfBoundSocket.listen(at: path, permissions: (0o660, nil))
+            }
+            #expect(
+                refused?.message.contains("\(path) is a symbolic link, not a socket") == true,
+                "\(String(describing: refused))")
             #expect(Self.mode(path)?.kind == S_IFLNK, "the link is left")
             #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
             #expect(Self.mode(file)?.mode == 0o640)
@@ -63,8 +67,12 @@ struct SelfBoundSocketTests {
         try await withTemporaryDirectory { directory in
             let path = directory + "/castd.sock"
             try Data("not a socket".utf8).write(to: URL(fileURLWithPath: path))
-            let refused = #expect(throws: CastdError.self) { try SelfBoundSocket.listen(at: path, permissions: (0o600, nil)) }
-            #expect(refused?.message.contains("is a regular file, not a socket; castd leaves it alone") == true, "\(String(describing: refused))")
+            let refused = #expect(throws: CastdError.self) {
+                try SelfBoundSocket.listen(at: path, permissions: (0o600, nil))
+            }
+            #expect(
+                refused?.message.contains("is a regular file, not a socket; castd leaves it alone") == true,
+                "\(String(describing: refused))")
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "not a socket")
 
             let subdirectory = directory + "/dir.sock"
@@ -80,7 +88,9 @@ struct SelfBoundSocketTests {
         try await withTemporaryDirectory { directory in
             let path = directory + "/castd.sock"
             let live = try Self.listener(at: path)
-            let refused = #expect(throws: CastdError.self) { try SelfBoundSocket.listen(at: path, permissions: (0o600, nil)) }
+            let refused = #expect(throws: CastdError.self) {
+                try SelfBoundSocket.listen(at: path, permissions: (0o600, nil))
+            }
             #expect(refused?.code == .alreadyExists)
             #expect(refused?.message == "another castd is already serving \(path)")
             #expect(Self.accepts(path), "the server there is untouched")
@@ -121,10 +131,13 @@ struct SelfBoundSocketTests {
                 mkdir(open, 0o700)
                 chmod(open, mode)
                 let path = open + "/castd.sock"
-                let refused = #expect(throws: CastdError.self) { try SelfBoundSocket.listen(at: path, permissions: (0o600, nil)) }
+                let refused = #expect(throws: CastdError.self) {
+                    try SelfBoundSocket.listen(at: path, permissions: (0o600, nil))
+                }
                 #expect(refused?.code == .failedPrecondition)
                 #expect(
-                    refused?.message.contains("its directory \(open) may be written by \(who) (mode 0\(String(mode, radix: 8)), not sticky)")
+                    refused?.message.contains(
+                        "its directory \(open) may be written by \(who) (mode 0\(String(mode, radix: 8)), not sticky)")
                         == true, "\(String(describing: refused))")
                 #expect(Self.mode(path) == nil, "nothing was created")
 
@@ -134,15 +147,21 @@ struct SelfBoundSocketTests {
                 let below = #expect(throws: CastdError.self) {
                     try SelfBoundSocket.listen(at: inner + "/castd.sock", permissions: (0o600, nil))
                 }
-                #expect(below?.message.contains("\(open), above its directory, may be written by \(who)") == true, "\(String(describing: below))")
+                #expect(
+                    below?.message.contains("\(open), above its directory, may be written by \(who)") == true,
+                    "\(String(describing: below))")
             }
 
             // Another user's directory.
             let theirs = directory + "/theirs"
             mkdir(theirs, 0o755)
             chown(theirs, 4242, 4242)
-            let notOurs = #expect(throws: CastdError.self) { try SelfBoundSocket.listen(at: theirs + "/castd.sock", permissions: (0o600, nil)) }
-            #expect(notOurs?.message.contains("belongs to uid 4242, not to castd's user or root") == true, "\(String(describing: notOurs))")
+            let notOurs = #expect(throws: CastdError.self) {
+                try SelfBoundSocket.listen(at: theirs + "/castd.sock", permissions: (0o600, nil))
+            }
+            #expect(
+                notOurs?.message.contains("belongs to uid 4242, not to castd's user or root") == true,
+                "\(String(describing: notOurs))")
 
             // Sticky, as /tmp is: others may add names but not remove or rename castd's.
             let sticky = directory + "/sticky"

@@ -38,7 +38,8 @@ struct SessionStoreTests {
             // Only the file itself: no temporary file is left behind.
             let names = try FileManager.default.contentsOfDirectory(atPath: url.path)
             #expect(names == ["sessions.json"])
-            let mode = try FileManager.default.attributesOfItem(atPath: url.path + "/sessions.json")[.posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: url.path + "/sessions.json")[.posixPermissions] as? Int
             #expect(mode == 0o600)
         }
     }
@@ -46,12 +47,14 @@ struct SessionStoreTests {
     @Test func aCorruptFileIsSetAsideNotFatal() async throws {
         try await withTemporaryDirectory { directory in
             let url = URL(fileURLWithPath: directory, isDirectory: true)
-            try Data("{\"version\": 1, \"sessions\": [{\"deviceID\": ".utf8).write(to: url.appendingPathComponent("sessions.json"))
+            try Data("{\"version\": 1, \"sessions\": [{\"deviceID\": ".utf8).write(
+                to: url.appendingPathComponent("sessions.json"))
             let store = SessionStore(directory: url, logger: logger)
             #expect(store.load().isEmpty)
             #expect(FileManager.default.fileExists(atPath: directory + "/sessions.json.corrupt"))
             // And the store goes on working.
-            store.record(deviceID: "a", SavedSession(Self.session("a", id: "s-9"), endpoint: .init(host: "::1", port: 8009)))
+            store.record(
+                deviceID: "a", SavedSession(Self.session("a", id: "s-9"), endpoint: .init(host: "::1", port: 8009)))
             #expect(SessionStore(directory: url, logger: logger).load().map(\.sessionID) == ["s-9"])
         }
     }
@@ -84,9 +87,9 @@ struct StateFileTests {
 
     static var good: [String: Any] {
         [
-        "deviceID": "a", "deviceName": "TV", "host": "192.168.1.20", "port": 8009, "sessionID": "s-1",
-        "appID": "CC1AD845", "displayName": "Default Media Receiver", "transportID": "web-1",
-        "namespaces": ["urn:x-cast:com.google.cast.media"], "appType": "WEB", "joined": false, "savedAt": 0,
+            "deviceID": "a", "deviceName": "TV", "host": "192.168.1.20", "port": 8009, "sessionID": "s-1",
+            "appID": "CC1AD845", "displayName": "Default Media Receiver", "transportID": "web-1",
+            "namespaces": ["urn:x-cast:com.google.cast.media"], "appType": "WEB", "joined": false, "savedAt": 0,
         ]
     }
 
@@ -162,7 +165,9 @@ struct StateFileTests {
                 deviceID: "b",
                 SavedSession(SessionStoreTests.session("b", id: "s-2"), endpoint: .init(host: "127.0.0.1", port: 8009)))
             #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == original)
-            let kind = try FileManager.default.attributesOfItem(atPath: url.path + "/sessions.json")[.type] as? FileAttributeType
+            let kind =
+                try FileManager.default.attributesOfItem(atPath: url.path + "/sessions.json")[.type]
+                as? FileAttributeType
             #expect(kind == .typeRegular)
         }
     }

@@ -15,7 +15,8 @@ struct UnaryOnceTests {
             let tv = StaticDevice(name: "Once TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
             try await withDaemon(devices: [tv]) { socket, _ in
                 let once = try await CastdClient.unaryOnce(
-                    socketPath: socket, .listDevices, Castd_V1_ListDevicesRequest(), as: Castd_V1_ListDevicesResponse.self)
+                    socketPath: socket, .listDevices, Castd_V1_ListDevicesRequest(),
+                    as: Castd_V1_ListDevicesResponse.self)
                 let connected = try await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }
                 #expect(once.devices.map(\.friendlyName) == ["Once TV"])
                 #expect(once.devices.map(\.id) == connected.map(\.id))
@@ -29,7 +30,8 @@ struct UnaryOnceTests {
                 }
                 var pause = Castd_V1_MediaRequest()
                 pause.device = "Once TV"
-                let paused = try await CastdClient.unaryOnce(socketPath: socket, .pause, pause, as: CastdMediaStatus.self)
+                let paused = try await CastdClient.unaryOnce(
+                    socketPath: socket, .pause, pause, as: CastdMediaStatus.self)
                 #expect(paused.playerState == .paused)
                 #expect(await emulator.state().mediaStatus?.playerState == "PAUSED")
             }
@@ -44,13 +46,16 @@ struct UnaryOnceTests {
                 try await CastdClient.unaryOnce(socketPath: socket, .pause, request, as: CastdMediaStatus.self)
             }
             let connected = await #expect(throws: CastdError.self) {
-                try await CastdClient.withConnection(socketPath: socket) { try await $0.unary(.pause, request, as: CastdMediaStatus.self) }
+                try await CastdClient.withConnection(socketPath: socket) {
+                    try await $0.unary(.pause, request, as: CastdMediaStatus.self)
+                }
             }
             #expect(once?.code == .notFound)
             #expect(once?.code == connected?.code && once?.message == connected?.message)
 
             let streaming = await #expect(throws: CastdError.self) {
-                try await CastdClient.unaryOnce(socketPath: socket, .watch, Castd_V1_WatchRequest(), as: CastdEvent.self)
+                try await CastdClient.unaryOnce(
+                    socketPath: socket, .watch, Castd_V1_WatchRequest(), as: CastdEvent.self)
             }
             #expect(streaming?.code == .invalidArgument)
         }

@@ -22,11 +22,14 @@ struct DescriptorLimitTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let process = try ChildProcess(
                 "/usr/bin/prlimit",
-                ["--nofile=256:4096", "--", castd, "--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
+                [
+                    "--nofile=256:4096", "--", castd, "--mode", "user", "--socket", socket, "--no-discovery",
+                    "--state-directory", "",
+                ],
                 directory: directory)
             defer { process.signal(SIGKILL) }
             // A start-up, not a timing check: generous, as the machine may be busy with other tests.
-            try await eventually(timeout: .seconds(30), "castd to answer") {
+            try await eventually(timeout: processStartTimeout, "castd to answer") {
                 guard process.isRunning else { throw ExitedEarly(stderr: process.stderr) }
                 return try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0
             }

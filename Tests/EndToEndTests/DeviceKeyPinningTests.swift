@@ -39,7 +39,7 @@ struct DeviceKeyPinningTests {
         let process = try launch(
             "cast-emulator",
             ["--name", "Pinned TV", "--port", "\(port)", "--authority", authority, "--ready-file", ready], [:])
-        try await eventually("the emulator's ready file") {
+        try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
             guard process.isRunning else { throw CastdExited(process: process) }
             return FileManager.default.fileExists(atPath: ready)
         }
@@ -56,7 +56,8 @@ struct DeviceKeyPinningTests {
             try await withProcesses { launch in
                 let port = try freePort()
                 let setup = Setup(directory: directory, port: port)
-                let first = try await Self.emulator(launch, port: port, authority: directory + "/a", directory: directory)
+                let first = try await Self.emulator(
+                    launch, port: port, authority: directory + "/a", directory: directory)
                 // The second emulator's authority now (an emulator started once on another port
                 // writes it), so that castd can trust both roots from the start.
                 let other = try await Self.emulator(
@@ -66,11 +67,12 @@ struct DeviceKeyPinningTests {
                 let castd = try launch(
                     "castd",
                     [
-                        "--mode", "user", "--socket", setup.socket, "--no-discovery", "--state-directory", directory + "/state",
+                        "--mode", "user", "--socket", setup.socket, "--no-discovery", "--state-directory",
+                        directory + "/state",
                         "--trust-root", directory + "/a/root.pem", "--trust-root", second.root,
                         "--device", "Pinned TV=127.0.0.1:\(port)",
                     ], [:])
-                try await eventually("castd to answer") {
+                try await eventually(timeout: processStartTimeout, "castd to answer") {
                     guard castd.isRunning else { throw CastdExited(process: castd) }
                     return try await setup.castc(["status"]).status == 0
                 }

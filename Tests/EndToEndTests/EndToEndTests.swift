@@ -2,13 +2,13 @@ import CastTestSupport
 import CastdAPI
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import SwiftProtobuf
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real programs, as a user runs them: cast-emulator published over the system's Avahi
@@ -79,7 +79,8 @@ struct EndToEndTests {
         castdArguments: [String] = [], emulatorArguments: [String] = [], _ body: (Setup) async throws -> T
     ) async throws -> T {
         guard await avahiIsRunning() else {
-            Issue.record("avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
+            Issue.record(
+                "avahi-daemon is not running: start it with `scripts/avahi-loopback.sh start /tmp/castd-avahi`")
             throw CancellationError()
         }
         return try await withTemporaryDirectory { directory in
@@ -93,14 +94,17 @@ struct EndToEndTests {
                     ["--name", name, "--port", "0", "--publish", "--ready-file", ready, "--log", log]
                         + ["--authority", authority] + emulatorArguments,
                     [:])
-                try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
+                try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
+                    FileManager.default.fileExists(atPath: ready)
+                }
                 let socket = directory + "/castd.sock"
                 let castd = try launch(
                     "castd",
                     ["--mode", "user", "--socket", socket, "--state-directory", directory + "/state"]
                         + ["--trust-root", authority + "/root.pem"] + castdArguments, [:])
                 let setup = Setup(
-                    directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd, emulator: emulator)
+                    directory: directory, socket: socket, deviceName: name, emulatorLog: log, castd: castd,
+                    emulator: emulator)
                 try await eventually("castd to discover \(name)") {
                     let listed = try await setup.castc(["devices", "--json"])
                     return listed.status == 0 && listed.stdout.contains(name)
@@ -183,7 +187,8 @@ struct EndToEndTests {
             let nothingLoaded = try await setup.castc(["pause", "--device", setup.deviceName])
             #expect(nothingLoaded.status == 9, "\(nothingLoaded)")  // FAILED_PRECONDITION
 
-            let noDaemon = try await run("castc", ["status"], environment: ["CASTD_SOCKET": setup.directory + "/nobody.sock"])
+            let noDaemon = try await run(
+                "castc", ["status"], environment: ["CASTD_SOCKET": setup.directory + "/nobody.sock"])
             #expect(noDaemon.status == 14, "\(noDaemon)")  // UNAVAILABLE
             #expect(noDaemon.stderr.contains("nobody.sock"))
             #expect(setup.castd.isRunning)
@@ -200,7 +205,8 @@ struct EndToEndTests {
             let launched = try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName])
             #expect(launched.status == 0, "\(launched)")
             let listener = try ChildProcess(
-                "castc", ["listen", namespace, "--count", "2"], directory: setup.directory, environment: setup.environment)
+                "castc", ["listen", namespace, "--count", "2"], directory: setup.directory,
+                environment: setup.environment)
             defer { listener.signal(SIGKILL) }
             try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
             let text = try await setup.castc(["send", namespace, "hello, app"])
@@ -228,7 +234,8 @@ struct EndToEndTests {
             try await eventually("castd to learn the group's members") {
                 let listed = try await setup.castc(["devices", "--json"])
                 guard listed.status == 0 else { return false }
-                let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: Setup.lenient).devices
+                let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: Setup.lenient)
+                    .devices
                 guard let group = devices.first(where: { $0.friendlyName == setup.deviceName }) else { return false }
                 return group.isGroup && Set(group.groupMembers.map(\.name)) == ["Kitchen speaker", "Den"]
                     && group.groupMembers.contains { $0.deviceID == kitchen }
@@ -312,12 +319,16 @@ struct EndToEndTests {
             let bad = directory + "/not-a-root.pem"
             _ = FileManager.default.createFile(atPath: bad, contents: Data("hello\n".utf8))
             let result = try await run(
-                "castd", ["--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
+                "castd",
+                ["--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", bad])
             #expect(result.status != 0)
             #expect(result.stderr.contains(bad) && result.stderr.contains("no PEM certificate"), "\(result)")
             let missing = try await run(
                 "castd",
-                ["--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root", directory + "/none.pem"])
+                [
+                    "--mode", "user", "--socket", directory + "/castd.sock", "--no-discovery", "--trust-root",
+                    directory + "/none.pem",
+                ])
             #expect(missing.status != 0 && missing.stderr.contains(directory + "/none.pem"), "\(missing)")
         }
     }
@@ -330,16 +341,20 @@ struct EndToEndTests {
                 let result = try await setup.castc(["connect", "Gone TV"])
                 #expect(result.status == 14, "\(result)")
                 #expect(result.stderr.contains("127.0.0.1:\(port)"))
-                #expect(clock.now - started < .seconds(10))
+                // Timing: the link's connect timeout (5 s) gives up well within 10 s; stretched
+                // under a sanitizer (CASTD_TEST_TIME_SCALE).
+                #expect(clock.now - started < Duration.seconds(10).scaledForTests)
             }
         }
     }
 
     @Test func sigtermEndsWatchersAndLeavesTheAppPlaying() async throws {
         try await withSetup { setup in
-            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            #expect(
+                try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
             let original = try #require(try await setup.status().sessions.first)
-            let watcher = try ChildProcess("castc", ["watch"], directory: setup.directory, environment: setup.environment)
+            let watcher = try ChildProcess(
+                "castc", ["watch"], directory: setup.directory, environment: setup.environment)
             defer { watcher.signal(SIGKILL) }
             try await eventually("the watcher's snapshot") { watcher.stdout.contains("snapshot") }
             setup.castd.signal(SIGTERM)
@@ -368,7 +383,8 @@ struct EndToEndTests {
     /// session from its state file, with no LAUNCH and no STOP, and playback never paused.
     @Test func castdKilledMidPlaybackRejoinsTheSessionWhenStartedAgain() async throws {
         try await withSetup { setup in
-            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            #expect(
+                try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
             let original = try #require(try await setup.status().sessions.first)
             let before = try #require(try await setup.status().media.first)
             setup.castd.signal(SIGKILL)
@@ -404,9 +420,11 @@ struct EndToEndTests {
     /// the new address, and the session is resumed.
     @Test func anAnnouncementAtANewPortIsRetriedAtOnce() async throws {
         try await withSetup(emulatorArguments: ["--http-port", "0"]) { setup in
-            let ready = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: setup.directory + "/emulator.json")))
+            let ready = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: setup.directory + "/emulator.json")))
             let httpPort = try #require((ready as? [String: Any])?["httpPort"] as? Int)
-            #expect(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
+            #expect(
+                try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]).status == 0)
             let original = try #require(try await setup.status().sessions.first)
 
             try await Self.control(httpPort, "/emulator/faults", #"{"refuseTLS": true}"#)
@@ -450,7 +468,8 @@ struct EndToEndTests {
         try await withSetup { setup in
             #expect(try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName]).status == 0)
             let listener = try ChildProcess(
-                "castc", ["listen", "urn:x-cast:com.castd.echo"], directory: setup.directory, environment: setup.environment)
+                "castc", ["listen", "urn:x-cast:com.castd.echo"], directory: setup.directory,
+                environment: setup.environment)
             defer { listener.signal(SIGKILL) }
             try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
             setup.castd.signal(SIGTERM)

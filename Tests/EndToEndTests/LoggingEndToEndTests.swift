@@ -44,7 +44,7 @@ struct LoggingEndToEndTests {
             let castd = productsDirectory.appendingPathComponent("castd").path
             let command = wrapper + [castd] + castdArguments + extra
             let process = try launch(command[0], Array(command.dropFirst()), environment)
-            try await eventually("castd to answer") {
+            try await eventually(timeout: processStartTimeout, "castd to answer") {
                 guard process.isRunning else { throw CastdExited(process: process) }
                 return try await castc(["status"]).status == 0
             }
@@ -74,7 +74,9 @@ struct LoggingEndToEndTests {
                     "cast-emulator",
                     ["--name", name, "--port", "0", "--ready-file", ready, "--authority", directory + "/authority"], [:]
                 )
-                try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
+                try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
+                    FileManager.default.fileExists(atPath: ready)
+                }
                 let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ready)))
                 let port = try #require((info as? [String: Any])?["port"] as? Int)
                 // Setup keeps `launch` only while `body` runs.
@@ -144,7 +146,8 @@ struct LoggingEndToEndTests {
         try await withEmulator { setup in
             _ = try await setup.startCastd()
             #expect(try await setup.castc(["log-level", "verbose", "*"]).status == 0)
-            let url = "https://someone:hunter2@cdn.example.com/films/movie.mp4?X-Amz-Signature=s3cr3tsig&token=abc123#t=tok456"
+            let url =
+                "https://someone:hunter2@cdn.example.com/films/movie.mp4?X-Amz-Signature=s3cr3tsig&token=abc123#t=tok456"
             let load = try await setup.castc(["load", url, "--device", setup.deviceName, "--content-type", "video/mp4"])
             #expect(load.status == 0, "\(load)")
 
@@ -182,7 +185,8 @@ struct LoggingEndToEndTests {
             let change = try #require(records.first { $0.message.hasPrefix("log filter changed") })
             #expect(change.message == "log filter changed: Discovery* at debug")
             #expect(
-                change.level == .notice && change.subsystem == "Daemon" && change.fields["rpc.method"] == "SetLogFilter")
+                change.level == .notice && change.subsystem == "Daemon" && change.fields["rpc.method"] == "SetLogFilter"
+            )
             #expect(change.sequence > first.sequence)
             #expect(records.map(\.sequence) == records.map(\.sequence).sorted())
             #expect(castd.isRunning)
@@ -273,7 +277,8 @@ struct LoggingEndToEndTests {
             let line = try #require(castd.stderr.split(separator: "\n").first { $0.contains(" Daemon: logging") })
             #expect(
                 line.wholeMatch(
-                    of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info Daemon: logging log\.filter=info log\.output=stderr/
+                    of:
+                        /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info Daemon: logging log\.filter=info log\.output=stderr/
                 )
                     != nil, "\(line)")
         }

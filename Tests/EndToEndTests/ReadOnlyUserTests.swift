@@ -103,7 +103,9 @@ extension SystemServiceTests {
                     #expect(answer != denied, "\(method.rawValue) refused to a reader")
                 }
             }
-            #expect(methods.contains { $0.requiredAccess == .control } && methods.contains { $0.requiredAccess != .control })
+            #expect(
+                methods.contains { $0.requiredAccess == .control } && methods.contains { $0.requiredAccess != .control }
+            )
         }
     }
 }

@@ -5,7 +5,7 @@ import SwiftProtobuf
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What castd refuses to start with, as a process (SECURITY.md: the self-bound socket and
@@ -48,9 +48,15 @@ struct StartUpRefusalTests {
 
             // The mode castd picks when none is given: system, without a login session.
             let detected = try await run(
-                "/usr/bin/env", ["-u", "XDG_RUNTIME_DIR", Self.castdPath, "--socket", socket, "--no-discovery", "--state-directory", state])
+                "/usr/bin/env",
+                [
+                    "-u", "XDG_RUNTIME_DIR", Self.castdPath, "--socket", socket, "--no-discovery", "--state-directory",
+                    state,
+                ])
             #expect(detected.status == 78, "\(detected)")
-            #expect(detected.stderr.contains("castd: refusing to run as root in system mode ($XDG_RUNTIME_DIR is not set)"), "\(detected)")
+            #expect(
+                detected.stderr.contains("castd: refusing to run as root in system mode ($XDG_RUNTIME_DIR is not set)"),
+                "\(detected)")
             #expect(!FileManager.default.fileExists(atPath: socket))
 
             // Checking the configuration and naming the socket serve nothing: still allowed
@@ -58,7 +64,8 @@ struct StartUpRefusalTests {
             let path = try await run("castd", ["--mode", "system", "--print-socket-path"])
             #expect(path.status == 0 && path.stdout == "/run/castd/castd.sock\n", "\(path)")
             _ = FileManager.default.createFile(atPath: directory + "/castd.toml", contents: Data())
-            let check = try await run("castd", ["--mode", "system", "--check-config", "--config", directory + "/castd.toml"])
+            let check = try await run(
+                "castd", ["--mode", "system", "--check-config", "--config", directory + "/castd.toml"])
             #expect(check.status == 0 && check.stdout.contains("mode = system"), "\(check)")
         }
     }
@@ -132,7 +139,9 @@ struct StartUpRefusalTests {
                     + Self.arguments(socket))
             #expect(result.status == 1, "\(result)")
             #expect(
-                result.stderr.contains("cannot tell whether \(socket) is in use: connecting to it failed (Permission denied); castd leaves it alone"),
+                result.stderr.contains(
+                    "cannot tell whether \(socket) is in use: connecting to it failed (Permission denied); castd leaves it alone"
+                ),
                 "\(result)")
             #expect(Self.accepts(socket), "root's server still has its socket")
         }
@@ -146,7 +155,9 @@ struct StartUpRefusalTests {
             symlink(target, socket)
             let result = try await run("castd", Self.arguments(socket))
             #expect(result.status == 1, "\(result)")
-            #expect(result.stderr.contains("\(socket) is a symbolic link, not a socket; castd leaves it alone"), "\(result)")
+            #expect(
+                result.stderr.contains("\(socket) is a symbolic link, not a socket; castd leaves it alone"), "\(result)"
+            )
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "keep me")
             var info = stat()
             #expect(lstat(socket, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "the link is still there")
@@ -160,7 +171,9 @@ struct StartUpRefusalTests {
             chmod(open, 0o777)
             let result = try await run("castd", Self.arguments(open + "/castd.sock"))
             #expect(result.status == 1, "\(result)")
-            #expect(result.stderr.contains("its directory \(open) may be written by anyone (mode 0777, not sticky)"), "\(result)")
+            #expect(
+                result.stderr.contains("its directory \(open) may be written by anyone (mode 0777, not sticky)"),
+                "\(result)")
             #expect(!FileManager.default.fileExists(atPath: open + "/castd.sock"))
         }
     }

@@ -2,13 +2,13 @@ import CastTestSupport
 import CastdAPI
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import SwiftProtobuf
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// castd as a Linux service: who may call it (real uids and groups, through setpriv), its
@@ -40,7 +40,8 @@ struct SystemServiceTests {
         /// castc run as another uid, with only the given groups.
         func castc(uid: UInt32, groups: [UInt32], _ arguments: [String]) async throws -> CommandResult {
             let castc = productsDirectory.appendingPathComponent("castc").path
-            let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups", groups.map(String.init).joined(separator: ",")]
+            let groupArguments =
+                groups.isEmpty ? ["--clear-groups"] : ["--groups", groups.map(String.init).joined(separator: ",")]
             return try await run(
                 "/usr/bin/setpriv", ["--reuid", "\(uid)", "--regid", "\(uid)"] + groupArguments + [castc] + arguments,
                 environment: environment)
@@ -70,15 +71,22 @@ struct SystemServiceTests {
                     ["--name", "Test TV", "--port", "0", "--http-port", "0", "--ready-file", ready, "--log", log]
                         + ["--authority", directory + "/authority"],
                     [:])
-                try await eventually("the emulator's ready file") { FileManager.default.fileExists(atPath: ready) }
-                let readyFile = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ready))) as? [String: Any]
+                try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
+                    FileManager.default.fileExists(atPath: ready)
+                }
+                let readyFile =
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ready)))
+                    as? [String: Any]
                 let port = try #require(readyFile?["port"] as? Int)
                 let httpPort = try #require(readyFile?["httpPort"] as? Int)
                 let socket = directory + "/castd.sock"
                 let castd = try launch(
                     "castd",
                     ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
-                        + ["--trust-root", directory + "/authority/root.pem", "--state-directory", directory + "/state"]
+                        + [
+                            "--trust-root", directory + "/authority/root.pem", "--state-directory",
+                            directory + "/state",
+                        ]
                         + castdArguments,
                     environment)
                 let daemon = Daemon(
@@ -110,9 +118,11 @@ struct SystemServiceTests {
             let stranger = try await daemon.castc(uid: Self.stranger, groups: [], ["status"])
             #expect(stranger.status == 7, "PERMISSION_DENIED: \(stranger)")
             #expect(stranger.stderr.contains("does not let uid \(Self.stranger)"), "\(stranger)")
-            #expect(stranger.stderr.contains("members of \(Self.controlGroup)") || stranger.stderr.contains("(control)"))
+            #expect(
+                stranger.stderr.contains("members of \(Self.controlGroup)") || stranger.stderr.contains("(control)"))
             try await eventually("castd to log the refusal") {
-                daemon.castd.stderr.contains("refused a client") && daemon.castd.stderr.contains("peer.uid=\(Self.stranger)")
+                daemon.castd.stderr.contains("refused a client")
+                    && daemon.castd.stderr.contains("peer.uid=\(Self.stranger)")
             }
 
             let reader = try await daemon.castc(uid: Self.reader, groups: [Self.readGroup], ["status"])
@@ -122,7 +132,8 @@ struct SystemServiceTests {
             #expect(readerVolume.status == 7, "\(readerVolume)")
             #expect(readerVolume.stderr.contains("SetVolume needs control access"), "\(readerVolume)")
 
-            let controller = try await daemon.castc(uid: Self.controller, groups: [Self.controlGroup], ["volume", "30%"])
+            let controller = try await daemon.castc(
+                uid: Self.controller, groups: [Self.controlGroup], ["volume", "30%"])
             #expect(controller.status == 0, "\(controller)")
             let device = try #require(try await daemon.status().devices.first)
             #expect(abs(device.receiver.volume.level - 0.3) < 0.001, "the controller's request reached the device")
@@ -181,7 +192,8 @@ struct SystemServiceTests {
             let socket = directory + "/castd.sock"
             let castd = try ChildProcess(
                 "castd", ["--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""],
-                directory: directory, environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "castd.socket"])
+                directory: directory,
+                environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1", "LISTEN_FDNAMES": "castd.socket"])
             defer { castd.signal(SIGKILL) }
             try await eventually("castd to serve its own socket") {
                 try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0
@@ -200,9 +212,11 @@ struct SystemServiceTests {
         let arguments = ["--max-connections-per-uid", "2", "--control-group", "\(Self.controlGroup)"]
         try await withDaemon(castdArguments: arguments) { daemon in
             // Two watches hold root's two connections.
-            let first = try ChildProcess("castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
+            let first = try ChildProcess(
+                "castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
             defer { first.signal(SIGKILL) }
-            let second = try ChildProcess("castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
+            let second = try ChildProcess(
+                "castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
             defer { second.signal(SIGKILL) }
             try await eventually("both watches to have their snapshot") {
                 first.stdout.contains("snapshot") && second.stdout.contains("snapshot")
@@ -237,10 +251,12 @@ struct SystemServiceTests {
                 }
                 try await receive { $0.contains { $0.contains("READY=1") } }
                 let ready = try #require(received.first { $0.contains("READY=1") })
-                #expect(ready.contains("STATUS=Serving \(daemon.socket): 1 device (0 connected), 0 sessions"), "\(ready)")
+                #expect(
+                    ready.contains("STATUS=Serving \(daemon.socket): 1 device (0 connected), 0 sessions"), "\(ready)")
 
                 // A client that stays, and a session: each shows in a STATUS line.
-                let watch = try ChildProcess("castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
+                let watch = try ChildProcess(
+                    "castc", ["watch"], directory: daemon.directory, environment: daemon.environment)
                 defer { watch.signal(SIGKILL) }
                 try await receive { $0.contains { $0.contains("1 client") } }
                 let connect = try await daemon.castc(["connect", "Test TV"])
@@ -264,7 +280,8 @@ struct SystemServiceTests {
             #expect(load.status == 0, "\(load)")
             // The device stops answering for a minute: a pause stays in flight.
             try await EndToEndTests.control(daemon.emulatorHTTP, "/emulator/faults", "{\"replyDelayMs\": 60000}")
-            let pause = try ChildProcess("castc", ["pause"], directory: daemon.directory, environment: daemon.environment)
+            let pause = try ChildProcess(
+                "castc", ["pause"], directory: daemon.directory, environment: daemon.environment)
             defer { pause.signal(SIGKILL) }
             try await eventually("the PAUSE to reach the device") {
                 let log = (try? String(contentsOfFile: daemon.emulatorLog, encoding: .utf8)) ?? ""
@@ -337,7 +354,8 @@ struct SystemServiceTests {
                 #expect(status.daemon.limits.idleTimeoutMs == 0)
                 #expect(status.daemon.configPath == config)
                 let verbose = try await daemon.castc(["status", "--verbose"])
-                #expect(verbose.stdout.contains("7 calls per connection") && verbose.stdout.contains("idle close never"))
+                #expect(
+                    verbose.stdout.contains("7 calls per connection") && verbose.stdout.contains("idle close never"))
             }
         }
     }

@@ -15,9 +15,13 @@ extension SystemServiceTests {
                 let result = try await daemon.castc(arguments)
                 #expect(result.status == 0, "\(arguments): \(result)")
                 let out = Array(result.stdout.unicodeScalars)
-                #expect(!out.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x0D }, "\(arguments)")
+                #expect(
+                    !out.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x0D },
+                    "\(arguments)")
                 if !arguments.contains("--json") {
-                    #expect(result.stdout.contains("Evil\\u001b[2J\\u001b]0;owned\\u0007\\u009b31m\\u000dTV"), "\(arguments): \(result.stdout)")
+                    #expect(
+                        result.stdout.contains("Evil\\u001b[2J\\u001b]0;owned\\u0007\\u009b31m\\u000dTV"),
+                        "\(arguments): \(result.stdout)")
                 }
             }
             // --json stays valid JSON, and reads back as the name itself.

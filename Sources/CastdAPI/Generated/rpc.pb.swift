@@ -134,8 +134,15 @@ public nonisolated struct Castd_V1_Frame: Sendable {
   // methods supported on all messages.
 
   /// Chosen by the client, unique among its open calls on this connection (1, 2, 3, …).
-  /// 0 is reserved for connection-level status from the daemon (for example, a frame over the
-  /// size limit, after which the daemon closes the connection).
+  /// A status on a call id other than 0 always ends that call, and only that call.
+  /// 0 is reserved for the daemon's connection-level statuses, which end no call:
+  ///   - a frame the daemon refuses without a call to answer on: one it cannot decode, a kind
+  ///     only the daemon sends, a start on call id 0 (INVALID_ARGUMENT), or a start that reuses
+  ///     the id of a call still open (ALREADY_EXISTS, naming the id; the open call goes on).
+  ///     The connection stays open.
+  ///   - why the daemon is closing the connection (a frame over the size limit, a frame that
+  ///     did not arrive in time, no request after connecting, a refused client); it closes it
+  ///     right after.
   public var callID: UInt64 = 0
 
   public var kind: Castd_V1_Frame.OneOf_Kind? = nil

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `--image URL[@WIDTHxHEIGHT]`
@@ -174,7 +174,8 @@ enum PlaybackRateArgument {
         // As "%.2f" would write it (rounding half to even), without Foundation's String(format:).
         let hundredths = Int((value.magnitude * 100).rounded(.toNearestOrEven))
         let cents = hundredths % 100
-        var text = (value < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (cents < 10 ? "0" : "") + "\(cents)"
+        var text =
+            (value < 0 && hundredths > 0 ? "-" : "") + "\(hundredths / 100)." + (cents < 10 ? "0" : "") + "\(cents)"
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 struct LoadCommand: MediaStatusCommand {
@@ -277,7 +277,8 @@ struct SubtitleOptions: ParsableArguments {
         guard !urls.isEmpty else { throw ValidationError("--subtitles-lang goes with --subtitles <url>") }
         guard languages.count == 1 || languages.count == urls.count else {
             throw ValidationError(
-                "\(languages.count) --subtitles-lang for \(urls.count) --subtitles: give one language for all, or one for each")
+                "\(languages.count) --subtitles-lang for \(urls.count) --subtitles: give one language for all, or one for each"
+            )
         }
         for language in languages {
             let valid =

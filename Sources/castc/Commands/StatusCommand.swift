@@ -1,9 +1,9 @@
 import ArgumentParser
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 struct StatusCommand: CastcCommand {
@@ -35,7 +35,8 @@ struct StatusCommand: CastcCommand {
     var verbose = false
 
     func run() async throws {
-        var status = try await options.send(CastcCall(.getStatus, Castd_V1_GetStatusRequest(), returning: CastdStatusResponse.self))
+        var status = try await options.send(
+            CastcCall(.getStatus, Castd_V1_GetStatusRequest(), returning: CastdStatusResponse.self))
         if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
         try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose) }
     }

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 struct TracksCommand: ParsableCommand {

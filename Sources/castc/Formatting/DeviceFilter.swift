@@ -61,7 +61,9 @@ struct DeviceFilter {
         case .transferred(let transfer):
             // The session follows its media: a watcher of either device sees the move, and a
             // watcher of the old device goes on seeing the new one.
-            guard deviceIDs.contains(transfer.fromDeviceID) || deviceIDs.contains(transfer.toDeviceID) else { return nil }
+            guard deviceIDs.contains(transfer.fromDeviceID) || deviceIDs.contains(transfer.toDeviceID) else {
+                return nil
+            }
             deviceIDs.insert(transfer.toDeviceID)
             return event
         case .lagged, nil:

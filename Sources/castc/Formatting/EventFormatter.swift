@@ -1,8 +1,8 @@
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `castc watch`: one line per event, `HH:MM:SS.mmm  kind  what`. Remembers device names from

@@ -1,8 +1,8 @@
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Media and sessions in words.

@@ -1,8 +1,8 @@
 import CastClient
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// `castc status`: the daemon, then each device with its session and media.
@@ -10,7 +10,8 @@ enum StatusReport {
     static func render(_ status: CastdStatusResponse, now: Date, verbose: Bool = false) -> String {
         var blocks: [String] = []
         if status.hasDaemon {
-            blocks.append(daemon(status.daemon, devices: status.devices, sessions: status.sessions, now: now, verbose: verbose))
+            blocks.append(
+                daemon(status.daemon, devices: status.devices, sessions: status.sessions, now: now, verbose: verbose))
         }
 
         // Devices in the daemon's order, then any device ids only sessions or media name.
@@ -66,7 +67,9 @@ enum StatusReport {
         ])
         if verbose {
             rows.append(["config", daemon.configPath.isEmpty ? "none (defaults)" : daemon.configPath])
-            rows.append(["state", daemon.stateDirectory.isEmpty ? "none (sessions are not kept)" : daemon.stateDirectory])
+            rows.append([
+                "state", daemon.stateDirectory.isEmpty ? "none (sessions are not kept)" : daemon.stateDirectory,
+            ])
             if daemon.hasLimits {
                 let limits = daemon.limits
                 rows.append([

@@ -61,7 +61,8 @@ final class RawCastSender: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
                     try pipeline.addHandler(
-                        ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength))
+                        ByteToMessageHandler(
+                            LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength))
                     )
                     try pipeline.addHandler(InboxHandler(inbox: inbox, answerPings: heartbeats == .automatic))
                 }
@@ -90,7 +91,8 @@ final class RawCastSender: Sendable {
 
     /// CONNECT as senders do it (no protocol versions offered, so no CONNECTED expected).
     func connect(to destination: String = CastWire.platformReceiverID) async throws {
-        try await send(to: destination, namespace: CastNamespace.connection, ConnectionMessage.connect(userAgent: "tests"))
+        try await send(
+            to: destination, namespace: CastNamespace.connection, ConnectionMessage.connect(userAgent: "tests"))
     }
 
     func receiver(_ payload: JSONValue) async throws {
