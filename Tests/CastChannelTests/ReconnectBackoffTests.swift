@@ -3,7 +3,7 @@ import CastChannel
 import CastProtocol
 import Testing
 
-@Suite(.cpuBound) struct ReconnectBackoffTests {
+@Suite struct ReconnectBackoffTests {
     let backoff = ReconnectBackoff()
 
     @Test func theBaseDoublesFromOneSecondToTheCap() {

@@ -6,7 +6,7 @@ import Testing
 
 /// The receiver side of the sender SDK: launch options, the Android TV app, echoing apps,
 /// `--app` apps, fixed volume and multizone groups.
-@Suite("Apps, launch options, fixed volume, groups (state machine)", .cpuBound)
+@Suite("Apps, launch options, fixed volume, groups (state machine)")
 struct AppTests {
     static let androidTV = EmulatorApp.androidTV.appID
     static let echo = EmulatorApp.echo.appID

@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// The device as a pure state machine: messages in, messages out, time passed in. No sockets.
-@Suite("EmulatedDevice state machine", .cpuBound)
+@Suite("EmulatedDevice state machine")
 struct EmulatedDeviceTests {
     private static let sender = "sender-1"
 

@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// LOAD with everything a sender SDK puts in it, and the status fields that follow from it.
-@Suite("Media LOAD and status (state machine)", .cpuBound)
+@Suite("Media LOAD and status (state machine)")
 struct MediaLoadTests {
     static let tracks: JSONValue = [
         [

@@ -7,7 +7,7 @@ import Testing
 @testable import castc
 
 /// The request each command sends, field by field, and the usage errors for bad values.
-@Suite(.cpuBound) struct LoadRequestTests {
+@Suite struct LoadRequestTests {
     @Test func everyLoadOption() throws {
         let command = try parse(
             [
@@ -206,7 +206,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct QueueRequestTests {
+@Suite struct QueueRequestTests {
     @Test func queueLoad() throws {
         let call = try parse(
             [
@@ -299,7 +299,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct PlaybackRequestTests {
+@Suite struct PlaybackRequestTests {
     @Test func rate() throws {
         let call = try parse(["rate", "1.5"], as: RateCommand.self).call()
         #expect(call.method == .setPlaybackRate)
@@ -320,7 +320,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct TracksRequestTests {
+@Suite struct TracksRequestTests {
     func track(_ id: Int64, _ type: CastdTrackType, language: String = "") -> CastdMediaTrack {
         var track = CastdMediaTrack()
         track.trackID = id
@@ -412,7 +412,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct VolumeRequestTests {
+@Suite struct VolumeRequestTests {
     func action(_ arguments: [String]) throws -> VolumeCommand.Action {
         try parse(["volume"] + arguments, as: VolumeCommand.self).action()
     }
@@ -482,7 +482,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct SessionAndDeviceRequestTests {
+@Suite struct SessionAndDeviceRequestTests {
     @Test func launch() throws {
         let call = try parse(
             [

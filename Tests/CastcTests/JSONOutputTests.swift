@@ -5,7 +5,7 @@ import Testing
 
 @testable import castc
 
-@Suite(.cpuBound) struct JSONOutputTests {
+@Suite struct JSONOutputTests {
     func object(_ text: String) throws -> [String: Any] {
         #expect(!text.contains("\n"), "one line")
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

@@ -7,7 +7,7 @@ import Testing
 
 @testable import castc
 
-@Suite(.cpuBound) struct LogLevelCommandTests {
+@Suite struct LogLevelCommandTests {
     @Test func withoutArgumentsItOnlyAsks() throws {
         let command = try parse(["log-level"], as: LogLevelCommand.self)
         #expect(command.requests.isEmpty)
@@ -51,7 +51,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct LogsCommandTests {
+@Suite struct LogsCommandTests {
     @Test func recentAndFollow() throws {
         var request = try parse(["logs"], as: LogsCommand.self).request
         #expect(request.recent == 100 && !request.follow)

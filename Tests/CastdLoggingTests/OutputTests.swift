@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite(.cpuBound) struct JournalFieldTests {
+@Suite struct JournalFieldTests {
     @Test func metadataKeysBecomeJournalFieldNames() {
         let cases: [(String, String)] = [
             ("device.id", "DEVICE_ID"), ("cast.namespace", "CAST_NAMESPACE"), ("rpc.method", "RPC_METHOD"),
@@ -74,7 +74,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct JournalStreamTests {
+@Suite struct JournalStreamTests {
     /// `DEVICE:INODE` of `fd`, as systemd writes JOURNAL_STREAM.
     static func journalStream(of fd: Int32) -> String {
         var info = stat()
@@ -124,7 +124,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct StandardErrorLineTests {
+@Suite struct StandardErrorLineTests {
     @Test func oneLinePerRecord() {
         let entry = LogEntry(
             timeMilliseconds: 1_795_860_000_123, level: .info, subsystem: "CastChannel", message: "sent",
@@ -146,7 +146,7 @@ import Testing
     }
 }
 
-@Suite(.cpuBound) struct LogHandlerTests {
+@Suite struct LogHandlerTests {
     func logs(_ filter: LogFilter = LogFilter(minimum: .info)) -> CastdLogs {
         CastdLogs(filter: filter, output: .discard)
     }
