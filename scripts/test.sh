@@ -50,10 +50,17 @@ run_tests() {
 }
 
 if [ $# -eq 0 ]; then
-    # Every suite but the mDNS floods, in parallel; then the floods on their own, one at a time:
-    # each keeps Avahi busy for a minute or two (thousands of services), which would slow every
-    # other test that waits for Avahi, and Avahi's cache holds about 1,350 services at once.
-    run_tests --skip MDNSFlood
+    # Three phases, each in parallel within itself:
+    # 1. the suites tagged .cpuBound (Tests/CastTestSupport/StallCheck.swift): tests that compute
+    #    for seconds without awaiting. Beside tests that wait with deadlines they would hold the
+    #    threads of Swift's cooperative pool (one per core) and stall them;
+    # 2. every other suite but the mDNS floods;
+    # 3. the floods, one at a time: each keeps Avahi busy for a minute or two (thousands of
+    #    services), which would slow every other test that waits for Avahi, and Avahi's cache
+    #    holds about 1,350 services at once.
+    cpu_bound=$(scripts/cpu-bound-suites.sh)
+    run_tests --filter "$cpu_bound"
+    run_tests --skip "$cpu_bound" --skip MDNSFlood
     run_tests --filter MDNSFlood --no-parallel
 else
     run_tests "$@"

@@ -13,7 +13,7 @@ import _CryptoExtras
 /// has proved anything, from any host that announces itself; path building over crafted
 /// intermediates once took castd 21 s of CPU for seven certificates and more than 60 s for eight.
 /// These tests count path building's steps, not seconds: the cost in time is in BENCHMARKS.md.
-@Suite struct AuthenticationBoundsTests {
+@Suite(.tags(.cpuBound)) struct AuthenticationBoundsTests {
     /// Self-issued CA certificates that share one subject and one key and differ only in a SAN:
     /// each is a valid parent of every other.
     static func sanVariants(_ count: Int, key: _RSA.Signing.PrivateKey, subject: String, now: Date) -> [Certificate] {

@@ -9,7 +9,7 @@ import _CryptoExtras
 
 /// CertificateOutline reads validity and key from certificates swift-certificates refuses, in
 /// place of BoringSSL (NIOSSLCertificate), which stops the process on some of them.
-@Suite struct CertificateOutlineTests {
+@Suite(.tags(.cpuBound)) struct CertificateOutlineTests {
     /// DeviceAuthFuzzer, Fuzz/Corpus/DeviceAuthFuzzer/finding-unusable-rsa-key: an answer whose
     /// intermediate certificate names a key algorithm nobody knows (1.2.840.113549.1.1.1.5.0).
     /// swift-certificates refuses it; BoringSSL's certificate parser takes it, and reading its key

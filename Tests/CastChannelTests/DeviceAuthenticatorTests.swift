@@ -162,7 +162,7 @@ struct AuthScenario {
 }
 
 /// The verifier, one check at a time: each test breaks exactly one thing of a genuine answer.
-@Suite struct DeviceAuthenticatorTests {
+@Suite(.tags(.cpuBound)) struct DeviceAuthenticatorTests {
     @Test func genuineAnswerIsVerifiedAndNamesRootAndDevice() async throws {
         var scenario = AuthScenario()
         let outcome = try await scenario.verify().get()
@@ -374,7 +374,7 @@ struct AuthScenario {
 }
 
 /// Google's Cast roots as castd ships them, and trust roots read from PEM.
-@Suite struct CastTrustRootsTests {
+@Suite(.tags(.cpuBound)) struct CastTrustRootsTests {
     static func fingerprint(_ certificate: Certificate) throws -> String {
         SHA256.hash(data: try certificate.serializeAsPEM().derBytes).map { String(format: "%02X", $0) }.joined(
             separator: ":")

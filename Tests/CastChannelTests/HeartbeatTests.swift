@@ -8,7 +8,7 @@ import Testing
 @testable import CastChannel
 
 /// The heartbeat on an embedded channel with a virtual clock: no waiting.
-@Suite struct HeartbeatTests {
+@Suite(.tags(.cpuBound)) struct HeartbeatTests {
     func makeChannel() throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(

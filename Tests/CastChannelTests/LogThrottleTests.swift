@@ -3,7 +3,7 @@ import CastSync
 import Testing
 
 /// What a peer can make castd log at will is let through a few times a minute, and counted.
-@Suite struct LogThrottleTests {
+@Suite(.tags(.cpuBound)) struct LogThrottleTests {
     @Test func aBurstIsLoggedThenCountedAndTheCountGoesWithTheNextRecord() {
         let throttle = LogThrottle(burst: 3, interval: .seconds(60))
         let start = ContinuousClock.now

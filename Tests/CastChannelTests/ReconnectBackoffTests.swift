@@ -3,7 +3,7 @@ import CastChannel
 import CastProtocol
 import Testing
 
-@Suite struct ReconnectBackoffTests {
+@Suite(.tags(.cpuBound)) struct ReconnectBackoffTests {
     let backoff = ReconnectBackoff()
 
     @Test func theBaseDoublesFromOneSecondToTheCap() {

@@ -5,7 +5,7 @@ import Testing
 @testable import CastDiscovery
 
 /// TXT parsing against every record captured from real devices, and the edge cases around them.
-@Suite struct CastTXTRecordTests {
+@Suite(.tags(.cpuBound)) struct CastTXTRecordTests {
     struct Fixture: Sendable, CustomTestStringConvertible {
         var line: Int
         var device: String

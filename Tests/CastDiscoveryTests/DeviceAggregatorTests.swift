@@ -4,7 +4,7 @@ import Testing
 @testable import CastDiscovery
 
 /// The pure part of the browser: service instances in, one device per TXT id out.
-@Suite struct DeviceAggregatorTests {
+@Suite(.tags(.cpuBound)) struct DeviceAggregatorTests {
     static func key(_ name: String, interface: Int32 = 1, proto: Int32 = 0) -> ServiceKey {
         ServiceKey(interface: interface, protocol: proto, name: name, type: "_googlecast._tcp", domain: "local")
     }

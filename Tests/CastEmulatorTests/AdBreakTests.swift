@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// Ad breaks: pre-roll, mid-roll, post-roll, skippable clips and SKIP_AD.
-@Suite("Ad breaks (state machine)")
+@Suite("Ad breaks (state machine)", .tags(.cpuBound))
 struct AdBreakTests {
     /// 120 s of content with the given breaks and clips c1 (10 s, skippable after 5 s),
     /// c2 (8 s, never skippable), c3 (6 s, whenSkippable -1: never).

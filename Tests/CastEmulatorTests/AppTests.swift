@@ -6,7 +6,7 @@ import Testing
 
 /// The receiver side of the sender SDK: launch options, the Android TV app, echoing apps,
 /// `--app` apps, fixed volume and multizone groups.
-@Suite("Apps, launch options, fixed volume, groups (state machine)")
+@Suite("Apps, launch options, fixed volume, groups (state machine)", .tags(.cpuBound))
 struct AppTests {
     static let androidTV = EmulatorApp.androidTV.appID
     static let echo = EmulatorApp.echo.appID

@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// The device as a pure state machine: messages in, messages out, time passed in. No sockets.
-@Suite("EmulatedDevice state machine")
+@Suite("EmulatedDevice state machine", .tags(.cpuBound))
 struct EmulatedDeviceTests {
     private static let sender = "sender-1"
 

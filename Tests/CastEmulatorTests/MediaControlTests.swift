@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// PLAY, PAUSE, SEEK, SET_PLAYBACK_RATE, EDIT_TRACKS_INFO, SET_VOLUME on a loaded session.
-@Suite("Media control commands (state machine)")
+@Suite("Media control commands (state machine)", .tags(.cpuBound))
 struct MediaControlTests {
     static let withTracks = media(["tracks": MediaLoadTests.tracks])
 

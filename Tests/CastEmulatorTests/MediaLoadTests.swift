@@ -5,7 +5,7 @@ import Testing
 @testable import CastEmulator
 
 /// LOAD with everything a sender SDK puts in it, and the status fields that follow from it.
-@Suite("Media LOAD and status (state machine)")
+@Suite("Media LOAD and status (state machine)", .tags(.cpuBound))
 struct MediaLoadTests {
     static let tracks: JSONValue = [
         [

@@ -6,7 +6,7 @@ import Testing
 
 /// Queues: QUEUE_LOAD, INSERT, REMOVE, REORDER, UPDATE, NEXT / PREV, and what happens when an
 /// item reaches its end in each repeat mode.
-@Suite("Media queue (state machine)")
+@Suite("Media queue (state machine)", .tags(.cpuBound))
 struct QueueTests {
     /// A device playing a queue of `names` (100 s each unless given), from `startIndex`.
     static func queue(

@@ -3,7 +3,7 @@ import CastProtocol
 import Foundation
 import Testing
 
-@Suite struct CastMessageTests {
+@Suite(.tags(.cpuBound)) struct CastMessageTests {
     @Test func requiredZeroFieldsAreOnTheWire() throws {
         let message = CastMessage.json(
             source: "sender-1", destination: "receiver-0", namespace: CastNamespace.receiver,
@@ -54,7 +54,7 @@ import Testing
     }
 }
 
-@Suite struct JSONValueTests {
+@Suite(.tags(.cpuBound)) struct JSONValueTests {
     @Test func lenientAccessors() throws {
         let json = try JSONValue.parse(#"{"requestId":"42","level":1,"f":0.5,"b":true,"n":null,"s":[1,"2"]}"#)
         #expect(json["requestId"]?.intValue == 42)

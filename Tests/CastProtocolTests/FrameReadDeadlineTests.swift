@@ -6,7 +6,7 @@ import Testing
 
 /// A frame must arrive whole within the deadline of its first byte (castd.v1's per-frame read
 /// deadline, SECURITY.md): on the embedded event loop's clock, so the times are exact.
-@Suite struct FrameReadDeadlineTests {
+@Suite(.tags(.cpuBound)) struct FrameReadDeadlineTests {
     static let deadline = TimeAmount.seconds(30)
 
     /// A channel with the handler at its head, and what it reported.

@@ -5,7 +5,7 @@ import NIOEmbedded
 import NIOTestUtils
 import Testing
 
-@Suite struct FramingTests {
+@Suite(.tags(.cpuBound)) struct FramingTests {
     private func frame(_ body: [UInt8]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.writeLengthPrefixedFrame(body)

@@ -5,7 +5,7 @@ import Testing
 
 /// Inputs the fuzzers (Fuzz/, scripts/fuzz.sh) found to break a property; each is also in the
 /// target's corpus (Fuzz/Corpus), which `scripts/fuzz.sh --replay` replays.
-@Suite struct FuzzFindingsTests {
+@Suite(.tags(.cpuBound)) struct FuzzFindingsTests {
     /// CastPayloadFuzzer, Fuzz/Corpus/CastPayloadFuzzer/hostile-receiver-volume-strings.json: a
     /// volume level sent as the string "nan" read as NaN, so the status never equalled itself
     /// (every RECEIVER_STATUS looked like a change) and clients were shown NaN.

@@ -8,7 +8,7 @@ import Testing
 /// with two devices answering ~2,000 requests/s, castd took 0.3 ms to read each MEDIA_STATUS,
 /// its devices' messages piled up by the thousand, and a dropped link was noticed only 2-13 s
 /// later, once the backlog had been read). It must read exactly what JSONDecoder read.
-@Suite struct JSONParserTests {
+@Suite(.tags(.cpuBound)) struct JSONParserTests {
     /// The reading it replaces: JSONDecoder through `JSONValue: Decodable`.
     static func decoded(_ text: String) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))

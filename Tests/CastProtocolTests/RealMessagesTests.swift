@@ -6,7 +6,7 @@ import Testing
 /// Every payload captured from real devices and senders (Fixtures/real-messages, copied from
 /// the project's shared captures with their sources) must go through the wire codec and the
 /// typed parsers without failing.
-@Suite struct RealMessagesTests {
+@Suite(.tags(.cpuBound)) struct RealMessagesTests {
     struct Fixture: CustomTestStringConvertible, Sendable {
         var file: String
         var line: Int

@@ -24,7 +24,7 @@ func usageError(_ arguments: [String]) -> String {
     }
 }
 
-@Suite struct ArgumentParsingTests {
+@Suite(.tags(.cpuBound)) struct ArgumentParsingTests {
     @Test func globalOptionsOnEveryCommand() throws {
         let commands = [
             ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"],
@@ -208,7 +208,7 @@ func usageError(_ arguments: [String]) -> String {
     }
 }
 
-@Suite struct GlobalOptionOrderTests {
+@Suite(.tags(.cpuBound)) struct GlobalOptionOrderTests {
     @Test func sharedOptionsMayComeBeforeTheCommand() throws {
         #expect(
             Castc.globalOptionsAfterCommand(["--socket", "/s", "--json", "status"]) == [

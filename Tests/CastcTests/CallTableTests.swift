@@ -6,7 +6,7 @@ import Testing
 @testable import CastClient
 
 /// The client's demultiplexer as a pure state machine: frames in, effects out.
-@Suite struct CallTableTests {
+@Suite(.tags(.cpuBound)) struct CallTableTests {
     typealias Table = CastdCallTable<String>
 
     static func frame(_ callID: UInt64, message: String) -> Castd_V1_Frame {

@@ -7,7 +7,7 @@ import Testing
 @testable import castc
 
 /// The request each command sends, field by field, and the usage errors for bad values.
-@Suite struct LoadRequestTests {
+@Suite(.tags(.cpuBound)) struct LoadRequestTests {
     @Test func everyLoadOption() throws {
         let command = try parse(
             [
@@ -206,7 +206,7 @@ import Testing
     }
 }
 
-@Suite struct QueueRequestTests {
+@Suite(.tags(.cpuBound)) struct QueueRequestTests {
     @Test func queueLoad() throws {
         let call = try parse(
             [
@@ -299,7 +299,7 @@ import Testing
     }
 }
 
-@Suite struct PlaybackRequestTests {
+@Suite(.tags(.cpuBound)) struct PlaybackRequestTests {
     @Test func rate() throws {
         let call = try parse(["rate", "1.5"], as: RateCommand.self).call()
         #expect(call.method == .setPlaybackRate)
@@ -320,7 +320,7 @@ import Testing
     }
 }
 
-@Suite struct TracksRequestTests {
+@Suite(.tags(.cpuBound)) struct TracksRequestTests {
     func track(_ id: Int64, _ type: CastdTrackType, language: String = "") -> CastdMediaTrack {
         var track = CastdMediaTrack()
         track.trackID = id
@@ -412,7 +412,7 @@ import Testing
     }
 }
 
-@Suite struct VolumeRequestTests {
+@Suite(.tags(.cpuBound)) struct VolumeRequestTests {
     func action(_ arguments: [String]) throws -> VolumeCommand.Action {
         try parse(["volume"] + arguments, as: VolumeCommand.self).action()
     }
@@ -482,7 +482,7 @@ import Testing
     }
 }
 
-@Suite struct SessionAndDeviceRequestTests {
+@Suite(.tags(.cpuBound)) struct SessionAndDeviceRequestTests {
     @Test func launch() throws {
         let call = try parse(
             [

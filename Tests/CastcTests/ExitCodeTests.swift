@@ -5,7 +5,7 @@ import Testing
 
 @testable import castc
 
-@Suite struct ExitCodeTests {
+@Suite(.tags(.cpuBound)) struct ExitCodeTests {
     @Test(arguments: [
         (CastdCode.cancelled, Int32(1)), (.invalidArgument, 3), (.deadlineExceeded, 4), (.notFound, 5),
         (.permissionDenied, 7), (.failedPrecondition, 9), (.unimplemented, 12), (.internal, 13),

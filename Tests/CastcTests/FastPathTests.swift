@@ -6,7 +6,7 @@ import Testing
 
 /// castc builds status, play, pause and stop itself (FastPath.swift): the result must be what
 /// ArgumentParser would have built, and everything else must still go to ArgumentParser.
-@Suite struct FastPathTests {
+@Suite(.tags(.cpuBound)) struct FastPathTests {
     static let handled: [[String]] = [
         ["status"], ["status", "--verbose"], ["status", "-v", "--json"],
         ["status", "--socket", "/tmp/c.sock", "--device", "Kitchen"],

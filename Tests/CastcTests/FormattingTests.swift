@@ -63,7 +63,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     return session
 }
 
-@Suite struct PlaybackTimeTests {
+@Suite(.tags(.cpuBound)) struct PlaybackTimeTests {
     @Test func parses() {
         #expect(PlaybackTime.parse("0") == 0)
         #expect(PlaybackTime.parse("90") == 90)
@@ -98,7 +98,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct DeviceTableTests {
+@Suite(.tags(.cpuBound)) struct DeviceTableTests {
     @Test func alignedColumns() {
         var tv = castDevice("abc", "Living Room TV", model: "Chromecast Ultra", host: "192.168.1.20", link: .connected)
         var receiver = Castd_V1_ReceiverStatus()
@@ -162,7 +162,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct MediaSummaryTests {
+@Suite(.tags(.cpuBound)) struct MediaSummaryTests {
     let now = Date(timeIntervalSince1970: 1_700_000_010)  // 10 s after the report
 
     @Test func playingLineEstimatesThePosition() {
@@ -210,7 +210,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct StatusReportTests {
+@Suite(.tags(.cpuBound)) struct StatusReportTests {
     @Test func daemonThenDevicesWithSessionAndMedia() {
         var status = CastdStatusResponse()
         var daemon = CastdDaemonInfo()
@@ -286,7 +286,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct DeviceFilterTests {
+@Suite(.tags(.cpuBound)) struct DeviceFilterTests {
     let devices = [
         castDevice("abc", "Living Room TV", host: "192.168.1.20"),
         castDevice("def", "Kitchen", host: "192.168.1.21"),
@@ -347,7 +347,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     }
 }
 
-@Suite struct EventFormatterTests {
+@Suite(.tags(.cpuBound)) struct EventFormatterTests {
     func event(_ sequence: UInt64, at milliseconds: Int64, _ configure: (inout CastdEvent) -> Void) -> CastdEvent {
         var event = CastdEvent()
         event.sequence = sequence

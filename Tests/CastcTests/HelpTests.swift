@@ -4,7 +4,7 @@ import Testing
 
 @testable import castc
 
-@Suite struct HelpTests {
+@Suite(.tags(.cpuBound)) struct HelpTests {
     static let subcommands = [
         "devices", "apps", "status", "connect", "launch", "disconnect", "load", "play", "pause", "stop", "seek", "rate",
         "skip-ad", "queue", "tracks", "volume", "mute", "unmute", "send", "listen", "watch", "log-level", "logs",

@@ -5,7 +5,7 @@ import Testing
 
 @testable import castc
 
-@Suite struct JSONOutputTests {
+@Suite(.tags(.cpuBound)) struct JSONOutputTests {
     func object(_ text: String) throws -> [String: Any] {
         #expect(!text.contains("\n"), "one line")
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])

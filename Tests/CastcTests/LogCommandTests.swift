@@ -7,7 +7,7 @@ import Testing
 
 @testable import castc
 
-@Suite struct LogLevelCommandTests {
+@Suite(.tags(.cpuBound)) struct LogLevelCommandTests {
     @Test func withoutArgumentsItOnlyAsks() throws {
         let command = try parse(["log-level"], as: LogLevelCommand.self)
         #expect(command.requests.isEmpty)
@@ -51,7 +51,7 @@ import Testing
     }
 }
 
-@Suite struct LogsCommandTests {
+@Suite(.tags(.cpuBound)) struct LogsCommandTests {
     @Test func recentAndFollow() throws {
         var request = try parse(["logs"], as: LogsCommand.self).request
         #expect(request.recent == 100 && !request.follow)

@@ -3,7 +3,7 @@ import CastClient
 import Foundation
 import Testing
 
-@Suite struct PositionTests {
+@Suite(.tags(.cpuBound)) struct PositionTests {
     static let reported = Date(timeIntervalSince1970: 1_700_000_000)
 
     static func status(

@@ -66,7 +66,7 @@ func richStatus() -> CastdMediaStatus {
     return status
 }
 
-@Suite struct RichMediaFormattingTests {
+@Suite(.tags(.cpuBound)) struct RichMediaFormattingTests {
     let now = Date(timeIntervalSince1970: 1_700_000_004)  // 4 s after the report: 6 s of ad at 1.5×
 
     @Test func oneLineWithRateQueueAndAd() {
@@ -315,7 +315,7 @@ func richStatus() -> CastdMediaStatus {
     }
 }
 
-@Suite struct ErrorFormattingTests {
+@Suite(.tags(.cpuBound)) struct ErrorFormattingTests {
     func deviceError(_ type: String, _ reason: String = "", _ detail: String = "") -> CastdDeviceError {
         var error = CastdDeviceError()
         error.type = type
@@ -361,7 +361,7 @@ func richStatus() -> CastdMediaStatus {
     }
 }
 
-@Suite struct ChannelEventFormattingTests {
+@Suite(.tags(.cpuBound)) struct ChannelEventFormattingTests {
     @Test func messagesOnOneLineNoticesApart() {
         var message = CastdAppMessage()
         message.payload = "{\n  \"type\": \"SCORE\",\n  \"text\": \"a\\nb\"\n}"

@@ -6,7 +6,7 @@ import Testing
 
 /// --socket, else $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock if it is there, else the
 /// system socket if that is there.
-@Suite struct SocketPathTests {
+@Suite(.tags(.cpuBound)) struct SocketPathTests {
     func options(_ arguments: [String]) throws -> GlobalOptions {
         try parse(["status"] + arguments, as: StatusCommand.self).options
     }

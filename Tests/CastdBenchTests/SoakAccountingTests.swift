@@ -8,7 +8,7 @@ import Testing
 
 /// The soak's accounting, fed frames by hand: it must catch every lost and duplicated reply,
 /// and count a failure status as the reply it is.
-@Suite struct SoakAccountingTests {
+@Suite(.tags(.cpuBound)) struct SoakAccountingTests {
     static func message(_ callID: UInt64, _ text: String = "reply") -> Castd_V1_Frame {
         var frame = Castd_V1_Frame()
         frame.callID = callID
@@ -172,7 +172,7 @@ import Testing
 }
 
 /// The watchers' logs and their comparison.
-@Suite struct SoakWatchComparisonTests {
+@Suite(.tags(.cpuBound)) struct SoakWatchComparisonTests {
     static func event(_ sequence: UInt64, _ kind: String) -> [UInt8] {
         var event = CastdEvent()
         event.sequence = sequence

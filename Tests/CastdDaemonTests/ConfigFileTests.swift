@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// castd.toml: every key read, every mistake named with its key and line.
-@Suite struct ConfigFileTests {
+@Suite(.tags(.cpuBound)) struct ConfigFileTests {
     static let complete = """
         # every key castd takes
         socket = "/run/castd/castd.sock"
@@ -122,7 +122,7 @@ import Testing
 }
 
 /// Settings resolved from the layers and the mode.
-@Suite struct SettingsTests {
+@Suite(.tags(.cpuBound)) struct SettingsTests {
     let systemPaths = DaemonPaths(mode: .system, environment: [:], isRoot: true)
 
     @Test func defaultsFollowTheMode() throws {
@@ -214,7 +214,7 @@ import Testing
 }
 
 /// Who may call, from the kernel's word on who is calling.
-@Suite struct AccessPolicyTests {
+@Suite(.tags(.cpuBound)) struct AccessPolicyTests {
     let policy = CastdAccessPolicy(ownerUID: 1000, controlGroups: [4301], readGroups: [4300])
 
     @Test func ownerAndRootControlGroupsDecideTheRest() {
@@ -244,7 +244,7 @@ import Testing
 /// aborted; a release build has undefined behaviour) while castd read castd.toml with TOMLKit.
 /// castd's own parser (ConfigTOML) refuses each with the line. Each is in
 /// Fuzz/Corpus/CastdConfigFuzzer (finding-*.toml).
-@Suite struct ConfigFuzzFindingsTests {
+@Suite(.tags(.cpuBound)) struct ConfigFuzzFindingsTests {
     @Test(arguments: [
         "[\n", "[[\n", "[[[\n\"=\n", "[[[a]]]\n", "[ ]\n", "  [\t\n", "x = 1\n[=\n", "\u{FEFF}[\n", "[\u{05A2}",
     ])

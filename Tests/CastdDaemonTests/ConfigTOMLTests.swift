@@ -5,7 +5,7 @@ import Testing
 
 /// castd.toml's reader (ConfigTOML): the part of TOML 1.0 castd's settings use, read strictly;
 /// the rest refused with its line.
-@Suite struct ConfigTOMLTests {
+@Suite(.tags(.cpuBound)) struct ConfigTOMLTests {
     static func parse(_ text: String) throws -> ConfigLayer { try ConfigFile.parse(text, file: "c.toml") }
 
     static var repository: URL {
@@ -201,7 +201,7 @@ import Testing
 }
 
 /// What castd.toml refuses, and the line it names.
-@Suite struct ConfigTOMLRefusalTests {
+@Suite(.tags(.cpuBound)) struct ConfigTOMLRefusalTests {
     @Test(
         arguments: [
             // Values TOML has and no castd setting uses.

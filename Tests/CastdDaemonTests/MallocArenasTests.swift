@@ -4,7 +4,7 @@ import Testing
 
 /// castd caps glibc's malloc arenas (its resident memory grew with each burst a thread served;
 /// see MallocArenas), unless its environment already says how many.
-@Suite struct MallocArenasTests {
+@Suite(.tags(.cpuBound)) struct MallocArenasTests {
     @Test func castdAsksForTwoArenas() {
         #expect(MallocArenas.limit(environment: [:]) == 2)
         #expect(MallocArenas.limit(environment: ["HOME": "/root"]) == 2)

@@ -5,7 +5,7 @@ import Testing
 
 @testable import CastdLogging
 
-@Suite struct LogRecordBufferTests {
+@Suite(.tags(.cpuBound)) struct LogRecordBufferTests {
     static func entry(_ message: String, subsystem: String = "RPC") -> LogEntry {
         LogEntry(timeMilliseconds: 0, level: .info, subsystem: subsystem, message: message)
     }

@@ -9,7 +9,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite struct JournalFieldTests {
+@Suite(.tags(.cpuBound)) struct JournalFieldTests {
     @Test func metadataKeysBecomeJournalFieldNames() {
         let cases: [(String, String)] = [
             ("device.id", "DEVICE_ID"), ("cast.namespace", "CAST_NAMESPACE"), ("rpc.method", "RPC_METHOD"),
@@ -74,7 +74,7 @@ import Testing
     }
 }
 
-@Suite struct JournalStreamTests {
+@Suite(.tags(.cpuBound)) struct JournalStreamTests {
     /// `DEVICE:INODE` of `fd`, as systemd writes JOURNAL_STREAM.
     static func journalStream(of fd: Int32) -> String {
         var info = stat()
@@ -124,7 +124,7 @@ import Testing
     }
 }
 
-@Suite struct StandardErrorLineTests {
+@Suite(.tags(.cpuBound)) struct StandardErrorLineTests {
     @Test func oneLinePerRecord() {
         let entry = LogEntry(
             timeMilliseconds: 1_795_860_000_123, level: .info, subsystem: "CastChannel", message: "sent",
@@ -146,7 +146,7 @@ import Testing
     }
 }
 
-@Suite struct LogHandlerTests {
+@Suite(.tags(.cpuBound)) struct LogHandlerTests {
     func logs(_ filter: LogFilter = LogFilter(minimum: .info)) -> CastdLogs {
         CastdLogs(filter: filter, output: .discard)
     }

@@ -11,7 +11,7 @@ import Testing
 /// whole varint, past the buffer it sized (SECURITY.md, H2). Every device-supplied enum must come
 /// out within int32 and encode to exactly the bytes it was sized for.
 /// Fuzz/Corpus/CastPayloadFuzzer/hostile-media-status-enums.json is the fuzzer's seed for it.
-@Suite struct DeviceEnumRangeTests {
+@Suite(.tags(.cpuBound)) struct DeviceEnumRangeTests {
     static let receivedAt = Date(timeIntervalSince1970: 1_900_000_000)
 
     /// Values around and far past int32's ends, as a device may write them.

@@ -4,7 +4,7 @@ import CastdAPI
 import Testing
 
 /// How castd finds the device a request names (DeviceRegistry.device(matching:in:)).
-@Suite struct DeviceSelectorTests {
+@Suite(.tags(.cpuBound)) struct DeviceSelectorTests {
     func device(_ id: String, _ name: String, _ host: String, _ port: UInt32 = 8009) -> CastdDevice {
         var device = CastdDevice()
         device.id = id

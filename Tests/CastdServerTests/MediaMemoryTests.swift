@@ -11,7 +11,7 @@ import Testing
 /// What castd keeps of a device's media is bounded whatever ids its app makes up (SECURITY.md,
 /// G3.1): an app that starts a new media session, or names new queue items, with every
 /// MEDIA_STATUS does not grow castd.
-@Suite struct MediaMemoryTests {
+@Suite(.tags(.cpuBound)) struct MediaMemoryTests {
     static func status(mediaSessionID: Int, items: [Int]) -> JSONValue {
         let media: JSONValue = .object([
             "contentId": .string("https://example.com/\(mediaSessionID).mp4"), "contentType": .string("video/mp4"),
@@ -91,7 +91,7 @@ import Testing
 
 /// The app availability castd remembers per device is bounded (SECURITY.md, G5.3), and so is
 /// what one call may ask.
-@Suite struct AvailabilityMemoryTests {
+@Suite(.tags(.cpuBound)) struct AvailabilityMemoryTests {
     @Test func theCacheKeepsAtMostItsLimit() {
         var known: [String: Bool] = [:]
         for batch in 0..<100 {

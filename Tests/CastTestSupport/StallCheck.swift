@@ -1,0 +1,37 @@
+import CastSync
+import Foundation
+import Testing
+
+extension Tag {
+    /// Suites whose tests compute for seconds without awaiting anything (parsing castc's whole
+    /// command tree, X.509 and RSA, JSON corpora, in a debug or sanitized build).
+    /// `scripts/test.sh` runs them on their own, before the rest.
+    ///
+    /// Why: Swift's cooperative pool has one thread per core, two on the machines this project
+    /// is tested on. Two such tests at once held both threads for seconds, and every test then
+    /// waiting with a deadline (for castd, an emulator, a session, an idle timer) saw nothing
+    /// happen until it timed out. Run on a thread of their own instead, they took the cores from
+    /// NIO's threads and the processes other tests start, which have deadlines too. Apart, they
+    /// stall nobody. `CASTD_TEST_STALL_CHECK` finds such tests (``stallCheck``).
+    @Tag public static var cpuBound: Self
+}
+
+/// With `CASTD_TEST_STALL_CHECK=1`: a thread that checks that Swift's cooperative pool runs a job
+/// within 3 s, and otherwise sends this process SIGQUIT, so that the backtracer prints every
+/// thread (`SWIFT_BACKTRACE=enable=yes`): the tests on the pool's threads then are the ones to
+/// tag ``Testing/Tag/cpuBound``. A diagnosis, not part of the suite.
+public let stallCheck: Void = {
+    guard ProcessInfo.processInfo.environment["CASTD_TEST_STALL_CHECK"] != nil else { return }
+    Thread.detachNewThread {
+        let ran = Locked<ContinuousClock.Instant>(.now)
+        while true {
+            Task.detached { ran.withLock { $0 = .now } }
+            usleep(250_000)
+            if ContinuousClock.now - ran.withLock({ $0 }) > .seconds(3) {
+                FileHandle.standardError.write(Data("stall check: no job ran on the cooperative pool for 3 s\n".utf8))
+                kill(getpid(), SIGQUIT)
+                return
+            }
+        }
+    }
+}()
