@@ -391,14 +391,8 @@ struct FaultTests {
     func movePortOverHTTP() async throws {
         try await withEmulator(controlledConfiguration()) { emulator, endpoints in
             let httpPort = try #require(endpoints.httpPort)
-            // A port free a moment ago; another test may take it meanwhile (500: it cannot be
-            // bound), so a few are tried.
-            var wanted = 0
-            var answer = ControlAnswer(status: 0, json: .null)
-            for _ in 0..<3 where answer.status != 200 {
-                wanted = try freePort()
-                answer = try await control("/emulator/faults/move-port", #"{"port": \#(wanted)}"#, port: httpPort)
-            }
+            let wanted = try freePort()
+            let answer = try await control("/emulator/faults/move-port", #"{"port": \#(wanted)}"#, port: httpPort)
             #expect(answer.status == 200, "\(answer.json)")
             #expect(answer.json["endpoints"]?["port"]?.intValue == Int64(wanted))
             #expect(emulator.endpoints?.port == wanted)

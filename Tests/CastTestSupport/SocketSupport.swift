@@ -1,3 +1,4 @@
+import CastSync
 import Foundation
 
 #if canImport(Glibc)
@@ -75,12 +76,16 @@ public func unixSocket(_ type: Int32, path: String, bindInstead: Bool = false) t
     return fd
 }
 
-/// A free TCP port on 127.0.0.1 below the kernel's ephemeral range (32768 and up), for a test
-/// that must listen on the same port twice (a device that restarts): a port the kernel hands
-/// out for other tests' listeners and outgoing connections could be taken in between.
-public func rebindableTCPPort() throws -> Int {
+/// A TCP port on 127.0.0.1 that is free, for a test that listens on a port it chose (a device
+/// that restarts, a device that moves) or needs one where nothing answers. It is below the
+/// kernel's ephemeral range (32768 and up): a port in that range may be taken between the choice
+/// and its use, by any outgoing connection on the machine as its source port or by a listener on
+/// port 0 (a CI run saw an emulator fail to bind 127.0.0.1:39813 that way). No two calls in one
+/// test process get the same port.
+public func freePort() throws -> Int {
     for _ in 0..<100 {
         let port = Int.random(in: 20_000..<32_000)
+        guard handedOutPorts.withLock({ $0.insert(port).inserted }) else { continue }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -99,10 +104,4 @@ public func rebindableTCPPort() throws -> Int {
     throw POSIXError(.EADDRINUSE)
 }
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released): a
-/// connection to it is refused.
-public func freePort() throws -> Int {
-    let (fd, port) = try silentTCPListener()
-    close(fd)
-    return port
-}
+private let handedOutPorts = Locked<Set<Int>>([])

@@ -26,7 +26,7 @@ struct FaultRecoveryTests {
         _ body: (CastdClient, CastDeviceEmulator, CastdEventHub, EventRecorder) async throws -> T
     ) async throws -> T {
         var configuration = EmulatorConfiguration()
-        configuration.port = try rebindableTCPPort()
+        configuration.port = try freePort()
         configure(&configuration)
         return try await withEmulator(configuration) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))

@@ -40,7 +40,7 @@ struct LinkRecoveryTests {
     @Test func aDeviceBackWithoutTheAppEndsTheSessionWithTheReason() async throws {
         var first = EmulatorConfiguration()
         first.name = "Rebooting TV"
-        first.port = try rebindableTCPPort()
+        first.port = try freePort()
         let port = try await withEmulator(first) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
             return try await withDaemon(devices: [device]) { socket, hub in
