@@ -21,7 +21,7 @@ public enum CastdRPC {
     }
 
     /// Decodes a frame body (without its length prefix).
-    public static func decodeFrame(_ body: ByteBuffer) throws -> Castd_V1_Frame {
+    public static func decodeFrame(_ body: ByteBuffer) throws(CastdError) -> Castd_V1_Frame {
         do {
             return try Castd_V1_Frame(serializedBytes: Array(body.readableBytesView))
         } catch {

@@ -434,22 +434,17 @@ public final class CastdServer: Service, Sendable {
         }
         let callID = start.callID
         let limit = configuration.maximumConcurrentCalls
-        let admission = start.answersInline ? handle.check(callID: callID, limit: limit) : nil
-        if case .ok? = admission {
-            await writer.answer(callID: callID, inline.respond(to: start))
-            return
-        }
-        let admitted = admission ?? handle.admit(callID: callID, limit: limit, refused: start.refusal != nil)
-        switch admitted {
-        case .duplicate:
+        // A call to run as a task is registered; one answered inline, or refused, is only judged.
+        let admission =
+            start.answersInline || start.refusal != nil
+            ? handle.check(callID: callID, limit: limit) : handle.admit(callID: callID, limit: limit)
+        if case .duplicate = admission {
             // On call id 0: a status on the id would end the call still open there (rpc.proto).
             await writer.status(
                 callID: 0,
                 CastdError(
                     .alreadyExists, "call id \(callID) is already open on this connection; this start was ignored"))
             return
-        case .ok, .tooMany, .draining:
-            break
         }
         if let refusal = start.refusal {
             if case .needsControl(let method) = refusal,
@@ -462,7 +457,18 @@ public final class CastdServer: Service, Sendable {
             await writer.status(callID: callID, refusal.error)
             return
         }
-        switch admitted {
+        switch admission {
+        case .ok(nil):
+            await writer.answer(callID: callID, inline.respond(to: start))
+        case .ok(let cancelSignal?):
+            guard let method = start.method else { return }
+            let access = inline.access
+            calls.addTask {
+                await self.run(
+                    method, callID: callID, request: start.request, timeout: start.timeout,
+                    cancelSignal: cancelSignal, access: access, peer: peer, writer: writer, logger: logger)
+                handle.finished(callID: callID)
+            }
         case .tooMany:
             await writer.status(
                 callID: callID,
@@ -472,16 +478,7 @@ public final class CastdServer: Service, Sendable {
         case .draining:
             await writer.status(callID: callID, CastdError(.unavailable, "castd is shutting down"))
         case .duplicate:
-            break
-        case .ok(let cancelSignal):
-            guard let method = start.method, let cancelSignal else { return }
-            let access = inline.access
-            calls.addTask {
-                await self.run(
-                    method, callID: callID, request: start.request, timeout: start.timeout,
-                    cancelSignal: cancelSignal, access: access, peer: peer, writer: writer, logger: logger)
-                handle.finished(callID: callID)
-            }
+            break  // answered above
         }
     }
 
@@ -732,12 +729,11 @@ final class ConnectionHandle: Sendable {
         state.withLock { Self.judge($0, callID: callID, limit: limit) }
     }
 
-    /// Registers a call with this id if the connection takes it. A call that will be `refused`
-    /// anyway is only judged (so that a duplicate id is still reported as one).
-    func admit(callID: UInt64, limit: Int, refused: Bool = false) -> Admission {
+    /// Registers a call with this id if the connection takes it.
+    func admit(callID: UInt64, limit: Int) -> Admission {
         state.withLock { state in
             let admission = Self.judge(state, callID: callID, limit: limit)
-            guard case .ok = admission, !refused else { return admission }
+            guard case .ok = admission else { return admission }
             let (stream, continuation) = AsyncStream.makeStream(
                 of: CastdError.self, bufferingPolicy: .bufferingNewest(1))
             state.calls[callID] = continuation

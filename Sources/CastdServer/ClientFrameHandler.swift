@@ -21,11 +21,8 @@ enum ClientFrame: Sendable {
         let frame: Castd_V1_Frame
         do {
             frame = try CastdRPC.decodeFrame(body)
-        } catch let error as CastdError {
-            self = .invalid(error, malformed: true)
-            return
         } catch {
-            self = .invalid(CastdError(.invalidArgument, "malformed castd.v1 frame: \(error)"), malformed: true)
+            self = .invalid(error, malformed: true)
             return
         }
         switch frame.kind {

@@ -1,8 +1,5 @@
 import ArgumentParser
 import CSystemd
-import CastChannel
-import CastCore
-import CastDiscovery
 import CastdAPI
 import CastdDaemon
 import CastdLogging

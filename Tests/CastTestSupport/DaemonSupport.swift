@@ -123,6 +123,7 @@ public func eventually(
     _ what: @autoclosure () -> String = "condition",
     _ condition: () async throws -> Bool
 ) async throws {
+    _ = stallCheck  // the tests a stall would fail are the ones that wait
     let clock = ContinuousClock()
     let timeout = timeout.scaledForTests
     let deadline = clock.now + timeout

@@ -13,7 +13,6 @@ public final class EventRecorder: Sendable {
     private let task: Task<Void, Never>
 
     public init(_ hub: CastdEventHub) {
-        _ = stallCheck
         let subscription = hub.watch()
         let storage = self.storage
         task = Task {
