@@ -276,7 +276,7 @@ let package = Package(
         .executableTarget(
             name: "CastdRequestFuzzer",
             dependencies: [
-                "FuzzSupport", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
+                "FuzzSupport", "CastCore", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],

@@ -1,3 +1,4 @@
+import CastCore
 import CastProtocol
 import CastdAPI
 import CastdServer
@@ -9,7 +10,7 @@ import SwiftProtobuf
 // What castd reads from a client on its socket, up to the point where a request would reach a
 // device: castd.v1 frames (length-prefixed, 4 MiB limit; CastdRPC.decodeFrame), the method path,
 // and each method's request message with the checks castd applies before anything is sent
-// (CastdService.handle: decodeRequest and Validate). The first byte picks the mode: below 0x80,
+// (CastdService.handle: decodeRequest, CastdValidation, and the mapping to the device's request). The first byte picks the mode: below 0x80,
 // the rest is one request for method number byte % 28 (CastdMethod.allCases); otherwise the rest is a stream of frames.
 //
 // Properties: a refused frame header is refused for the reason its length gives; a request castd
@@ -61,65 +62,71 @@ func check(_ method: CastdMethod, request: [UInt8]) {
         switch method {
         case .listDevices:
             let r = try CastdService.decodeRequest(Castd_V1_ListDevicesRequest.self, request)
-            for appID in r.appIds { try Validate.appID(appID) }
+            try CastdValidation.appIDs(r.appIds)
         case .getStatus:
             _ = try CastdService.decodeRequest(Castd_V1_GetStatusRequest.self, request)
         case .getAppAvailability:
             let r = try CastdService.decodeRequest(Castd_V1_AppAvailabilityRequest.self, request)
-            for appID in r.appIds { try Validate.appID(appID) }
+            try CastdValidation.appIDs(r.appIds)
         case .startSession:
             let r = try CastdService.decodeRequest(Castd_V1_StartSessionRequest.self, request)
-            if !r.appID.isEmpty { try Validate.appID(r.appID) }
-            try Validate.launchOptions(r.launch)
+            try CastdValidation.startSession(r)
         case .endSession:
             _ = try CastdService.decodeRequest(Castd_V1_EndSessionRequest.self, request)
         case .load:
             let r = try CastdService.decodeRequest(Castd_V1_LoadRequest.self, request)
-            var fields = try Validate.load(r)
-            fields["type"] = "LOAD"
-            fields["requestId"] = .number(Double(Int32.max))
-            fits(.object(fields), "LOAD")
+            try CastdValidation.load(r)
+            fits(try MediaRequest(load: r), "LOAD")
         case .play, .pause, .stop, .skipAd, .requestMediaStatus:
             _ = try CastdService.decodeRequest(Castd_V1_MediaRequest.self, request)
         case .seek:
-            _ = try CastdService.decodeRequest(Castd_V1_SeekRequest.self, request)
+            let r = try CastdService.decodeRequest(Castd_V1_SeekRequest.self, request)
+            try CastdValidation.seek(r)
+            fits(MediaRequest(seek: r), "SEEK")
         case .setPlaybackRate:
             let r = try CastdService.decodeRequest(Castd_V1_SetPlaybackRateRequest.self, request)
-            try Validate.rate(r.rate)
+            try CastdValidation.rate(r.rate)
             fuzzRequire(r.rate.isFinite, "accepted rate \(r.rate)")
         case .editTracks:
             let r = try CastdService.decodeRequest(Castd_V1_EditTracksRequest.self, request)
-            if r.hasActiveTracks { try Validate.ids(r.activeTracks.trackIds, what: "track") }
-            if r.hasTextTrackStyle { roundTrip(try Validate.style(r.textTrackStyle)) }
+            try CastdValidation.editTracks(r)
+            fits(try MediaRequest(editTracks: r), "EDIT_TRACKS_INFO")
         case .setStreamVolume, .setVolume:
             let r = try CastdService.decodeRequest(Castd_V1_SetVolumeRequest.self, request)
-            try Validate.volume(r, allowSteps: method == .setVolume)
+            try CastdValidation.volume(r, allowSteps: method == .setVolume)
             fuzzRequire(!r.hasLevel || (0...1).contains(r.level), "accepted volume level \(r.level)")
         case .queueLoad:
             let r = try CastdService.decodeRequest(Castd_V1_QueueLoadRequest.self, request)
-            var fields = try Validate.queueLoad(r)
-            fuzzRequire(fields["startIndex"]?.intValue.map { $0 >= 0 } ?? false, "accepted startIndex \(r.startIndex)")
-            fields["type"] = "QUEUE_LOAD"
-            fields["requestId"] = .number(Double(Int32.max))
-            fits(.object(fields), "QUEUE_LOAD")
+            try CastdValidation.queueLoad(r)
+            let queueLoad = try MediaRequest(queueLoad: r)
+            if case .queueLoad(let load) = queueLoad {
+                fuzzRequire(
+                    load.startIndex >= 0 && load.startIndex < load.items.count, "accepted startIndex \(r.startIndex)")
+            }
+            fits(queueLoad, "QUEUE_LOAD")
         case .queueInsert:
             let r = try CastdService.decodeRequest(Castd_V1_QueueInsertRequest.self, request)
-            roundTrip(.array(try Validate.newItems(r.items)))
+            try CastdValidation.newItems(r.items)
+            fits(try MediaRequest(queueInsert: r), "QUEUE_INSERT")
         case .queueRemove:
             let r = try CastdService.decodeRequest(Castd_V1_QueueRemoveRequest.self, request)
-            try Validate.ids(r.itemIds, what: "item")
+            try CastdValidation.queueRemove(r)
         case .queueReorder:
             let r = try CastdService.decodeRequest(Castd_V1_QueueReorderRequest.self, request)
-            try Validate.ids(r.itemIds + (r.insertBeforeItemID != 0 ? [r.insertBeforeItemID] : []), what: "item")
+            try CastdValidation.queueReorder(r)
         case .queueUpdate:
             let r = try CastdService.decodeRequest(Castd_V1_QueueUpdateRequest.self, request)
-            let (items, ids) = try Validate.queueUpdate(r)
-            fuzzRequire(items.count == ids.count, "\(items.count) items, \(ids.count) ids")
-            roundTrip(.array(items))
+            try CastdValidation.queueUpdate(r)
+            let update = try MediaRequest(queueUpdate: r)
+            if case .queueUpdate(let fields) = update {
+                fuzzRequire(
+                    fields.itemIDs == r.items.map(\.itemID), "items \(fields.itemIDs), sent \(r.items.map(\.itemID))")
+            }
+            fits(update, "QUEUE_UPDATE")
         case .sendMessage:
             let r = try CastdService.decodeRequest(Castd_V1_SendMessageRequest.self, request)
-            try Validate.namespace(r.namespace)
-            let text = try Validate.messagePayload(r)
+            try CastdValidation.sendMessage(r)
+            let text = try r.castText()
             let message = CastMessage.string(
                 source: "sender-0123456789", destination: "web-0123456789abcdef0123456789abcdef",
                 namespace: r.namespace,
@@ -129,7 +136,7 @@ func check(_ method: CastdMethod, request: [UInt8]) {
                 "an accepted message of \(text.utf8.count) bytes does not fit a frame")
         case .listen:
             let r = try CastdService.decodeRequest(Castd_V1_ListenRequest.self, request)
-            try Validate.namespace(r.namespace)
+            try CastdValidation.namespace(r.namespace)
         case .watch:
             _ = try CastdService.decodeRequest(Castd_V1_WatchRequest.self, request)
         case .getLogFilter:
@@ -149,7 +156,8 @@ func check(_ method: CastdMethod, request: [UInt8]) {
 }
 
 /// A request castd accepted fits in one CastV2 frame from castd to the app.
-func fits(_ payload: JSONValue, _ what: String) {
+func fits(_ request: MediaRequest, _ what: String) {
+    let payload = request.payload(requestID: Int64(Int32.max), mediaSessionID: Int64(Int32.max))
     roundTrip(payload)
     let message = CastMessage.json(
         source: "sender-0123456789", destination: "web-0123456789abcdef0123456789abcdef",

@@ -146,7 +146,7 @@ extension DeviceController {
         if app.declares(namespace: CastNamespace.media) {
             do {
                 let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
-                    MediaRequest.make("GET_STATUS", requestID: $0)
+                    MediaRequest.getStatus.payload(requestID: $0)
                 }
                 applyMedia(reply)
             } catch {
@@ -309,7 +309,7 @@ extension DeviceController {
             else { return nil }
             try await link.connect(to: transport)
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
-                MediaRequest.make("GET_STATUS", requestID: $0)
+                MediaRequest.getStatus.payload(requestID: $0)
             }
             let entries = reply.payload["status"]?.arrayValue ?? []
             guard let here = entries.first?["media"], Self.sameMedia(here, media) else {

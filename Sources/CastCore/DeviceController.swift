@@ -765,7 +765,7 @@ public actor DeviceController {
             let reply = try await link.request(
                 namespace: CastNamespace.multizone, destination: CastWire.platformReceiverID
             ) {
-                ["type": "GET_STATUS", "requestId": .number(Double($0))]
+                MultizoneRequest.getStatus(requestID: $0)
             }
             applyMultizone(reply, type: CastEnvelope(reply).type)
         } catch {

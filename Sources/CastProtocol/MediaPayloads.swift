@@ -192,26 +192,6 @@ public struct CastMediaStatus: Sendable, Hashable {
     }
 }
 
-/// Requests on the media namespace.
-public enum MediaRequest {
-    /// A request of `type` with its `requestId`, the media session it is about (none for LOAD,
-    /// QUEUE_LOAD and a first GET_STATUS) and the request's own fields.
-    public static func make(
-        _ type: String, requestID: Int64, mediaSessionID: Int64? = nil, _ fields: [String: JSONValue] = [:]
-    ) -> JSONValue {
-        var o = fields
-        o["type"] = .string(type)
-        o["requestId"] = .number(Double(requestID))
-        if let mediaSessionID { o["mediaSessionId"] = .number(Double(mediaSessionID)) }
-        return .object(o)
-    }
-
-    /// PLAY, PAUSE, STOP or GET_STATUS (mediaSessionId optional for GET_STATUS).
-    public static func command(_ type: String, mediaSessionID: Int64?, requestID: Int64) -> JSONValue {
-        make(type, requestID: requestID, mediaSessionID: mediaSessionID)
-    }
-}
-
 /// Bits of `supportedMediaCommands`.
 public enum CastMediaCommand {
     public static let pause: Int64 = 1

@@ -88,7 +88,7 @@ public struct CastdService: Sendable {
         switch method {
         case .listDevices:
             let r = try decode(Castd_V1_ListDevicesRequest.self, request)
-            try Validate.appIDs(r.appIds)
+            try CastdValidation.appIDs(r.appIds)
             var response = Castd_V1_ListDevicesResponse()
             response.devices = await devices(matching: r)
             try await send(response)
@@ -98,7 +98,7 @@ public struct CastdService: Sendable {
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
             guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
-            try Validate.appIDs(r.appIds)
+            try CastdValidation.appIDs(r.appIds)
             let device = try await registry.controller(for: r.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id
@@ -106,9 +106,7 @@ public struct CastdService: Sendable {
             try await send(response)
         case .startSession:
             let r = try decode(Castd_V1_StartSessionRequest.self, request)
-            if !r.appID.isEmpty { try Validate.appID(r.appID) }
-            if case .UNRECOGNIZED(let n) = r.mode { throw CastdError(.invalidArgument, "unknown start mode \(n)") }
-            try Validate.launchOptions(r.launch)
+            try CastdValidation.startSession(r)
             let device = try await registry.controller(for: r.device)
             try await send(
                 try await device.startSession(SessionRequest(appID: r.appID, mode: r.mode, launch: r.launch)))
@@ -120,97 +118,66 @@ public struct CastdService: Sendable {
             try await send(response)
         case .load:
             let r = try decode(Castd_V1_LoadRequest.self, request)
-            let fields = try Validate.load(r)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.load(fields))
+            try CastdValidation.load(r)
+            try await media(try MediaRequest(load: r), on: r.device, send: send)
         case .play, .pause, .stop, .skipAd, .requestMediaStatus:
             let r = try decode(Castd_V1_MediaRequest.self, request)
-            let device = try await registry.sessionController(for: r.device)
-            let type: String
-            switch method {
-            case .play: type = "PLAY"
-            case .pause: type = "PAUSE"
-            case .stop: type = "STOP"
-            case .skipAd: type = "SKIP_AD"
-            default: type = "GET_STATUS"
-            }
-            try await send(try await device.mediaCommand(type))
+            let command: MediaRequest =
+                switch method {
+                case .play: .play
+                case .pause: .pause
+                case .stop: .stop
+                case .skipAd: .skipAd
+                default: .getStatus
+                }
+            try await media(command, on: r.device, send: send)
         case .seek:
             let r = try decode(Castd_V1_SeekRequest.self, request)
-            guard r.position.isFinite, r.relative || r.position >= 0 else {
-                throw CastdError(.invalidArgument, "seek position must be a number of seconds ≥ 0, not \(r.position)")
-            }
-            if case .UNRECOGNIZED(let n) = r.resumeState {
-                throw CastdError(.invalidArgument, "unknown resume state \(n)")
-            }
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.seek(to: r.position, relative: r.relative, resumeState: r.resumeState))
+            try CastdValidation.seek(r)
+            try await media(MediaRequest(seek: r), on: r.device, send: send)
         case .setPlaybackRate:
             let r = try decode(Castd_V1_SetPlaybackRateRequest.self, request)
-            try Validate.rate(r.rate)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.setPlaybackRate(r.rate))
+            try CastdValidation.rate(r.rate)
+            try await media(.setPlaybackRate(r.rate), on: r.device, send: send)
         case .editTracks:
             let r = try decode(Castd_V1_EditTracksRequest.self, request)
-            guard r.hasActiveTracks || r.hasTextTrackStyle else {
-                throw CastdError(.invalidArgument, "set active_tracks, text_track_style or both")
-            }
-            if r.hasActiveTracks { try Validate.ids(r.activeTracks.trackIds, what: "track") }
-            let style = r.hasTextTrackStyle ? try Validate.style(r.textTrackStyle) : nil
-            let device = try await registry.sessionController(for: r.device)
-            try await send(
-                try await device.editTracks(
-                    activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil, style: style))
+            try CastdValidation.editTracks(r)
+            try await media(try MediaRequest(editTracks: r), on: r.device, send: send)
         case .setStreamVolume:
             let r = try decode(Castd_V1_SetVolumeRequest.self, request)
-            try Validate.volume(r, allowSteps: false)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(
-                try await device.setStreamVolume(level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil))
+            try CastdValidation.volume(r, allowSteps: false)
+            try await media(MediaRequest(streamVolume: r), on: r.device, send: send)
         case .queueLoad:
             let r = try decode(Castd_V1_QueueLoadRequest.self, request)
-            let fields = try Validate.queueLoad(r)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.queueLoad(fields))
+            try CastdValidation.queueLoad(r)
+            try await media(try MediaRequest(queueLoad: r), on: r.device, send: send)
         case .queueInsert:
             let r = try decode(Castd_V1_QueueInsertRequest.self, request)
-            let items = try Validate.newItems(r.items)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.queueInsert(items: items, before: r.insertBeforeItemID, playNow: r.playNow))
+            try CastdValidation.newItems(r.items)
+            try await media(try MediaRequest(queueInsert: r), on: r.device, send: send)
         case .queueRemove:
             let r = try decode(Castd_V1_QueueRemoveRequest.self, request)
-            guard !r.itemIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one item id to remove") }
-            try Validate.ids(r.itemIds, what: "item")
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.queueRemove(itemIDs: r.itemIds))
+            try CastdValidation.queueRemove(r)
+            try await media(.queueRemove(itemIDs: r.itemIds), on: r.device, send: send)
         case .queueReorder:
             let r = try decode(Castd_V1_QueueReorderRequest.self, request)
-            guard !r.itemIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one item id to move") }
-            try Validate.ids(r.itemIds + (r.insertBeforeItemID != 0 ? [r.insertBeforeItemID] : []), what: "item")
-            if r.itemIds.contains(r.insertBeforeItemID) {
-                throw CastdError(.invalidArgument, "cannot move item \(r.insertBeforeItemID) before itself")
-            }
-            let device = try await registry.sessionController(for: r.device)
-            try await send(try await device.queueReorder(itemIDs: r.itemIds, before: r.insertBeforeItemID))
+            try CastdValidation.queueReorder(r)
+            try await media(MediaRequest(queueReorder: r), on: r.device, send: send)
         case .queueUpdate:
             let r = try decode(Castd_V1_QueueUpdateRequest.self, request)
-            let (items, itemIDs) = try Validate.queueUpdate(r)
-            let device = try await registry.sessionController(for: r.device)
-            try await send(
-                try await device.queueUpdate(
-                    currentItemID: r.currentItemID, jump: r.jump, repeatMode: r.hasRepeatMode ? r.repeatMode : nil,
-                    items: items, itemIDs: itemIDs, currentTime: r.currentTime))
+            try CastdValidation.queueUpdate(r)
+            try await media(try MediaRequest(queueUpdate: r), on: r.device, send: send)
         case .setVolume:
             let r = try decode(Castd_V1_SetVolumeRequest.self, request)
-            try Validate.volume(r, allowSteps: true)
+            try CastdValidation.volume(r, allowSteps: true)
             let device = try await registry.controller(for: r.device)
             try await send(
                 try await device.setVolume(
                     level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil, steps: r.steps))
         case .sendMessage:
             let r = try decode(Castd_V1_SendMessageRequest.self, request)
-            try Validate.namespace(r.namespace)
-            let text = try Validate.messagePayload(r)
+            try CastdValidation.sendMessage(r)
+            let text = try r.castText()
             let device = try await registry.sessionController(for: r.device)
             let session = try await device.sendMessage(namespace: r.namespace, text: text)
             var response = Castd_V1_SendMessageResponse()
@@ -219,7 +186,7 @@ public struct CastdService: Sendable {
             try await send(response)
         case .listen:
             let r = try decode(Castd_V1_ListenRequest.self, request)
-            try Validate.namespace(r.namespace)
+            try CastdValidation.namespace(r.namespace)
             let device = try await registry.controller(for: r.device)
             for await event in device.listen(namespace: r.namespace) {
                 try await send(event)
@@ -244,6 +211,15 @@ public struct CastdService: Sendable {
             }
             try await send(try await registry.forgetPinnedKey(of: r.device))
         }
+    }
+
+    /// A media request to the device holding the session `selector` names; its answer is the
+    /// media status.
+    private func media(
+        _ request: MediaRequest, on selector: String, send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
+    ) async throws {
+        let device = try await registry.sessionController(for: selector)
+        try await send(try await device.media(request))
     }
 
     /// Devices that meet the request's criteria: capability bits from discovery, and apps the
@@ -341,294 +317,5 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
         }
         defer { group.cancelAll() }
         return try await group.next()!
-    }
-}
-
-/// Checks on what clients send, before anything reaches a device: a bad value gets
-/// INVALID_ARGUMENT with a sentence saying what is allowed.
-package enum Validate {
-    /// What a JSON message may weigh so that it fits one 64 KiB CastV2 frame with its envelope.
-    package static let maximumPayload = CastWire.maximumFrameLength - 1024
-
-    /// The most app ids one call may ask about (each is a question to every device asked).
-    package static let maximumAppIDs = 32
-
-    package static func appIDs(_ ids: [String]) throws {
-        guard ids.count <= maximumAppIDs else {
-            throw CastdError(.invalidArgument, "\(ids.count) app ids asked at once; at most \(maximumAppIDs)")
-        }
-        for id in ids { try appID(id) }
-    }
-
-    package static func appID(_ id: String) throws {
-        guard !id.isEmpty, id.count <= 64,
-            id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." })
-        else {
-            throw CastdError(.invalidArgument, "invalid app id '\(id)' (letters, digits, '_', '-', '.' only)")
-        }
-    }
-
-    package static func launchOptions(_ options: CastdLaunchOptions) throws {
-        if !options.language.isEmpty,
-            options.language.count > 35 || !options.language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })
-        {
-            throw CastdError(.invalidArgument, "invalid language '\(options.language)' (a BCP-47 tag such as en-US)")
-        }
-        if options.credentials.utf8.count + options.credentialsType.utf8.count > 16 * 1024 {
-            throw CastdError(.invalidArgument, "launch credentials over 16 KiB do not fit in a Cast message")
-        }
-    }
-
-    package static func rate(_ rate: Double) throws {
-        guard rate.isFinite, (0.5...2.0).contains(rate) else {
-            throw CastdError(.invalidArgument, "playback rate must be between 0.5 and 2.0, not \(rate)")
-        }
-    }
-
-    package static func ids(_ ids: [Int64], what: String) throws {
-        if let bad = ids.first(where: { $0 <= 0 }) {
-            throw CastdError(.invalidArgument, "\(what) ids are positive numbers, not \(bad)")
-        }
-    }
-
-    package static func volume(_ r: Castd_V1_SetVolumeRequest, allowSteps: Bool) throws {
-        if r.steps != 0 {
-            guard allowSteps else {
-                throw CastdError(.invalidArgument, "volume steps are for the device's volume only")
-            }
-            guard !r.hasLevel else { throw CastdError(.invalidArgument, "set a volume level or steps, not both") }
-            guard abs(r.steps) <= 100 else {
-                throw CastdError(.invalidArgument, "volume steps must be between -100 and 100, not \(r.steps)")
-            }
-            return
-        }
-        guard r.hasLevel || r.hasMuted else {
-            throw CastdError(.invalidArgument, "set a volume level (0.0–1.0), muted, or steps")
-        }
-        if r.hasLevel, !(r.level.isFinite && (0...1).contains(r.level)) {
-            throw CastdError(.invalidArgument, "volume level must be between 0.0 and 1.0, not \(r.level)")
-        }
-    }
-
-    package static func style(_ style: CastdTextTrackStyle) throws -> JSONValue {
-        for (name, color) in [
-            ("foreground_color", style.foregroundColor), ("background_color", style.backgroundColor),
-            ("edge_color", style.edgeColor), ("window_color", style.windowColor),
-        ] where !color.isEmpty {
-            let hex = color.dropFirst()
-            guard color.hasPrefix("#"), hex.count == 8 || hex.count == 6, hex.allSatisfy(\.isHexDigit) else {
-                throw CastdError(.invalidArgument, "\(name) must be a colour like #RRGGBBAA, not '\(color)'")
-            }
-        }
-        if style.fontScale != 0, !(style.fontScale.isFinite && (0.1...10).contains(style.fontScale)) {
-            throw CastdError(.invalidArgument, "font_scale must be between 0.1 and 10, not \(style.fontScale)")
-        }
-        return try style.castJSON()
-    }
-
-    package static func url(_ text: String, what: String = "URL") throws {
-        guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty else {
-            throw CastdError(
-                .invalidArgument, "invalid \(what) '\(text)': not an absolute URL (e.g. https://host/video.mp4)")
-        }
-        if ["http", "https"].contains(scheme.lowercased()) && (components.host ?? "").isEmpty {
-            throw CastdError(.invalidArgument, "invalid \(what) '\(text)': no host")
-        }
-        if text.contains(where: { $0.isWhitespace }) {
-            throw CastdError(.invalidArgument, "invalid \(what) '\(text)': contains spaces (percent-encode them)")
-        }
-    }
-
-    /// Checks media information and returns its JSON.
-    package static func media(_ media: CastdMediaInformation, what: String = "media") throws -> JSONValue {
-        let content = media.contentURL.isEmpty ? media.contentID : media.contentURL
-        guard !content.isEmpty || !media.entity.isEmpty else {
-            throw CastdError(.invalidArgument, "\(what) has no content: set content_url (a URL), content_id or entity")
-        }
-        if !media.contentURL.isEmpty || content.contains("://") { try url(content) }
-        if !media.duration.isFinite || media.duration < 0 {
-            throw CastdError(.invalidArgument, "\(what) duration must be ≥ 0 seconds, not \(media.duration)")
-        }
-        if case .UNRECOGNIZED(let n) = media.streamType {
-            throw CastdError(.invalidArgument, "unknown stream type \(n)")
-        }
-        if media.hasMetadata {
-            if case .UNRECOGNIZED(let n) = media.metadata.metadataType {
-                throw CastdError(.invalidArgument, "unknown metadata type \(n) (0 generic … 4 photo)")
-            }
-            for image in media.metadata.images { try url(image.url, what: "image URL") }
-        }
-        var trackIDs: Set<Int64> = []
-        for track in media.tracks {
-            guard track.trackID > 0, trackIDs.insert(track.trackID).inserted else {
-                throw CastdError(.invalidArgument, "track ids must be positive and unique, not \(track.trackID)")
-            }
-            guard track.type != .unspecified else {
-                throw CastdError(.invalidArgument, "track \(track.trackID) needs a type (text, audio or video)")
-            }
-            if !track.contentID.isEmpty, track.contentID.contains("://") { try url(track.contentID, what: "track URL") }
-        }
-        if media.hasTextTrackStyle { _ = try style(media.textTrackStyle) }
-        let clipIDs = Set(media.breakClips.map(\.id))
-        for clip in media.breakClips {
-            guard !clip.id.isEmpty else { throw CastdError(.invalidArgument, "every ad break clip needs an id") }
-            guard clip.duration.isFinite, clip.duration >= 0 else {
-                throw CastdError(.invalidArgument, "ad break clip \(clip.id) duration must be ≥ 0 seconds")
-            }
-            if !clip.contentURL.isEmpty { try url(clip.contentURL, what: "ad clip URL") }
-        }
-        for adBreak in media.breaks {
-            guard !adBreak.id.isEmpty else { throw CastdError(.invalidArgument, "every ad break needs an id") }
-            guard adBreak.position.isFinite, adBreak.position >= -1 else {
-                throw CastdError(
-                    .invalidArgument, "ad break \(adBreak.id) position must be ≥ 0 seconds (or -1 for the end)")
-            }
-            if let missing = adBreak.breakClipIds.first(where: { !clipIDs.contains($0) }) {
-                throw CastdError(
-                    .invalidArgument, "ad break \(adBreak.id) names clip '\(missing)', which is not in break_clips")
-            }
-        }
-        return try media.castJSON()
-    }
-
-    package static func load(_ r: Castd_V1_LoadRequest) throws -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["media": try media(r.media)]
-        guard r.startTime.isFinite, r.startTime >= 0 else {
-            throw CastdError(.invalidArgument, "start_time must be a number of seconds ≥ 0, not \(r.startTime)")
-        }
-        if r.media.duration > 0, r.startTime > r.media.duration {
-            throw CastdError(
-                .invalidArgument, "start_time \(r.startTime) is beyond the media's duration \(r.media.duration)")
-        }
-        fields["autoplay"] = .bool(r.hasAutoplay ? r.autoplay : true)
-        fields["currentTime"] = .number(r.startTime)
-        if r.playbackRate != 0 {
-            try rate(r.playbackRate)
-            fields["playbackRate"] = .number(r.playbackRate)
-        }
-        if !r.activeTrackIds.isEmpty {
-            let known = Set(r.media.tracks.map(\.trackID))
-            if let unknown = r.activeTrackIds.first(where: { !known.contains($0) }) {
-                throw CastdError(.invalidArgument, "active track \(unknown) is not one of the media's tracks")
-            }
-            fields["activeTrackIds"] = .array(r.activeTrackIds.map { .number(Double($0)) })
-        }
-        if !r.credentials.isEmpty { fields["credentials"] = .string(r.credentials) }
-        if !r.credentialsType.isEmpty { fields["credentialsType"] = .string(r.credentialsType) }
-        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") {
-            fields["customData"] = customData
-        }
-        try fits(.object(fields))
-        return fields
-    }
-
-    package static func newItems(_ items: [CastdQueueItem]) throws -> [JSONValue] {
-        guard !items.isEmpty else { throw CastdError(.invalidArgument, "give at least one queue item") }
-        return try items.enumerated().map { index, item in
-            guard item.hasMedia else { throw CastdError(.invalidArgument, "queue item \(index + 1) has no media") }
-            _ = try media(item.media, what: "queue item \(index + 1)")
-            try itemTimes(item, index: index)
-            return try item.castJSON(includeItemID: false)
-        }
-    }
-
-    private static func itemTimes(_ item: CastdQueueItem, index: Int) throws {
-        for (name, value) in [("start_time", item.startTime), ("preload_time", item.preloadTime)] {
-            guard value.isFinite, value >= 0 else {
-                throw CastdError(.invalidArgument, "queue item \(index + 1) \(name) must be ≥ 0 seconds, not \(value)")
-            }
-        }
-    }
-
-    package static func queueLoad(_ r: Castd_V1_QueueLoadRequest) throws -> [String: JSONValue] {
-        let items = try newItems(r.items)
-        guard Int(r.startIndex) < items.count else {
-            throw CastdError(.invalidArgument, "start_index \(r.startIndex) is past the last of \(items.count) items")
-        }
-        if case .UNRECOGNIZED(let n) = r.repeatMode { throw CastdError(.invalidArgument, "unknown repeat mode \(n)") }
-        guard r.startTime.isFinite, r.startTime >= 0 else {
-            throw CastdError(.invalidArgument, "start_time must be ≥ 0 seconds, not \(r.startTime)")
-        }
-        var fields: [String: JSONValue] = [
-            "items": .array(items), "startIndex": .number(Double(r.startIndex)),
-            "repeatMode": .string(r.repeatMode.castValue),
-        ]
-        if r.startTime > 0 { fields["currentTime"] = .number(r.startTime) }
-        if let customData = try parseClientJSON(r.customDataJson, field: "custom_data_json") {
-            fields["customData"] = customData
-        }
-        try fits(.object(fields))
-        return fields
-    }
-
-    package static func queueUpdate(_ r: Castd_V1_QueueUpdateRequest) throws -> ([JSONValue], [Int64]) {
-        if r.hasRepeatMode, case .UNRECOGNIZED(let n) = r.repeatMode {
-            throw CastdError(.invalidArgument, "unknown repeat mode \(n)")
-        }
-        if r.currentItemID != 0 { try ids([r.currentItemID], what: "item") }
-        guard r.currentItemID == 0 || r.jump == 0 else {
-            throw CastdError(.invalidArgument, "jump to an item or by an offset, not both")
-        }
-        guard r.currentTime.isFinite, r.currentTime >= 0 else {
-            throw CastdError(.invalidArgument, "current_time must be ≥ 0 seconds, not \(r.currentTime)")
-        }
-        guard r.currentItemID != 0 || r.jump != 0 || r.hasRepeatMode || !r.items.isEmpty else {
-            throw CastdError(.invalidArgument, "nothing to update: set current_item_id, jump, repeat_mode or items")
-        }
-        let itemIDs = r.items.map(\.itemID)
-        try ids(itemIDs, what: "item")
-        let items = try r.items.enumerated().map { index, item in
-            if item.hasMedia { _ = try media(item.media, what: "queue item \(item.itemID)") }
-            try itemTimes(item, index: index)
-            return try item.castJSON(includeItemID: true)
-        }
-        return (items, itemIDs)
-    }
-
-    package static func namespace(_ namespace: String) throws {
-        guard namespace.hasPrefix("urn:x-cast:"), namespace.count > "urn:x-cast:".count else {
-            throw CastdError(
-                .invalidArgument,
-                "invalid namespace '\(namespace)': custom namespaces start with urn:x-cast: (e.g. urn:x-cast:com.example.app)"
-            )
-        }
-        guard namespace.utf8.count <= 128, !namespace.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-            throw CastdError(.invalidArgument, "invalid namespace '\(namespace)': at most 128 characters, no spaces")
-        }
-        if namespace.hasPrefix("urn:x-cast:com.google.cast.") {
-            throw CastdError(
-                .invalidArgument,
-                "\(namespace) is reserved for the Cast platform; use castd's media and session methods")
-        }
-    }
-
-    package static func messagePayload(_ r: Castd_V1_SendMessageRequest) throws -> String {
-        let text: String
-        switch r.payload {
-        case .text(let t)?: text = t
-        case .json(let json)?:
-            do {
-                text = try JSONValue.parse(json).jsonString
-            } catch {
-                throw CastdError(.invalidArgument, "the message is not valid JSON: \(error)")
-            }
-        case nil:
-            throw CastdError(.invalidArgument, "the message is empty: set text or json")
-        }
-        guard text.utf8.count <= maximumPayload else {
-            throw CastdError(
-                .invalidArgument,
-                "a message of \(text.utf8.count) bytes does not fit in a 64 KiB Cast message (limit \(maximumPayload) bytes)"
-            )
-        }
-        return text
-    }
-
-    /// A request must fit in one 64 KiB CastV2 frame, with room for the envelope.
-    private static func fits(_ json: JSONValue) throws {
-        let size = json.jsonString.utf8.count
-        guard size < maximumPayload else {
-            throw CastdError(.invalidArgument, "a request of \(size) bytes does not fit in a 64 KiB Cast message")
-        }
     }
 }

@@ -104,8 +104,8 @@ import Testing
     }
 
     @Test func aCallAsksAboutAtMost32Apps() throws {
-        try Validate.appIDs((0..<32).map { "APP\($0)" })
-        #expect(throws: CastdError.self) { try Validate.appIDs((0..<33).map { "APP\($0)" }) }
-        #expect(throws: CastdError.self) { try Validate.appIDs(["ok", "not ok"]) }
+        try CastdValidation.appIDs((0..<32).map { "APP\($0)" })
+        #expect(throws: CastdError.self) { try CastdValidation.appIDs((0..<33).map { "APP\($0)" }) }
+        #expect(throws: CastdError.self) { try CastdValidation.appIDs(["ok", "not ok"]) }
     }
 }

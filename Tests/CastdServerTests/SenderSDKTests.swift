@@ -449,7 +449,7 @@ struct SenderSDKTests {
                 try await other.connect(to: session.transportID)
                 afterPause.withLock { $0.marked = true }
                 _ = try await other.request(namespace: CastNamespace.media, destination: session.transportID) {
-                    MediaRequest.command("PAUSE", mediaSessionID: loaded.mediaSessionID, requestID: $0)
+                    MediaRequest.pause.payload(requestID: $0, mediaSessionID: loaded.mediaSessionID)
                 }
                 while let event = try await events.next() {
                     if case .media(let media)? = event.kind, media.playerState == .paused { break }

@@ -1,0 +1,95 @@
+import CastProtocol
+import CastdAPI
+
+// castd.v1's requests as the device takes them. The requests were
+// checked first (CastdValidation); what can still fail here is a client's JSON text that does
+// not parse, or a request too big for one Cast message: INVALID_ARGUMENT, naming what.
+
+extension MediaRequest {
+    public init(load r: Castd_V1_LoadRequest) throws {
+        self = .load(
+            MediaLoad(
+                media: try r.media.castJSON(), autoplay: r.hasAutoplay ? r.autoplay : true, currentTime: r.startTime,
+                playbackRate: r.playbackRate != 0 ? r.playbackRate : nil, activeTrackIDs: r.activeTrackIds,
+                credentials: r.credentials.nonEmpty, credentialsType: r.credentialsType.nonEmpty,
+                customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
+        try checkFits()
+    }
+
+    public init(queueLoad r: Castd_V1_QueueLoadRequest) throws {
+        self = .queueLoad(
+            QueueLoad(
+                items: try r.items.map { try $0.castJSON(includeItemID: false) }, startIndex: Int(r.startIndex),
+                repeatMode: r.repeatMode.castValue, currentTime: r.startTime > 0 ? r.startTime : nil,
+                customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
+        try checkFits()
+    }
+
+    public init(queueInsert r: Castd_V1_QueueInsertRequest) throws {
+        self = .queueInsert(
+            items: try r.items.map { try $0.castJSON(includeItemID: false) },
+            before: r.insertBeforeItemID != 0 ? r.insertBeforeItemID : nil, playNow: r.playNow)
+    }
+
+    public init(queueReorder r: Castd_V1_QueueReorderRequest) {
+        self = .queueReorder(itemIDs: r.itemIds, before: r.insertBeforeItemID != 0 ? r.insertBeforeItemID : nil)
+    }
+
+    public init(queueUpdate r: Castd_V1_QueueUpdateRequest) throws {
+        self = .queueUpdate(
+            QueueUpdate(
+                currentItemID: r.currentItemID != 0 ? r.currentItemID : nil, jump: r.jump != 0 ? r.jump : nil,
+                repeatMode: r.hasRepeatMode ? r.repeatMode.castValue : nil,
+                items: try r.items.map { try $0.castJSON(includeItemID: true) },
+                currentTime: r.currentTime > 0 ? r.currentTime : nil))
+    }
+
+    public init(seek r: Castd_V1_SeekRequest) {
+        let resume: ResumeState? =
+            switch r.resumeState {
+            case .play: .play
+            case .pause: .pause
+            default: nil
+            }
+        self = .seek(position: r.position, relative: r.relative, resume: resume)
+    }
+
+    public init(editTracks r: Castd_V1_EditTracksRequest) throws {
+        self = .editTracks(
+            activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil,
+            textTrackStyle: r.hasTextTrackStyle ? try r.textTrackStyle.castJSON() : nil)
+    }
+
+    public init(streamVolume r: Castd_V1_SetVolumeRequest) {
+        self = .setStreamVolume(level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil)
+    }
+
+    /// A request must fit in one 64 KiB CastV2 frame, with room for the envelope.
+    private func checkFits() throws {
+        let size = payload(requestID: 0, mediaSessionID: 0).jsonString.utf8.count
+        guard size < CastdValidation.maximumCastPayload else {
+            throw CastdError(.invalidArgument, "a request of \(size) bytes does not fit in a 64 KiB Cast message")
+        }
+    }
+}
+
+extension Castd_V1_SendMessageRequest {
+    /// The message as it goes to the app: its text, or its JSON written compactly.
+    public func castText() throws -> String {
+        switch payload {
+        case .text(let text)?:
+            return text
+        case .json(let json)?:
+            let text: String
+            do {
+                text = try JSONValue.parse(json).jsonString
+            } catch {
+                throw CastdError(.invalidArgument, "the message is not valid JSON: \(error)")
+            }
+            try CastdValidation.messageSize(text)
+            return text
+        case nil:
+            throw CastdError(.invalidArgument, "the message is empty: set text or json")
+        }
+    }
+}
