@@ -11,7 +11,7 @@ import SwiftProtobuf
 // device: castd.v1 frames (length-prefixed, 4 MiB limit; CastdRPC.decodeFrame), the method path,
 // and each method's request message with the checks castd applies before anything is sent
 // (CastdService.handle: decodeRequest, CastdValidation, and the mapping to the device's request). The first byte picks the mode: below 0x80,
-// the rest is one request for method number byte % 28 (CastdMethod.allCases); otherwise the rest is a stream of frames.
+// the rest is one request for method number byte % methods.count (CastdMethod.allCases); otherwise the rest is a stream of frames.
 //
 // Properties: a refused frame header is refused for the reason its length gives; a request castd
 // accepts yields JSON that prints and parses back to itself, and a LOAD, QUEUE_LOAD or custom
@@ -147,6 +147,8 @@ func check(_ method: CastdMethod, request: [UInt8]) {
             _ = try CastdService.decodeRequest(Castd_V1_StreamLogsRequest.self, request)
         case .forgetDevice:
             _ = try CastdService.decodeRequest(Castd_V1_ForgetDeviceRequest.self, request)
+        case .getDevice:
+            _ = try CastdService.decodeRequest(Castd_V1_GetDeviceRequest.self, request)
         }
     } catch let error as CastdError {
         fuzzRequire(error.code == .invalidArgument && !error.message.isEmpty, "refused with \(error)")

@@ -17,11 +17,11 @@ extension CastdClient {
     public func sendMessage(namespace: String, text: String, device: String = "") async throws
         -> CastdSendMessageResponse
     {
-        try CastdNamespace.check(namespace)
         var request = Castd_V1_SendMessageRequest()
         request.device = device
         request.namespace = namespace
         request.text = text
+        try CastdValidation.sendMessage(request)
         return try await unary(.sendMessage, request, as: CastdSendMessageResponse.self)
     }
 
@@ -36,7 +36,7 @@ extension CastdClient {
     public func sendMessage(namespace: String, json: String, device: String = "") async throws
         -> CastdSendMessageResponse
     {
-        try CastdNamespace.check(namespace)
+        try CastdValidation.namespace(namespace)
         if let problem = CastdJSON.problem(json) {
             throw CastdError(.invalidArgument, "the message is not JSON: \(problem)")
         }
@@ -66,7 +66,7 @@ extension CastdClient {
     /// INVALID_ARGUMENT, without calling the daemon.
     public func listen(device: String = "", namespace: String) -> CastdChannelEventStream {
         do throws(CastdError) {
-            try CastdNamespace.check(namespace)
+            try CastdValidation.namespace(namespace)
         } catch {
             return CastdChannelEventStream(client: self, method: .listen, request: .failure(error))
         }
@@ -80,22 +80,17 @@ extension CastdClient {
 /// Custom channel namespaces.
 public enum CastdNamespace {
     /// Every custom namespace starts with this.
-    public static let prefix = "urn:x-cast:"
+    public static let prefix = CastdValidation.namespacePrefix
 
-    /// Why `namespace` cannot be a custom channel's namespace, or nil if it can.
+    /// Why `namespace` cannot be a custom channel's namespace, or nil if it can: castd's rule
+    /// (``CastdValidation/namespace(_:)``).
     public static func problem(_ namespace: String) -> String? {
-        guard namespace.hasPrefix(prefix), namespace.count > prefix.count else {
-            return "'\(namespace)' is not a Cast namespace: custom namespaces start with \(prefix), "
-                + "such as \(prefix)com.example.app"
+        do {
+            try CastdValidation.namespace(namespace)
+            return nil
+        } catch {
+            return error.message
         }
-        if namespace.contains(where: { $0.isWhitespace }) {
-            return "'\(namespace)' contains white space"
-        }
-        return nil
-    }
-
-    static func check(_ namespace: String) throws(CastdError) {
-        if let problem = problem(namespace) { throw CastdError(.invalidArgument, problem) }
     }
 }
 

@@ -32,6 +32,18 @@ extension CastdClient {
         return try await unary(.listDevices, request, as: Castd_V1_ListDevicesResponse.self).devices
     }
 
+    /// The one device `selector` names, by castd's rules for selectors: its id, its friendly
+    /// name (case-insensitive), host:port or host; `""` for the one device with a session, else
+    /// the only device.
+    ///
+    /// - Throws: ``CastdError`` NOT_FOUND if no device matches, FAILED_PRECONDITION naming them
+    ///   if several do.
+    public func device(_ selector: String = "") async throws -> CastdDevice {
+        var request = Castd_V1_GetDeviceRequest()
+        request.device = selector
+        return try await unary(.getDevice, request, as: CastdDevice.self)
+    }
+
     /// Forgets the device certificate key castd pinned for `device` (an id or a name) when it
     /// first authenticated, and has castd try the device again: the key it proves next is
     /// pinned. For a device that was replaced or reset; castd refuses a device whose key
@@ -52,12 +64,10 @@ extension CastdClient {
     /// - Returns: The device's id and, for each app id asked about, whether it can run it.
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `appIDs` is empty.
     public func appAvailability(device: String = "", appIDs: [String]) async throws -> CastdAppAvailability {
-        guard !appIDs.isEmpty else {
-            throw CastdError(.invalidArgument, "appAvailability needs at least one app id")
-        }
         var request = Castd_V1_AppAvailabilityRequest()
         request.device = device
         request.appIds = appIDs
+        try CastdValidation.appAvailability(request)
         return try await unary(.getAppAvailability, request, as: CastdAppAvailability.self)
     }
 
@@ -84,6 +94,7 @@ extension CastdClient {
         request.appID = appID
         request.mode = mode
         if let launch { request.launch = launch }
+        try CastdValidation.startSession(request)
         return try await unary(.startSession, request, as: CastdSession.self)
     }
 
@@ -140,7 +151,7 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if the playback
     ///   rate is neither 0 nor within 0.5…2.0, or `customDataJson` is not a JSON object.
     public func load(_ request: CastdLoadRequest) async throws -> CastdMediaStatus {
-        if request.playbackRate != 0 { try Self.checkRate(request.playbackRate) }
+        try CastdValidation.load(request)
         if !request.customDataJson.isEmpty { try Self.checkJSONObject(request.customDataJson, what: "customDataJson") }
         return try await unary(.load, request, as: CastdMediaStatus.self)
     }
@@ -173,14 +184,12 @@ extension CastdClient {
     }
 
     /// The playback rates castd and the Cast media players accept.
-    public static let playbackRates: ClosedRange<Double> = 0.5...2.0
-
     /// Sets the playback rate (1 is normal speed).
     ///
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `rate` is outside
-    ///   ``playbackRates`` (0.5…2.0).
+    ///   ``CastdValidation/playbackRates`` (0.5…2.0).
     public func setPlaybackRate(_ rate: Double, device: String = "") async throws -> CastdMediaStatus {
-        try Self.checkRate(rate)
+        try CastdValidation.rate(rate)
         var request = Castd_V1_SetPlaybackRateRequest()
         request.device = device
         request.rate = rate
@@ -203,17 +212,12 @@ extension CastdClient {
         var request = Castd_V1_EditTracksRequest()
         request.device = device
         if let activeTrackIDs {
-            if let bad = activeTrackIDs.first(where: { $0 <= 0 }) {
-                throw CastdError(.invalidArgument, "track id \(bad) is not a track id (they are 1 or more)")
-            }
             var tracks = Castd_V1_ActiveTracks()
             tracks.trackIds = activeTrackIDs
             request.activeTracks = tracks
         }
         if let textTrackStyle { request.textTrackStyle = textTrackStyle }
-        guard request.hasActiveTracks || request.hasTextTrackStyle else {
-            throw CastdError(.invalidArgument, "editTracks needs active track ids, a text track style, or both")
-        }
+        try CastdValidation.editTracks(request)
         return try await unary(.editTracks, request, as: CastdMediaStatus.self)
     }
 
@@ -226,7 +230,7 @@ extension CastdClient {
         muted: Bool? = nil,
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        let request = try Self.volumeRequest(level: level, muted: muted, device: device, method: "setStreamVolume")
+        let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: false)
         return try await unary(.setStreamVolume, request, as: CastdMediaStatus.self)
     }
 
@@ -249,7 +253,7 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if neither is given
     ///   or the level is outside 0…1.
     public func setVolume(level: Double? = nil, muted: Bool? = nil, device: String = "") async throws -> CastdVolume {
-        let request = try Self.volumeRequest(level: level, muted: muted, device: device, method: "setVolume")
+        let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: true)
         return try await unary(.setVolume, request, as: CastdVolume.self)
     }
 
@@ -259,12 +263,10 @@ extension CastdClient {
     ///
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `steps` is 0.
     public func setVolume(steps: Int32, device: String = "") async throws -> CastdVolume {
-        guard steps != 0 else {
-            throw CastdError(.invalidArgument, "setVolume(steps:) needs a step count other than 0")
-        }
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
         request.steps = steps
+        try CastdValidation.volume(request, allowSteps: true)
         return try await unary(.setVolume, request, as: CastdVolume.self)
     }
 
@@ -280,27 +282,14 @@ extension CastdClient {
         level: Double?,
         muted: Bool?,
         device: String,
-        method: String
+        allowSteps: Bool
     ) throws(CastdError) -> Castd_V1_SetVolumeRequest {
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
-        if let level {
-            guard (0...1).contains(level) else {
-                throw CastdError(.invalidArgument, "volume level \(level) is outside 0…1")
-            }
-            request.level = level
-        }
+        if let level { request.level = level }
         if let muted { request.muted = muted }
-        guard request.hasLevel || request.hasMuted else {
-            throw CastdError(.invalidArgument, "\(method) needs a level, muted, or both")
-        }
+        try CastdValidation.volume(request, allowSteps: allowSteps)
         return request
-    }
-
-    static func checkRate(_ rate: Double) throws(CastdError) {
-        guard playbackRates.contains(rate) else {
-            throw CastdError(.invalidArgument, "playback rate \(rate) is outside 0.5…2.0")
-        }
     }
 
     static func checkJSONObject(_ text: String, what: String) throws(CastdError) {

@@ -34,20 +34,18 @@ extension CastdClient {
         customDataJSON: String = "",
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        guard !items.isEmpty else { throw CastdError(.invalidArgument, "queueLoad needs at least one item") }
-        guard items.indices.contains(startIndex) else {
-            throw CastdError(
-                .invalidArgument, "start index \(startIndex) is outside the \(items.count) items (0…\(items.count - 1))"
-            )
+        guard startIndex >= 0, let index = UInt32(exactly: startIndex) else {
+            throw CastdError(.invalidArgument, "start index \(startIndex) is not an index into the items")
         }
-        if !customDataJSON.isEmpty { try Self.checkJSONObject(customDataJSON, what: "customDataJSON") }
         var request = Castd_V1_QueueLoadRequest()
         request.device = device
         request.items = items
-        request.startIndex = UInt32(startIndex)
+        request.startIndex = index
         request.repeatMode = repeatMode
         request.startTime = startTime
         request.customDataJson = customDataJSON
+        try CastdValidation.queueLoad(request)
+        if !customDataJSON.isEmpty { try Self.checkJSONObject(customDataJSON, what: "customDataJSON") }
         return try await unary(.queueLoad, request, as: CastdMediaStatus.self)
     }
 
@@ -64,7 +62,7 @@ extension CastdClient {
         playNow: Bool = false,
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        guard !items.isEmpty else { throw CastdError(.invalidArgument, "queueInsert needs at least one item") }
+        try CastdValidation.newItems(items)
         var request = Castd_V1_QueueInsertRequest()
         request.device = device
         request.items = items
@@ -78,10 +76,10 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `itemIDs` is
     ///   empty.
     public func queueRemove(_ itemIDs: [Int64], device: String = "") async throws -> CastdMediaStatus {
-        guard !itemIDs.isEmpty else { throw CastdError(.invalidArgument, "queueRemove needs at least one item id") }
         var request = Castd_V1_QueueRemoveRequest()
         request.device = device
         request.itemIds = itemIDs
+        try CastdValidation.queueRemove(request)
         return try await unary(.queueRemove, request, as: CastdMediaStatus.self)
     }
 
@@ -93,14 +91,11 @@ extension CastdClient {
     public func queueReorder(_ itemIDs: [Int64], before: Int64 = 0, device: String = "") async throws
         -> CastdMediaStatus
     {
-        guard !itemIDs.isEmpty else { throw CastdError(.invalidArgument, "queueReorder needs at least one item id") }
-        guard before == 0 || !itemIDs.contains(before) else {
-            throw CastdError(.invalidArgument, "item \(before) cannot be moved before itself")
-        }
         var request = Castd_V1_QueueReorderRequest()
         request.device = device
         request.itemIds = itemIDs
         request.insertBeforeItemID = before
+        try CastdValidation.queueReorder(request)
         return try await unary(.queueReorder, request, as: CastdMediaStatus.self)
     }
 
@@ -110,7 +105,8 @@ extension CastdClient {
     /// item jumped to). ``queueNext(device:)``, ``queuePrevious(device:)``,
     /// ``queueJump(to:startTime:device:)`` and ``setRepeatMode(_:device:)`` are the common cases.
     public func queueUpdate(_ request: CastdQueueUpdateRequest) async throws -> CastdMediaStatus {
-        try await unary(.queueUpdate, request, as: CastdMediaStatus.self)
+        try CastdValidation.queueUpdate(request)
+        return try await unary(.queueUpdate, request, as: CastdMediaStatus.self)
     }
 
     /// Plays the next item in the queue.
@@ -136,7 +132,6 @@ extension CastdClient {
     public func queueJump(to itemID: Int64, startTime: Double = 0, device: String = "") async throws
         -> CastdMediaStatus
     {
-        guard itemID > 0 else { throw CastdError(.invalidArgument, "queue item id \(itemID) is not an item id") }
         var request = CastdQueueUpdateRequest()
         request.device = device
         request.currentItemID = itemID

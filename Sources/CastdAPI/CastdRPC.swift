@@ -60,6 +60,8 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     case setLogFilter = "SetLogFilter"
     case streamLogs = "StreamLogs"
     case forgetDevice = "ForgetDevice"
+    // Last, so that the fuzz corpus's method numbers (an index into allCases) keep their meaning.
+    case getDevice = "GetDevice"
 
     /// "/castd.v1.Cast/Load"
     public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }
@@ -80,7 +82,7 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     /// or in the daemon, CONTROL for the rest.
     public var requiredAccess: Castd_V1_Access {
         switch self {
-        case .listDevices, .getStatus, .getAppAvailability, .watch, .getLogFilter, .streamLogs: .read
+        case .listDevices, .getStatus, .getDevice, .getAppAvailability, .watch, .getLogFilter, .streamLogs: .read
         default: .control
         }
     }

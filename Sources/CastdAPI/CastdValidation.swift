@@ -38,6 +38,11 @@ public enum CastdValidation {
         }
     }
 
+    public static func appAvailability(_ r: Castd_V1_AppAvailabilityRequest) throws(CastdError) {
+        guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
+        try appIDs(r.appIds)
+    }
+
     public static func launchOptions(_ options: CastdLaunchOptions) throws(CastdError) {
         if !options.language.isEmpty,
             options.language.count > 35 || !options.language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" })

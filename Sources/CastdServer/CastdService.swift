@@ -95,10 +95,16 @@ public struct CastdService: Sendable {
         case .getStatus:
             _ = try decode(Castd_V1_GetStatusRequest.self, request)
             try await send(statusResponse(context))
+        case .getDevice:
+            let r = try decode(Castd_V1_GetDeviceRequest.self, request)
+            let controller = try await registry.controller(for: r.device)
+            guard let device = hub.device(id: controller.id) else {
+                throw CastdError(.notFound, "'\(r.device)' is no longer known")
+            }
+            try await send(device)
         case .getAppAvailability:
             let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
-            guard !r.appIds.isEmpty else { throw CastdError(.invalidArgument, "name at least one app id") }
-            try CastdValidation.appIDs(r.appIds)
+            try CastdValidation.appAvailability(r)
             let device = try await registry.controller(for: r.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id

@@ -403,10 +403,11 @@ func device(_ id: String, _ name: String) -> CastdDevice {
         async throws
     {
         try await withClient(transport, maximumFrameLength: 256) { client, daemon in
-            await #expect(throws: CastdError(.invalidArgument, "setVolume needs a level, muted, or both")) {
+            // The client checks with castd's own rules (CastdValidation), in castd's words.
+            await #expect(throws: CastdError(.invalidArgument, "set a volume level (0.0–1.0), muted, or steps")) {
                 try await client.setVolume()
             }
-            await #expect(throws: CastdError(.invalidArgument, "volume level 1.5 is outside 0…1")) {
+            await #expect(throws: CastdError(.invalidArgument, "volume level must be between 0.0 and 1.0, not 1.5")) {
                 try await client.setVolume(level: 1.5)
             }
             await #expect(

@@ -461,25 +461,6 @@ import Testing
         #expect(usageError(["volume", "louder"]).contains("is not a volume"))
         #expect(usageError(["mute", "50%"]).contains("50%"))
     }
-
-    @Test func deviceSelectionFollowsCastdsRules() throws {
-        var status = CastdStatusResponse()
-        status.devices = [
-            castDevice("abc", "Living Room TV", host: "192.168.1.20"),
-            castDevice("def", "Kitchen", host: "192.168.1.21"),
-        ]
-        #expect(try DeviceVolume.select("kitchen", in: status).id == "def")
-        let several = #expect(throws: CastdError.self) { try DeviceVolume.select("", in: status) }
-        #expect(several?.code == .failedPrecondition)
-        #expect(several?.message.contains("\"Kitchen\"") == true)
-        status.sessions = [session("abc", "Living Room TV")]
-        #expect(try DeviceVolume.select("", in: status).id == "abc")
-        status.sessions = [session("abc", "Living Room TV", state: .ended)]
-        #expect(throws: CastdError.self) { try DeviceVolume.select("", in: status) }
-        status.devices.removeLast()
-        #expect(try DeviceVolume.select("", in: status).id == "abc")
-        #expect(throws: CastdError.self) { try DeviceVolume.select("attic", in: status) }
-    }
 }
 
 @Suite(.tags(.cpuBound)) struct SessionAndDeviceRequestTests {

@@ -229,7 +229,10 @@ import Testing
 
     @Test func readMethodsChangeNothing() {
         let read = CastdMethod.allCases.filter { $0.requiredAccess == .read }.map(\.rawValue)
-        #expect(Set(read) == ["ListDevices", "GetStatus", "GetAppAvailability", "Watch", "GetLogFilter", "StreamLogs"])
+        #expect(
+            Set(read) == [
+                "ListDevices", "GetStatus", "GetDevice", "GetAppAvailability", "Watch", "GetLogFilter", "StreamLogs",
+            ])
     }
 
     @Test func socketPermissionsFollowThePolicy() {

@@ -287,6 +287,11 @@ struct EndToEndTests {
             let level = try #require(
                 try await setup.status().devices.first { $0.friendlyName == setup.deviceName }?.receiver.volume.level)
             #expect(abs(level - 0.55) < 0.001)
+            // Without a level castc shows the device's volume: castd resolves the selector (GetDevice).
+            let shown = try await setup.castc(["volume"])
+            #expect(shown.status == 0 && shown.stdout.hasPrefix("\(setup.deviceName): volume 55"), "\(shown)")
+            let unknown = try await setup.castc(["volume", "--device", "attic"])
+            #expect(unknown.status == 5 && unknown.stderr.contains("no device matches 'attic'"), "\(unknown)")
             let noAd = try await setup.castc(["skip-ad"])
             #expect(noAd.status != 0 && noAd.stderr.contains("INVALID_PLAYER_STATE"), "\(noAd)")
         }

@@ -30,7 +30,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 /// before anything it sends is parsed: the daemon's own uid and root, and members of the
 /// configured control groups, get CONTROL; members of the read groups get READ; everyone else is
 /// refused with PERMISSION_DENIED. READ permits the methods that change nothing on a device or in
-/// the daemon: ListDevices, GetStatus, GetAppAvailability, Watch, GetLogFilter, StreamLogs.
+/// the daemon: ListDevices, GetStatus, GetDevice, GetAppAvailability, Watch, GetLogFilter,
+/// StreamLogs.
 public nonisolated enum Castd_V1_Access: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -1015,6 +1016,19 @@ public nonisolated struct Castd_V1_ListDevicesResponse: Sendable {
   // methods supported on all messages.
 
   public var devices: [Castd_V1_Device] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_GetDeviceRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// a selector; "" for the one device with a session, else the only one
+  public var device: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -3277,6 +3291,36 @@ nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, Swift
 
   public static func ==(lhs: Castd_V1_ListDevicesResponse, rhs: Castd_V1_ListDevicesResponse) -> Bool {
     if lhs.devices != rhs.devices {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_GetDeviceRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetDeviceRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_GetDeviceRequest, rhs: Castd_V1_GetDeviceRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

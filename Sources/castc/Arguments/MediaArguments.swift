@@ -158,7 +158,7 @@ enum PlaybackRateArgument {
         guard !number.isEmpty, number.allSatisfy({ $0.isASCIIDigit || $0 == "." }), let rate = Double(number) else {
             throw ValidationError("'\(text)' is not a playback rate: give 0.5 to 2.0 (1 is normal speed), such as 1.25")
         }
-        guard CastdClient.playbackRates.contains(rate) else {
+        guard CastdValidation.playbackRates.contains(rate) else {
             throw ValidationError("playback rate \(text) is out of range: give 0.5 to 2.0 (1 is normal speed)")
         }
         return rate

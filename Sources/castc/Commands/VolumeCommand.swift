@@ -195,12 +195,11 @@ private func runMute(options: GlobalOptions, muted: Bool, stream: Bool) async th
     try await VolumeCommand.perform(stream ? .setStream(request) : .setDevice(request), options: options)
 }
 
-/// A device's volume, for `castc volume` without a level. castd has no call that returns one
-/// device's volume, so castc finds the device in the status by the rules castd uses for
-/// selectors.
+/// A device's volume, for `castc volume` without a level: castd resolves the selector
+/// (GetDevice), by the rules every call follows.
 enum DeviceVolume {
     static func find(client: CastdClient, selector: String) async throws -> (name: String, volume: CastdVolume) {
-        let device = try select(selector, in: try await client.status())
+        let device = try await client.device(selector)
         let name = DeviceTable.plainName(device)
         guard device.hasReceiver, device.receiver.hasVolume else {
             throw CastdError(
@@ -209,18 +208,5 @@ enum DeviceVolume {
             )
         }
         return (name, device.receiver.volume)
-    }
-
-    /// The device a selector names; for "", the one device with a session, else the only device.
-    static func select(_ selector: String, in status: CastdStatusResponse) throws -> CastdDevice {
-        if !selector.isEmpty { return try DeviceFilter.devices(status.devices, matching: selector)[0] }
-        let live = status.sessions.filter { $0.state == .started || $0.state == .resumed }
-        if live.count == 1, let device = status.devices.first(where: { $0.id == live[0].deviceID }) { return device }
-        if status.devices.count == 1 { return status.devices[0] }
-        if status.devices.isEmpty { throw CastdError(.notFound, "castd knows no devices yet") }
-        let names = status.devices.map { "\"\(DeviceTable.plainName($0))\"" }
-        throw CastdError(
-            .failedPrecondition, "several devices are known; choose one with --device: \(names.joined(separator: ", "))"
-        )
     }
 }
