@@ -84,7 +84,9 @@ public final class RawSocket: @unchecked Sendable {
         while offset < count {
             let n = out[offset...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n == 0 { return nil }
-            guard n > 0 else { throw POSIXError(.ETIMEDOUT) }
+            guard n > 0 else {
+                throw RawSocketTimeout(waited: offset == 0 && count == 4 ? "a frame" : "the rest of a frame")
+            }
             offset += n
         }
         return out
@@ -105,6 +107,15 @@ public final class RawSocket: @unchecked Sendable {
     public func receiveBodyBlocking() throws -> [UInt8]? {
         guard let header = try readExactly(4) else { return nil }
         return try readExactly(header.reduce(0) { $0 << 8 | Int($1) })
+    }
+}
+
+/// A read that got nothing for the socket's whole timeout (30 s times `testTimeScale`): the
+/// other side neither wrote nor closed.
+public struct RawSocketTimeout: Error, CustomStringConvertible {
+    public var waited: String
+    public var description: String {
+        "a raw socket got neither \(waited) nor the end of the stream within \(Int(30 * testTimeScale)) s"
     }
 }
 

@@ -179,6 +179,16 @@ struct RefusalFloodTests {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 
+    /// The next frame, saying which wait it was if none came.
+    static func receive(on socket: RawSocket, _ what: String) async throws -> Castd_V1_Frame? {
+        do {
+            return try await socket.receive()
+        } catch {
+            Issue.record("waiting for \(what): \(error)")
+            throw error
+        }
+    }
+
     @Test func aFloodOfRefusedConnectionsHoldsFewDescriptorsAndOthersAreServed() async throws {
         let cap = 8
         let flood = 200
@@ -210,10 +220,12 @@ struct RefusalFloodTests {
                 let before = Self.openDescriptors()
                 var closed: [RawSocket] = []
                 var writesRefused = 0
-                for _ in 0..<flood {
+                for index in 0..<flood {
                     let refused = try RawSocket(path: socket)
-                    #expect(try await refused.receive()?.status.code == .resourceExhausted)
-                    #expect(try await refused.receive() == nil)
+                    let status = try await Self.receive(on: refused, "flood connection \(index)'s status")
+                    #expect(status?.status.code == .resourceExhausted, "flood connection \(index)")
+                    let end = try await Self.receive(on: refused, "the end of flood connection \(index)")
+                    #expect(end == nil, "flood connection \(index): castd should close it at once")
                     closed.append(refused)
                 }
                 // Each of these was closed by castd: writing to it fails (EPIPE, or a reset).
