@@ -107,7 +107,6 @@ let package = Package(
             name: "CastdServer",
             dependencies: [
                 "CastSync",
-                "CastChannel",
                 "CastdAPI",
                 "CastCore",
                 "CastdLogging",

@@ -67,22 +67,22 @@ public final class CastLink: Sendable {
     public let host: String
     public let port: Int
     public let senderID: String
-    private let configuration: CastLinkConfiguration
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    private let allocator: ByteBufferAllocator
-    private let eventLoop: any EventLoop
-    private let logger: Logger
+    let configuration: CastLinkConfiguration
+    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    let allocator: ByteBufferAllocator
+    let eventLoop: any EventLoop
+    let logger: Logger
     /// Messages from the device, in order; finishes when the link closes. At most
     /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device,
     /// replies included, so a link's user must keep taking them.
     public let messages: Messages
-    private let inbox: LinkInbox
+    let inbox: LinkInbox
 
     /// How many messages may wait for the consumer of ``messages``: a device that sends faster
     /// than its messages are handled is slowed down (TCP) rather than buffered without bound.
     public static let messageBufferLimit = 128
 
-    private struct State {
+    struct State {
         var nextRequestID: Int64 = 1
         var pending: [Int64: EventLoopPromise<CastReply>] = [:]
         /// Messages delivered so far (the last one's `arrival`).
@@ -93,7 +93,7 @@ public final class CastLink: Sendable {
         var authenticationReply: EventLoopPromise<CastMessage>?
         var authentication: DeviceAuthentication?
     }
-    private let state = Locked(State())
+    let state = Locked(State())
 
     private init(
         host: String, port: Int, configuration: CastLinkConfiguration,
@@ -170,7 +170,7 @@ public final class CastLink: Sendable {
     /// context per link cost each device's link its own BoringSSL SSL_CTX (BENCHMARKS.md,
     /// figure 5). Cast devices present self-issued certificates: TLS does not check them; device
     /// authentication does, once connected.
-    private static let tlsContext = Result<NIOSSLContext, any Error> {
+    static let tlsContext = Result<NIOSSLContext, any Error> {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         return try NIOSSLContext(configuration: tls)
@@ -178,7 +178,7 @@ public final class CastLink: Sendable {
 
     /// TCP and TLS before `deadline`. Returns the channel and the certificate the device presented
     /// (DER; nil if it could not be had), which device authentication needs.
-    private static func connect(
+    static func connect(
         host: String, port: Int, configuration: CastLinkConfiguration, deadline: NIODeadline,
         eventLoopGroup: any EventLoopGroup, logger: Logger
     ) async throws -> (NIOAsyncChannel<CastMessage, ByteBuffer>, [UInt8]?) {
@@ -254,7 +254,7 @@ public final class CastLink: Sendable {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
+    static func describe(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
             if let first = error.connectionErrors.first { return describe(first.error) }
             if error.dnsAAAAError != nil || error.dnsAError != nil { return "cannot resolve host" }
@@ -262,99 +262,6 @@ public final class CastLink: Sendable {
         if let error = error as? IOError { return error.description }
         if case .connectTimeout? = error as? ChannelError { return "timed out" }
         return "\(error)"
-    }
-
-    // MARK: device authentication
-
-    /// The outcome of device authentication on this link. Set before `withConnection`'s body
-    /// runs: verified, or unverified under the `.warn` policy.
-    public var authentication: DeviceAuthentication? { state.withLock { $0.authentication } }
-
-    /// Sends an AuthChallenge (a fresh 16-byte nonce, SHA-256) before anything else and checks the
-    /// answer, by `deadline`. Under `.require` a failure throws `.authenticationFailed`; under
-    /// `.warn` it is logged and the link goes on. A link that closes meanwhile throws why.
-    private func authenticate(tlsCertificateDER: [UInt8]?, deadline: NIODeadline) async throws {
-        let settings = configuration.authentication
-        let nonce = DeviceAuthenticator.makeNonce()
-        let promise = eventLoop.makePromise(of: CastMessage.self)
-        if let reason = state.withLock({ state -> CastChannelError? in
-            if let reason = state.closedReason { return reason }
-            state.authenticationReply = promise
-            return nil
-        }) {
-            promise.fail(reason)
-            throw reason
-        }
-        struct NoReply: Error {}
-        let timer = eventLoop.scheduleTask(deadline: deadline) { [self] in
-            self.resolveAuthentication(.failure(NoReply()))
-        }
-        defer { timer.cancel() }
-        do {
-            let challenge: [UInt8] = try DeviceAuthenticator.challenge(nonce: nonce).serializedBytes()
-            try await send(
-                CastMessage.binary(
-                    source: senderID, destination: CastWire.platformReceiverID, namespace: CastNamespace.deviceAuth,
-                    bytes: Data(challenge)))
-        } catch {
-            resolveAuthentication(.failure(error))
-        }
-
-        let outcome: DeviceAuthentication
-        do {
-            let reply = try await withTaskCancellationHandler {
-                try await promise.futureResult.get()
-            } onCancel: {
-                resolveAuthentication(.failure(CancellationError()))
-            }
-            guard reply.payloadType == .binary else {
-                throw DeviceAuthenticationFailure(.malformedReply, "the answer to the challenge is not binary")
-            }
-            let remaining = deadline - .now()
-            let verified = try await DeviceAuthenticator(trustedRoots: settings.trustedRoots).verify(
-                reply: Array(reply.payloadBinary), nonce: nonce, tlsCertificateDER: tlsCertificateDER ?? [],
-                deadline: .now + .nanoseconds(remaining.nanoseconds))
-            if let failure = DeviceAuthenticator.checkPin(verified, pinned: settings.pinnedKey) { throw failure }
-            outcome = verified
-        } catch let failure as DeviceAuthenticationFailure {
-            outcome = DeviceAuthentication(failure, policy: settings.policy)
-        } catch is NoReply {
-            let failure = DeviceAuthenticationFailure(
-                .noReply,
-                "the device did not answer the challenge within the connect timeout (\(configuration.connectTimeout))")
-            outcome = DeviceAuthentication(failure, policy: settings.policy)
-        }
-        state.withLock { $0.authentication = outcome }
-
-        let logger = self.logger.subsystem("CastAuth")
-        var metadata: Logger.Metadata = [
-            "auth.state": "\(outcome.state)", "auth.device": "\(outcome.deviceCertificate)",
-        ]
-        switch outcome.state {
-        case .verified:
-            metadata["auth.root"] = "\(outcome.root)"
-            if outcome.sha1 {
-                logger.notice("device authenticated, with SHA-1: \(outcome.detail)", metadata: metadata)
-            } else {
-                logger.debug("device authenticated", metadata: metadata)
-            }
-        case .unverified:
-            logger.warning(
-                "device authentication failed: \(outcome.detail); using the device anyway (policy warn)",
-                metadata: metadata)
-        case .refused:
-            logger.warning("device authentication failed: \(outcome.detail); link refused", metadata: metadata)
-            throw CastChannelError(
-                .authenticationFailed, "device authentication failed: \(outcome.detail)", authentication: outcome)
-        }
-    }
-
-    private func resolveAuthentication(_ result: Result<CastMessage, any Error>) {
-        let promise = state.withLock { state in
-            defer { state.authenticationReply = nil }
-            return state.authenticationReply
-        }
-        promise?.completeWith(result)
     }
 
     // MARK: sending
@@ -464,14 +371,14 @@ public final class CastLink: Sendable {
         return reply
     }
 
-    private func resolve(_ requestID: Int64, _ result: Result<CastReply, any Error>) {
+    func resolve(_ requestID: Int64, _ result: Result<CastReply, any Error>) {
         let promise = state.withLock { $0.pending.removeValue(forKey: requestID) }
         promise?.completeWith(result)
     }
 
     // MARK: receiving
 
-    private func deliver(_ message: CastMessage) async {
+    func deliver(_ message: CastMessage) async {
         logger.trace("received", metadata: Self.traceMetadata(message, peer: "cast.source", id: message.sourceID))
         if message.namespace == CastNamespace.deviceAuth {
             // The answer to our challenge; nothing else is expected, nor delivered.
@@ -508,7 +415,7 @@ public final class CastLink: Sendable {
         return metadata
     }
 
-    private func finish(_ reason: CastChannelError) {
+    func finish(_ reason: CastChannelError) {
         let (pending, authenticationReply) = state.withLock { state in
             if state.closedReason == nil { state.closedReason = reason }
             defer {

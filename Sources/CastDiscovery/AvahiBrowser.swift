@@ -3,56 +3,6 @@ import CAvahi
 import Dispatch
 import Logging
 
-/// How much of Avahi and of memory one browse may use, whatever the network announces.
-public struct DiscoveryLimits: Sendable, Equatable {
-    /// Service instances followed at once. Announcements beyond it are ignored (and logged)
-    /// until some leave; then the browse starts over to pick up those it ignored. A device on
-    /// IPv4 and IPv6 is two instances.
-    public var maximumServices: Int
-    /// Resolvers open at once. Avahi lets one client hold 1,024 objects; a resolver stays open
-    /// after it answered, to follow the device's TXT changes, until another service needs it.
-    public var maximumResolvers: Int
-    /// The wait before resolving again a service that did not resolve; it doubles with each
-    /// failure, up to `maximumResolveRetry`.
-    public var resolveRetry: Duration
-    public var maximumResolveRetry: Duration
-
-    public init(
-        maximumServices: Int = 1024, maximumResolvers: Int = 256, resolveRetry: Duration = .seconds(5),
-        maximumResolveRetry: Duration = .seconds(300)
-    ) {
-        self.maximumServices = max(1, maximumServices)
-        self.maximumResolvers = min(max(1, maximumResolvers), 900)
-        self.resolveRetry = max(resolveRetry, .milliseconds(1))
-        self.maximumResolveRetry = max(maximumResolveRetry, self.resolveRetry)
-    }
-
-    /// The delay before the next resolve of a service that failed `failures` times (1 or more).
-    func retryDelay(afterFailures failures: Int) -> Duration {
-        var delay = resolveRetry
-        for _ in 1..<max(1, min(failures, 32)) where delay < maximumResolveRetry {
-            delay *= 2
-        }
-        return min(delay, maximumResolveRetry)
-    }
-}
-
-/// What one browse holds now, and the most it ever held: for tests and benchmarks.
-package struct BrowseCounts: Sendable, Equatable {
-    /// Service instances followed (waiting, resolving, resolved or waiting to retry).
-    package var services = 0
-    package var openResolvers = 0
-    package var mostOpenResolvers = 0
-    /// Announcements ignored because `maximumServices` were followed.
-    package var ignored = 0
-    /// Resolves that failed (each is retried while the service is announced).
-    package var failedResolves = 0
-    /// Times the browse started over after ignoring announcements.
-    package var rebrowses = 0
-
-    package init() {}
-}
-
 /// Browses for Cast devices with the Avahi daemon (over D-Bus) and reports them as events.
 ///
 /// Bounded whatever the network announces (`DiscoveryLimits`): a flood of announcements costs
@@ -63,8 +13,8 @@ public final class AvahiBrowser: Sendable {
     /// How long to wait before trying Avahi again after it could not be reached.
     public let retryInterval: Duration
     public let limits: DiscoveryLimits
-    private let logger: Logger
-    private let counters = Locked(BrowseCounts())
+    let logger: Logger
+    let counters = Locked(BrowseCounts())
 
     public init(
         serviceType: String = "_googlecast._tcp", retryInterval: Duration = .seconds(2),
@@ -123,8 +73,8 @@ public final class AvahiBrowser: Sendable {
 /// that waited); a resolve that fails is freed and tried again later. At most
 /// `limits.maximumResolvers` resolvers are open, and at most `limits.maximumServices`
 /// services are followed; every lookup is by key or by resolver handle.
-private final class BrowseSession: AvahiClientLoopOwner {
-    private enum Phase {
+final class BrowseSession: AvahiClientLoopOwner {
+    enum Phase {
         case waiting
         case resolving(AvahiHandle)
         case watching(AvahiHandle)
@@ -132,7 +82,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
         case retrying(due: ContinuousClock.Instant)
     }
 
-    private struct Service {
+    struct Service {
         var phase: Phase = .waiting
         var failures = 0
         /// Bumped each time it starts watching: an older entry in `watchOrder` is stale.
@@ -146,7 +96,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
         }
     }
 
-    private struct State {
+    struct State {
         var browser: AvahiHandle?
         /// The browser a new one replaces, kept until the new one has reported everything it
         /// knows (ALL_FOR_NOW), so that no removal falls between the two.
@@ -166,16 +116,16 @@ private final class BrowseSession: AvahiClientLoopOwner {
         var overflowed = false
     }
 
-    private let serviceType: String
-    private let limits: DiscoveryLimits
-    private let loop: AvahiClientLoop
-    private let continuation: AsyncStream<DiscoveryEvent>.Continuation
-    private let counters: Locked<BrowseCounts>
-    private let logger: Logger
-    private let state = Locked(State())
-    private let ignoredLog = LogThrottle(burst: 1, interval: .seconds(60))
-    private let failedLog = LogThrottle()
-    private let retryTimer = Locked<AvahiTimer?>(nil)
+    let serviceType: String
+    let limits: DiscoveryLimits
+    let loop: AvahiClientLoop
+    let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    let counters: Locked<BrowseCounts>
+    let logger: Logger
+    let state = Locked(State())
+    let ignoredLog = LogThrottle(burst: 1, interval: .seconds(60))
+    let failedLog = LogThrottle()
+    let retryTimer = Locked<AvahiTimer?>(nil)
 
     init(
         serviceType: String, limits: DiscoveryLimits, loop: AvahiClientLoop,
@@ -195,19 +145,19 @@ private final class BrowseSession: AvahiClientLoopOwner {
         retryTimer.withLock { $0 = timer }
     }
 
-    private var userdata: UnsafeMutableRawPointer {
+    var userdata: UnsafeMutableRawPointer {
         // Unretained: browsers and resolvers die with their client, and the loop keeps this
         // session alive as long as any client exists (see AvahiClientLoop).
         Unmanaged.passUnretained(self).toOpaque()
     }
 
-    private func yield(_ events: [DiscoveryEvent]) {
+    func yield(_ events: [DiscoveryEvent]) {
         for event in events {
             continuation.yield(event)
         }
     }
 
-    private func count(_ change: (inout BrowseCounts) -> Void) {
+    func count(_ change: (inout BrowseCounts) -> Void) {
         let (services, open) = state.withLock { ($0.services.count, $0.resolverKeys.count) }
         counters.withLock { counts in
             change(&counts)
@@ -232,7 +182,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
         startBrowser(on: client.pointer)
     }
 
-    private func startBrowser(on client: OpaquePointer) {
+    func startBrowser(on client: OpaquePointer) {
         let browser = avahi_service_browser_new(
             client, Avahi.unspecifiedInterface, Avahi.unspecifiedProtocol, serviceType, nil,
             AvahiLookupFlags(rawValue: 0),
@@ -271,7 +221,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
 
     // MARK: browser and resolver callbacks
 
-    private func browser(_ browser: AvahiHandle, event: AvahiBrowserEvent, key: ServiceKey?) {
+    func browser(_ browser: AvahiHandle, event: AvahiBrowserEvent, key: ServiceKey?) {
         switch event {
         case AVAHI_BROWSER_NEW:
             guard let key else { return }
@@ -344,7 +294,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
     /// A new browser reports every service again: those already followed are skipped, the ones
     /// ignored at the bound are picked up. The old one keeps reporting removals until the new
     /// one has caught up (ALL_FOR_NOW); one restart at a time.
-    private func restartBrowser(_ browser: AvahiHandle, client: OpaquePointer) {
+    func restartBrowser(_ browser: AvahiHandle, client: OpaquePointer) {
         let restart = state.withLock { state -> Bool in
             guard state.retiring == nil, let current = state.browser else {
                 state.overflowed = true  // a restart is under way: try again after it
@@ -362,7 +312,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
 
     /// Opens resolvers for waiting services while there is room, giving up the oldest watching
     /// resolver for each service that waits once the room is used up.
-    private func pump(client: OpaquePointer?) {
+    func pump(client: OpaquePointer?) {
         guard let client else { return }
         while true {
             enum Step {
@@ -405,7 +355,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
         }
     }
 
-    private func open(_ key: ServiceKey, client: OpaquePointer) {
+    func open(_ key: ServiceKey, client: OpaquePointer) {
         // The address family asked for is the announcement's, not UNSPEC: with UNSPEC avahi
         // returns whichever of A and AAAA comes first (::1 or 127.0.0.1 on loopback). A device
         // announced over both protocols is two instances, and DeviceAggregator prefers IPv4.
@@ -437,7 +387,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
         }
     }
 
-    private func resolver(
+    func resolver(
         _ resolver: AvahiHandle, event: AvahiResolverEvent,
         address: UnsafePointer<AvahiAddress>?, port: UInt16, txt: UnsafeMutablePointer<AvahiStringList>?
     ) {
@@ -503,105 +453,7 @@ private final class BrowseSession: AvahiClientLoopOwner {
             pump(client: client)
         }
     }
-
-    // MARK: retrying failed resolves
-
-    private func scheduleRetry(_ key: ServiceKey, reason: String) {
-        let delay = state.withLock { state -> Duration? in
-            guard var service = state.services[key] else { return nil }
-            service.failures += 1
-            let delay = limits.retryDelay(afterFailures: service.failures)
-            service.phase = .retrying(due: .now + delay)
-            state.services[key] = service
-            state.retrying.insert(key)
-            return delay
-        }
-        guard let delay else { return }
-        count { $0.failedResolves += 1 }
-        if let metadata = failedLog.metadata([
-            "mdns.service": "\(key.name)", "avahi.error": "\(reason)", "retry.in": "\(delay)",
-        ]) {
-            logger.debug("Service did not resolve; trying again later", metadata: metadata)
-        }
-        armRetryTimer()
-    }
-
-    /// The timer fires for the earliest retry due.
-    private func armRetryTimer() {
-        let next = state.withLock { state in
-            var earliest: ContinuousClock.Instant?
-            for key in state.retrying {
-                if case .retrying(let due)? = state.services[key]?.phase, earliest.map({ due < $0 }) ?? true {
-                    earliest = due
-                }
-            }
-            return earliest
-        }
-        guard let timer = retryTimer.withLock({ $0 }) else { return }
-        guard let next else {
-            timer.cancel()
-            return
-        }
-        timer.schedule(after: max(.zero, next - .now))
-    }
-
-    private func retryDue() {
-        let now = ContinuousClock.now
-        state.withLock { state in
-            for key in state.retrying {
-                guard var service = state.services[key], case .retrying(let due) = service.phase else {
-                    state.retrying.remove(key)
-                    continue
-                }
-                guard due <= now else { continue }
-                service.phase = .waiting
-                state.services[key] = service
-                state.retrying.remove(key)
-                state.waiting.push(key)
-            }
-        }
-        let client = state.withLock { $0.browser }.map { avahi_service_browser_get_client($0.pointer) }
-        pump(client: client ?? nil)
-        armRetryTimer()
-    }
 }
-
-/// A first-in first-out queue with O(1) push and pop (amortized): an array and a head index,
-/// compacted when more than half of it has been popped.
-struct FIFO<Element> {
-    private var items: [Element] = []
-    private var head = 0
-
-    var isEmpty: Bool { head == items.count }
-    var count: Int { items.count - head }
-
-    mutating func push(_ item: Element) {
-        items.append(item)
-    }
-
-    func peek() -> Element? {
-        head < items.count ? items[head] : nil
-    }
-
-    /// Removes every element `shouldRemove` picks, keeping the order of the rest.
-    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
-        items = items[head...].filter { !shouldRemove($0) }
-        head = 0
-    }
-
-    mutating func pop() -> Element? {
-        guard head < items.count else { return nil }
-        let item = items[head]
-        head += 1
-        if head > 64, head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return item
-    }
-}
-
-extension FIFO: Sendable where Element: Sendable {}
 
 extension ServiceKey {
     /// From the strings of an avahi callback; nil if avahi passed none (it always does).

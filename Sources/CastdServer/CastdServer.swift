@@ -1,4 +1,3 @@
-import CastChannel
 import CastSync
 import CastdAPI
 import CastdLogging
@@ -67,24 +66,24 @@ public struct CastdServerConfiguration: Sendable {
 /// connection. A `Service`: graceful shutdown stops accepting, lets in-flight calls finish
 /// within the grace period, cancels the rest with a status, and closes every connection.
 public final class CastdServer: Service, Sendable {
-    private let configuration: CastdServerConfiguration
-    private let service: CastdService
-    private let logger: Logger
-    private let onListening: @Sendable () -> Void
-    private let onClientsChanged: @Sendable (Int) -> Void
-    private let accessLogger: Logger
+    let configuration: CastdServerConfiguration
+    let service: CastdService
+    let logger: Logger
+    let onListening: @Sendable () -> Void
+    let onClientsChanged: @Sendable (Int) -> Void
+    let accessLogger: Logger
     /// Refusals are logged a few a minute: anyone who can reach the socket can cause them.
-    private let strangerLog = LogThrottle()
-    private let overLimitLog = LogThrottle()
+    let strangerLog = LogThrottle()
+    let overLimitLog = LogThrottle()
     /// Connections closed for a frame that did not arrive in time: any admitted client can
     /// cause these, one per connection.
-    private let stalledFrameLog = LogThrottle()
+    let stalledFrameLog = LogThrottle()
     /// Refused connections open now, lingering or about to.
-    private let refusedOpen = Atomic<Int>(0)
-    private let connections = Locked<[Int: ConnectionHandle]>([:])
-    private let connectionsPerUID = Locked<[UInt32: Int]>([:])
-    private let nextConnectionID = Atomic<Int>(0)
-    private let shuttingDown = Atomic<Bool>(false)
+    let refusedOpen = Atomic<Int>(0)
+    let connections = Locked<[Int: ConnectionHandle]>([:])
+    let connectionsPerUID = Locked<[UInt32: Int]>([:])
+    let nextConnectionID = Atomic<Int>(0)
+    let shuttingDown = Atomic<Bool>(false)
 
     public init(
         configuration: CastdServerConfiguration,
@@ -130,7 +129,7 @@ public final class CastdServer: Service, Sendable {
     }
 
     /// Lets a peer in, counting its connection; or says why not (and logs it).
-    private func admit(_ peer: PeerCredentials, access: Castd_V1_Access) -> CastdError? {
+    func admit(_ peer: PeerCredentials, access: Castd_V1_Access) -> CastdError? {
         let path = configuration.target.path
         if access == .unspecified {
             let policy = configuration.accessPolicy
@@ -171,7 +170,7 @@ public final class CastdServer: Service, Sendable {
         return nil
     }
 
-    private func release(_ peer: PeerCredentials) {
+    func release(_ peer: PeerCredentials) {
         connectionsPerUID.withLock { counts in
             let left = counts[peer.uid, default: 1] - 1
             counts[peer.uid] = left > 0 ? left : nil
@@ -191,7 +190,7 @@ public final class CastdServer: Service, Sendable {
         }.joined(separator: " or ")
     }
 
-    private func drainAll() {
+    func drainAll() {
         let handles = connections.withLock { Array($0.values) }
         for handle in handles { handle.drain(grace: configuration.shutdownGracePeriod) }
     }
@@ -199,7 +198,7 @@ public final class CastdServer: Service, Sendable {
     /// Connections the kernel queues for castd to accept on a socket it binds itself.
     static let backlog: Int32 = 256
 
-    private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
+    func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let maximumFrameLength = configuration.maximumFrameLength
         let policy = configuration.accessPolicy
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -258,7 +257,7 @@ public final class CastdServer: Service, Sendable {
 
     /// The handler that closes an admitted connection whose frame does not arrive within
     /// `timeout` of its first byte, with DEADLINE_EXCEEDED and a notice (a few a minute).
-    private func frameDeadline(_ timeout: Duration, peer: PeerCredentials, allocator: ByteBufferAllocator)
+    func frameDeadline(_ timeout: Duration, peer: PeerCredentials, allocator: ByteBufferAllocator)
         -> FrameReadDeadlineHandler
     {
         FrameReadDeadlineHandler(
@@ -283,505 +282,4 @@ public final class CastdServer: Service, Sendable {
                 }
             })
     }
-
-    // MARK: one connection
-
-    /// After a refusal: castd stops writing and reads (and drops) what the client sends until it
-    /// closes, for at most `linger`. A client writes its first call as soon as it has
-    /// connected, often before castd has accepted the connection; had castd closed at once, that
-    /// write could meet a closed socket (EPIPE), and the client would report a lost connection
-    /// instead of reading the status that says why it was refused. Nothing read is parsed.
-    private static func linger(
-        _ channel: any Channel, inbound: NIOAsyncChannelInboundStream<ClientFrame>, for linger: Duration
-    ) async {
-        try? await channel.close(mode: .output)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do {
-                    for try await _ in inbound {}
-                } catch {}
-            }
-            group.addTask { try? await Task.sleep(for: linger) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func serve(_ accepted: AcceptedConnection) async {
-        accepted.take()
-        let connection = accepted.channel
-        let peer = accepted.peer
-        let id = nextConnectionID.add(1, ordering: .relaxed).newValue
-        var logger = self.logger
-        logger[metadataKey: "rpc.connection"] = "\(id)"
-        logger[metadataKey: "peer.uid"] = "\(peer.uid)"
-        logger[metadataKey: "peer.pid"] = "\(peer.pid)"
-
-        if let refusal = accepted.refusal {
-            // Lingers only while few refused connections are open; past that, a flood of them
-            // would hold a descriptor and a task each for the whole linger.
-            let lingers = refusedOpen.add(1, ordering: .relaxed).newValue <= configuration.maximumLingeringRefusals
-            defer { refusedOpen.subtract(1, ordering: .relaxed) }
-            try? await connection.executeThenClose { inbound, outbound in
-                await FrameWriter(outbound: outbound, allocator: connection.channel.allocator).status(
-                    callID: 0, refusal)
-                if lingers {
-                    await Self.linger(connection.channel, inbound: inbound, for: self.configuration.refusalLinger)
-                }
-            }
-            return
-        }
-        defer { release(peer) }
-
-        let handle = ConnectionHandle(channel: connection.channel)
-        onClientsChanged(
-            connections.withLock {
-                $0[id] = handle; return $0.count
-            })
-        defer {
-            onClientsChanged(
-                connections.withLock {
-                    $0.removeValue(forKey: id); return $0.count
-                })
-        }
-        if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
-        let inline = InlineCalls(
-            service: service, handle: handle, access: accepted.access,
-            maximumConcurrentCalls: configuration.maximumConcurrentCalls,
-            clientCount: { [weak self] in self?.clientCount ?? 0 },
-            logger: logger)
-        accepted.inline.open(inline)
-        logger.debug("client connected", metadata: ["peer.access": "\(accepted.access.name)"])
-        let idleTimeout = configuration.idleTimeout
-        let channel = connection.channel
-        let idleLogger = logger
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                let writer = FrameWriter(outbound: outbound, allocator: connection.channel.allocator)
-                await withDiscardingTaskGroup { calls in
-                    if let idleTimeout {
-                        calls.addTask {
-                            guard await handle.sentNothing(within: idleTimeout) else { return }
-                            idleLogger.notice(
-                                "closing a client connection that sent nothing", metadata: ["after": "\(idleTimeout)"])
-                            await writer.status(
-                                callID: 0,
-                                CastdError(
-                                    .deadlineExceeded,
-                                    "no request within \(idleTimeout) of connecting; castd closed the connection"))
-                            channel.close(promise: nil)
-                        }
-                    }
-                    defer { handle.frameArrived() }  // ends the idle timer when the client goes
-                    do {
-                        for try await frame in inbound {
-                            handle.frameArrived()
-                            await self.handle(
-                                frame, inline: inline, peer: peer, handle: handle, writer: writer, calls: &calls,
-                                logger: logger)
-                            // Handled (answered, started or refused): the event loop may answer
-                            // inline calls again.
-                            accepted.inline.handledForwarded()
-                        }
-                    } catch let error as LengthPrefixError {
-                        let status: CastdError
-                        switch error {
-                        case .frameTooLarge:
-                            status = CastdError(.resourceExhausted, "\(error); closing this connection")
-                        default:
-                            status = CastdError(.invalidArgument, "\(error); closing this connection")
-                        }
-                        logger.notice("closing a client connection", metadata: ["error": "\(error)"])
-                        await writer.status(callID: 0, status)
-                    } catch {
-                        logger.debug("client connection ended", metadata: ["error": "\(error)"])
-                    }
-                    // The client is gone or must go: stop its calls.
-                    handle.cancelAll(reason: CastdError(.cancelled, "the connection closed"))
-                }
-            }
-        } catch {
-            logger.debug("client connection closed", metadata: ["error": "\(error)"])
-        }
-        let unlogged = handle.noticeLog.takeUnlogged()
-        if unlogged > 0 {
-            logger.notice(
-                "client disconnected; \(unlogged) more malformed frames or refused calls from it were not logged")
-        }
-        logger.debug("client disconnected")
-    }
-
-    /// Handles a frame the event loop did not: starts the call it opens, answers it if it is an
-    /// inline call, cancels a call, or refuses it. A refusal or an inline answer is written
-    /// before it returns, so that a client sending calls and not reading stops being read.
-    private func handle(
-        _ frame: ClientFrame, inline: InlineCalls, peer: PeerCredentials, handle: ConnectionHandle,
-        writer: FrameWriter, calls: inout DiscardingTaskGroup, logger: Logger
-    ) async {
-        let start: CallStart
-        switch frame {
-        case .invalid(let error, let malformed):
-            if malformed, let metadata = handle.noticeLog.metadata(["error": "\(error.message)"]) {
-                logger.notice("malformed frame from a client", metadata: metadata)
-            }
-            await writer.status(callID: 0, error)
-            return
-        case .cancel(let callID):
-            handle.cancel(callID: callID, reason: CastdError(.cancelled, "cancelled by the client"))
-            return
-        case .start(let call):
-            start = call
-        }
-        let callID = start.callID
-        let limit = configuration.maximumConcurrentCalls
-        // A call to run as a task is registered; one answered inline, or refused, is only judged.
-        let admission =
-            start.answersInline || start.refusal != nil
-            ? handle.check(callID: callID, limit: limit) : handle.admit(callID: callID, limit: limit)
-        if case .duplicate = admission {
-            // On call id 0: a status on the id would end the call still open there (rpc.proto).
-            await writer.status(
-                callID: 0,
-                CastdError(
-                    .alreadyExists, "call id \(callID) is already open on this connection; this start was ignored"))
-            return
-        }
-        if let refusal = start.refusal {
-            if case .needsControl(let method) = refusal,
-                let metadata = handle.noticeLog.metadata([
-                    "rpc.method": "\(method.rawValue)", "peer.uid": logger[metadataKey: "peer.uid"] ?? "",
-                ])
-            {
-                accessLogger.notice("refused a call that needs control access", metadata: metadata)
-            }
-            await writer.status(callID: callID, refusal.error)
-            return
-        }
-        switch admission {
-        case .ok(nil):
-            await writer.answer(callID: callID, inline.respond(to: start))
-        case .ok(let cancelSignal?):
-            guard let method = start.method else { return }
-            let access = inline.access
-            calls.addTask {
-                await self.run(
-                    method, callID: callID, request: start.request, timeout: start.timeout,
-                    cancelSignal: cancelSignal, access: access, peer: peer, writer: writer, logger: logger)
-                handle.finished(callID: callID)
-            }
-        case .tooMany:
-            await writer.status(
-                callID: callID,
-                CastdError(
-                    .resourceExhausted,
-                    "more than \(limit) calls open on one connection; wait for some to finish"))
-        case .draining:
-            await writer.status(callID: callID, CastdError(.unavailable, "castd is shutting down"))
-        case .duplicate:
-            break  // answered above
-        }
-    }
-
-    private enum Outcome: Sendable {
-        case finished(CastdError?)
-        case interrupted(CastdError)
-    }
-
-    /// Runs one call, racing it against its deadline and its cancel signal. A unary call's
-    /// response is written with its status, in one write.
-    private func run(
-        _ method: CastdMethod, callID: UInt64, request: [UInt8], timeout: Duration?,
-        cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, peer: PeerCredentials, writer: FrameWriter,
-        logger: Logger
-    ) async {
-        let service = self.service
-        // The metadata of this call's log lines (given per line: a Logger per call costs more
-        // than the call itself when nothing is logged).
-        @Sendable func call() -> Logger.Metadata { ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)"] }
-        let response = UnaryResponse()
-        let outcome = await withTaskGroup(of: Outcome.self) { group -> Outcome in
-            group.addTask {
-                do {
-                    let context = CallContext(connectedClients: self.clientCount, access: access, peer: peer)
-                    try await service.handle(method, request: request, context: context) { message in
-                        if method.isStreaming {
-                            try await writer.message(callID: callID, message)
-                        } else {
-                            try response.keep(writer.frame(callID: callID, message))
-                        }
-                    }
-                    return .finished(nil)
-                } catch let error as CastdError {
-                    return .finished(error)
-                } catch is CancellationError {
-                    return .finished(CastdError(.cancelled, "cancelled"))
-                } catch {
-                    logger.error("call failed unexpectedly", metadata: call().merging(["error": "\(error)"]) { $1 })
-                    return .finished(CastdError(.internal, "\(error)"))
-                }
-            }
-            group.addTask {
-                for await reason in cancelSignal { return .interrupted(reason) }
-                return .interrupted(CastdError(.cancelled, "cancelled"))
-            }
-            if let timeout {
-                group.addTask {
-                    do {
-                        try await Task.sleep(for: timeout)
-                    } catch {
-                        return .interrupted(CastdError(.cancelled, "cancelled"))
-                    }
-                    return .interrupted(CastdError(.deadlineExceeded, "deadline of \(timeout) exceeded"))
-                }
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first
-        }
-        switch outcome {
-        case .finished(nil):
-            logger.debug("call ok", metadata: call())
-            await writer.status(callID: callID, nil, after: response.taken())
-        case .finished(let error?), .interrupted(let error):
-            logger.debug(
-                "call ended",
-                metadata: call().merging(["rpc.code": "\(error.code.name)", "rpc.message": "\(error.message)"]) { $1 })
-            await writer.status(callID: callID, error, after: response.taken())
-        }
-    }
-}
-
-/// A unary call's response frame, held until its status is written with it.
-final class UnaryResponse: Sendable {
-    private let frame = Locked<ByteBuffer?>(nil)
-
-    func keep(_ buffer: ByteBuffer) { frame.withLock { $0 = buffer } }
-    func taken() -> ByteBuffer? { frame.withLock { $0.take() } }
-}
-
-/// A connection as it is accepted: who is at the other end, and what they may do.
-///
-/// One that castd stops accepting before it serves it (the task serving the socket was cancelled
-/// while the connection waited to be taken) is closed when it is dropped: NIO requires an async
-/// channel's writer to be finished, and traps if it is not.
-final class AcceptedConnection: Sendable {
-    let channel: NIOAsyncChannel<ClientFrame, ByteBuffer>
-    let peer: PeerCredentials
-    /// `.unspecified`: a stranger.
-    let access: Castd_V1_Access
-    /// Why the connection is refused (a stranger, or over its uid's limit), counted already
-    /// when nil; a refused connection's channel has no frame decoder.
-    let refusal: CastdError?
-    /// Opened once the connection's task is ready: then its event loop answers GetStatus itself.
-    let inline: InlineGate
-    private let served = Atomic<Bool>(false)
-    /// What undoes the accepting (the uid's connection count) should the connection never be served.
-    private let unserved: @Sendable () -> Void
-
-    init(
-        channel: NIOAsyncChannel<ClientFrame, ByteBuffer>, peer: PeerCredentials, access: Castd_V1_Access,
-        refusal: CastdError?, inline: InlineGate, unserved: @escaping @Sendable () -> Void
-    ) {
-        self.channel = channel
-        self.peer = peer
-        self.access = access
-        self.refusal = refusal
-        self.inline = inline
-        self.unserved = unserved
-    }
-
-    /// The connection is being served: closing it and undoing its accepting are the server's.
-    func take() {
-        served.store(true, ordering: .sequentiallyConsistent)
-    }
-
-    deinit {
-        guard !served.load(ordering: .sequentiallyConsistent) else { return }
-        // executeThenClose finishes the writer and closes the channel; the task keeps the
-        // channel (and so its writer) alive until it has. (swift-nio issue 2637.)
-        let channel = self.channel
-        Task { try? await channel.executeThenClose { _, _ in } }
-        unserved()
-    }
-}
-
-/// Writes frames on one connection. NIO's outbound writer serializes concurrent writers; each
-/// frame is one buffer, so frames never interleave.
-struct FrameWriter: Sendable {
-    let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    let allocator: ByteBufferAllocator
-
-    func message(callID: UInt64, _ message: any SwiftProtobuf.Message) async throws {
-        try await outbound.write(frame(callID: callID, message))
-    }
-
-    /// A message frame, encoded, to write later.
-    func frame(callID: UInt64, _ message: any SwiftProtobuf.Message) throws -> ByteBuffer {
-        try encode(Self.messageFrame(callID: callID, try message.serializedData()))
-    }
-
-    /// Ends a call: OK when `error` is nil. `response`, a unary call's message frame, goes in
-    /// the same write, just before the status.
-    func status(callID: UInt64, _ error: CastdError?, after response: ByteBuffer? = nil) async {
-        guard let status = try? encode(Self.statusFrame(callID: callID, error)) else { return }
-        if let response {
-            try? await outbound.write(contentsOf: [response, status])
-        } else {
-            try? await outbound.write(status)
-        }
-    }
-
-    /// Ends a unary call with its encoded response, or with why there is none.
-    func answer(callID: UInt64, _ result: Result<Data, CastdError>) async {
-        switch result {
-        case .success(let response):
-            await status(callID: callID, nil, after: try? encode(Self.messageFrame(callID: callID, response)))
-        case .failure(let error):
-            await status(callID: callID, error)
-        }
-    }
-
-    /// The frame carrying one of a call's response messages, already encoded.
-    static func messageFrame(callID: UInt64, _ message: Data) -> Castd_V1_Frame {
-        var frame = Castd_V1_Frame()
-        frame.callID = callID
-        frame.message = message
-        return frame
-    }
-
-    /// The frame that ends a call: OK when `error` is nil.
-    static func statusFrame(callID: UInt64, _ error: CastdError?) -> Castd_V1_Frame {
-        var frame = Castd_V1_Frame()
-        frame.callID = callID
-        frame.status = error?.status ?? Castd_V1_Status()
-        return frame
-    }
-
-    private func encode(_ frame: Castd_V1_Frame) throws -> ByteBuffer {
-        let bytes: [UInt8] = try frame.serializedBytes()
-        var buffer = allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
-        return buffer
-    }
-}
-
-/// The open calls of one connection, and its shutdown.
-final class ConnectionHandle: Sendable {
-    /// Whether a connection takes a call, by its id: one rule for calls answered inline and
-    /// calls run as tasks. `.ok` carries the call's cancel signal when it was registered.
-    enum Admission {
-        case ok(AsyncStream<CastdError>?)
-        /// The id is that of a call still open.
-        case duplicate
-        case tooMany
-        case draining
-    }
-
-    private struct State {
-        var calls: [UInt64: AsyncStream<CastdError>.Continuation] = [:]
-        var draining = false
-    }
-    private let state = Locked(State())
-    private let channel: any Channel
-    private let firstFrame = AsyncStream<Void>.makeStream()
-    /// What this client can make castd log at will (malformed frames, calls it may not make): a
-    /// few records a minute, and a count when it goes.
-    let noticeLog = LogThrottle(burst: 3)
-
-    init(channel: any Channel) {
-        self.channel = channel
-    }
-
-    /// A frame arrived (or the connection ended): the idle timer stops.
-    func frameArrived() {
-        firstFrame.continuation.finish()
-    }
-
-    /// True if `timeout` passed with no frame from the client and the connection still open.
-    /// Only one caller per connection.
-    func sentNothing(within timeout: Duration) async -> Bool {
-        let arrived = firstFrame.stream
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in arrived {}
-                return false
-            }
-            group.addTask {
-                do { try await Task.sleep(for: timeout) } catch { return false }
-                return true
-            }
-            let expired = await group.next() ?? false
-            group.cancelAll()
-            return expired
-        }
-    }
-
-    private static func judge(_ state: State, callID: UInt64, limit: Int) -> Admission {
-        if state.calls[callID] != nil { return .duplicate }
-        if state.draining { return .draining }
-        if state.calls.count >= limit { return .tooMany }
-        return .ok(nil)
-    }
-
-    /// Whether the connection would take a call with this id now, without registering it (a
-    /// call answered inline).
-    func check(callID: UInt64, limit: Int) -> Admission {
-        state.withLock { Self.judge($0, callID: callID, limit: limit) }
-    }
-
-    /// Registers a call with this id if the connection takes it.
-    func admit(callID: UInt64, limit: Int) -> Admission {
-        state.withLock { state in
-            let admission = Self.judge(state, callID: callID, limit: limit)
-            guard case .ok = admission else { return admission }
-            let (stream, continuation) = AsyncStream.makeStream(
-                of: CastdError.self, bufferingPolicy: .bufferingNewest(1))
-            state.calls[callID] = continuation
-            return .ok(stream)
-        }
-    }
-
-    func finished(callID: UInt64) {
-        let closeNow = state.withLock { state -> Bool in
-            state.calls.removeValue(forKey: callID)?.finish()
-            return state.draining && state.calls.isEmpty
-        }
-        if closeNow { channel.close(promise: nil) }
-    }
-
-    func cancel(callID: UInt64, reason: CastdError) {
-        let continuation = state.withLock { $0.calls[callID] }
-        continuation?.yield(reason)
-    }
-
-    func cancelAll(reason: CastdError) {
-        let all = state.withLock { Array($0.calls.values) }
-        for continuation in all { continuation.yield(reason) }
-    }
-
-    /// Refuse new calls; close once the open ones finish, cancelling them after `grace`.
-    func drain(grace: Duration) {
-        let idle = state.withLock { state -> Bool in
-            state.draining = true
-            return state.calls.isEmpty
-        }
-        if idle {
-            channel.close(promise: nil)
-            return
-        }
-        let (seconds, attoseconds) = grace.components
-        channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
-            [self] in
-            self.cancelAll(reason: CastdError(.unavailable, "castd is shutting down"))
-        }
-    }
-}
-
-/// A refused connection's reads, dropped unread: castd reads only so that the client's writes do
-/// not fail before it reads why it was refused (`CastdServer.linger`).
-final class DropReadsHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ClientFrame
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }

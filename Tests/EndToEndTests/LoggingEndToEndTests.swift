@@ -316,7 +316,7 @@ struct LoggingEndToEndTests {
             #expect(connected["PRIORITY"] == ["6"] && connected["SYSLOG_IDENTIFIER"] == ["castd"])
             #expect(connected["DEVICE_ID"]?.first?.isEmpty == false)
             #expect(connected["DEVICE_ADDRESS"] == ["127.0.0.1:\(setup.port)"])
-            #expect(connected["CODE_FILE"]?.first?.hasSuffix("DeviceController.swift") == true)
+            #expect(connected["CODE_FILE"]?.first?.hasSuffix("DeviceController+Link.swift") == true)
             #expect(connected["CODE_LINE"]?.first.flatMap { Int($0) } != nil && connected["CODE_FUNC"] != nil)
 
             let call = try await entry("RPC StartSession") {
