@@ -14,7 +14,8 @@ import Testing
 /// nobody else notices.
 struct LimitTests {
     @Test func connectionsPerUIDAreCountedAndFreedAgain() async throws {
-        try await withDaemon(configure: { $0.maximumConnectionsPerUID = 3 }) { socket, _ in
+        let logs = CastdLogs(filter: LogFilter(minimum: .debug), output: .discard)  // read below if it fails
+        try await withDaemon(configure: { $0.maximumConnectionsPerUID = 3 }, logs: logs) { socket, _ in
             // Every connection in this process has the same uid: three are allowed. Each one
             // makes a call, so it is known to be admitted before the next connects.
             let first = try RawSocket(path: socket)
@@ -42,8 +43,29 @@ struct LimitTests {
                 try await first.roundTrip(callID: 2)
             }
             // The bystander closed: its place is free again.
-            try await eventually("the closed connection to be released") {
-                (try? await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }) != nil
+            var attempts: [String] = []
+            // Should castd not release it, what castd logged says how far it got (an open
+            // question: a CI run and local runs saw castd not end the closed bystander's
+            // connection for over 10 s, under load, and not when castd logged more).
+            defer {
+                if attempts.count > 3 {
+                    for entry in logs.buffer.recent(120) {
+                        print(
+                            "castd log: \(entry.timeMilliseconds) \(entry.subsystem) \(entry.message) \(entry.fields)")
+                    }
+                }
+            }
+            try await eventually(
+                "the closed connection to be released (\(attempts.count) attempts: \(attempts.prefix(2)) … \(attempts.suffix(2)))"
+            ) {
+                let started = ContinuousClock.now
+                do {
+                    _ = try await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }
+                    return true
+                } catch {
+                    attempts.append("\(error) after \(ContinuousClock.now - started)")
+                    return false
+                }
             }
             _ = second
         }
