@@ -42,30 +42,33 @@ struct LimitTests {
                 _ = try await bystander.listDevices()
                 try await first.roundTrip(callID: 2)
             }
-            // The bystander closed: its place is free again.
+            // The bystander closed: its place is free again. Timing: a deadline, not a wait (a place
+            // castd never frees fails it however long it is). Beside the other tests of its run,
+            // castd took up to 7.5 s to end the closed connection (measured: 3.6 s and 7.5 s; with
+            // a 10 s deadline this failed about one run in three); alone, well under a second.
+            // Where the time goes was not measured: the connection's end crosses from its event
+            // loop to the task serving it and back, and that run keeps both busy.
             var attempts: [String] = []
-            // Should castd not release it, what castd logged says how far it got (an open
-            // question: a CI run and local runs saw castd not end the closed bystander's
-            // connection for over 10 s, under load, and not when castd logged more).
-            defer {
-                if attempts.count > 3 {
-                    for entry in logs.buffer.recent(120) {
-                        print(
-                            "castd log: \(entry.timeMilliseconds) \(entry.subsystem) \(entry.message) \(entry.fields)")
+            do {
+                try await eventually(
+                    timeout: .seconds(30),
+                    "the closed connection to be released (\(attempts.count) attempts: \(attempts.prefix(2)) … \(attempts.suffix(2)))"
+                ) {
+                    let started = ContinuousClock.now
+                    do {
+                        _ = try await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }
+                        return true
+                    } catch {
+                        attempts.append("\(error) after \(ContinuousClock.now - started)")
+                        return false
                     }
                 }
-            }
-            try await eventually(
-                "the closed connection to be released (\(attempts.count) attempts: \(attempts.prefix(2)) … \(attempts.suffix(2)))"
-            ) {
-                let started = ContinuousClock.now
-                do {
-                    _ = try await CastdClient.withConnection(socketPath: socket) { try await $0.listDevices() }
-                    return true
-                } catch {
-                    attempts.append("\(error) after \(ContinuousClock.now - started)")
-                    return false
+            } catch {
+                // Should castd not free it, what castd logged says how far it got.
+                for entry in logs.buffer.recent(120) {
+                    print("castd log: \(entry.timeMilliseconds) \(entry.subsystem) \(entry.message) \(entry.fields)")
                 }
+                throw error
             }
             _ = second
         }
