@@ -238,6 +238,9 @@ struct CastdServerTests {
     @Test func oversizedFrameClosesOnlyThatClient() async throws {
         try await withDaemon(maximumFrameLength: 1024) { socket, _ in
             try await CastdClient.withConnection(socketPath: socket) { bystander in
+                // The bystander speaks first: castd's idle timeout closes only connections that
+                // sent nothing, and a CI run once took longer than it before the bystander spoke.
+                _ = try await bystander.listDevices()
                 let raw = try RawSocket(path: socket)
                 try raw.write([0, 0, 0x10, 0])  // announces 4096 bytes
                 let status = try #require(try await raw.receive())

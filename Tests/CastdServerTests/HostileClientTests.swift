@@ -81,6 +81,9 @@ struct HostileClientTests {
     @Test func halfAFrameThenEndOfStreamIsClosedWithAStatus() async throws {
         try await withDaemon { socket, _ in
             try await CastdClient.withConnection(socketPath: socket) { bystander in
+                // The bystander speaks first: castd's idle timeout (30 s) closes only connections
+                // that sent nothing, and the steps below took longer than that in a CI run.
+                _ = try await bystander.listDevices()
                 let raw = try RawSocket(path: socket)
                 try await raw.roundTrip(callID: 1)  // not idle: the idle timeout does not apply
                 try raw.write([0, 0, 0, 50, 1, 2, 3])
