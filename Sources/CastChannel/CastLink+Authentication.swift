@@ -1,11 +1,8 @@
 import CastSync
 import CastProtocol
 import Foundation
-import LengthPrefixFraming
 import Logging
 import NIOCore
-import NIOPosix
-import NIOSSL
 
 /// Device authentication on a link: the challenge, and what the answer proves.
 extension CastLink {

@@ -34,7 +34,7 @@ extension CastdClient {
         customDataJSON: String = "",
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        guard startIndex >= 0, let index = UInt32(exactly: startIndex) else {
+        guard let index = UInt32(exactly: startIndex) else {
             throw CastdError(.invalidArgument, "start index \(startIndex) is not an index into the items")
         }
         var request = Castd_V1_QueueLoadRequest()

@@ -19,10 +19,8 @@ extension DeviceController {
     /// about the loaded media) and returns the media status after the device's answer.
     public func media(_ request: MediaRequest) async throws -> CastdMediaStatus {
         switch request {
-        case .load(let load):
-            return try await startMedia(request, content: load.contentID)
-        case .queueLoad(let load):
-            return try await startMedia(request, content: load.contentID)
+        case .load, .queueLoad:
+            return try await startMedia(request)
         case .seek(let position, let relative, _):
             return try await withLoadedMedia(request, replacing: "seek") { [name] status in
                 let duration = status.media.duration
@@ -88,10 +86,11 @@ extension DeviceController {
         }
     }
 
-    private func startMedia(_ request: MediaRequest, content: String) async throws -> CastdMediaStatus {
+    private func startMedia(_ request: MediaRequest) async throws -> CastdMediaStatus {
         do {
             let (link, session) = try await mediaSession()
-            mediaLogger.info("\(request.type)", metadata: ["media.content": "\(LogRedaction.url(content))"])
+            mediaLogger.info(
+                "\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
                 request.payload(requestID: $0)
             }

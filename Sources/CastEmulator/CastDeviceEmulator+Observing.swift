@@ -3,8 +3,6 @@ import CastProtocol
 import Foundation
 import Logging
 import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// What tests and app developers see of the emulated device: its state, its history, its messages.
 extension CastDeviceEmulator {

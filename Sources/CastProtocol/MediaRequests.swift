@@ -54,11 +54,13 @@ public enum MediaRequest: Sendable, Hashable {
         }
     }
 
-    /// Whether the request starts a media session (and so names none).
-    public var startsMediaSession: Bool {
+    /// What a request that starts a media session (LOAD, QUEUE_LOAD) plays first, for a log line;
+    /// nil for the others.
+    public var contentID: String? {
         switch self {
-        case .load, .queueLoad: true
-        default: false
+        case .load(let load): load.contentID
+        case .queueLoad(let load): load.contentID
+        default: nil
         }
     }
 

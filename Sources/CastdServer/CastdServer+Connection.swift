@@ -1,12 +1,9 @@
 import CastSync
 import CastdAPI
-import CastdLogging
 import Foundation
 import LengthPrefixFraming
 import Logging
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 import SwiftProtobuf
 import Synchronization
 

@@ -1,12 +1,8 @@
 import CastSync
 import CastdAPI
-import CastdLogging
 import Foundation
-import LengthPrefixFraming
 import Logging
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 import SwiftProtobuf
 import Synchronization
 
