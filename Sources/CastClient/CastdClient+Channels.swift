@@ -22,7 +22,7 @@ extension CastdClient {
         request.namespace = namespace
         request.text = text
         try CastdValidation.sendMessage(request)
-        return try await unary(.sendMessage, request, as: CastdSendMessageResponse.self)
+        return try await unary(CastdMethods.sendMessage, request)
     }
 
     /// Sends a JSON message to the session's app on `namespace` (most Cast apps speak JSON).
@@ -44,7 +44,7 @@ extension CastdClient {
         request.device = device
         request.namespace = namespace
         request.json = json
-        return try await unary(.sendMessage, request, as: CastdSendMessageResponse.self)
+        return try await unary(CastdMethods.sendMessage, request)
     }
 
     /// Listens on a custom namespace of a device: castd registers the namespace there and
@@ -73,7 +73,7 @@ extension CastdClient {
         var request = Castd_V1_ListenRequest()
         request.device = device
         request.namespace = namespace
-        return serverStream(.listen, request, as: CastdChannelEvent.self)
+        return serverStream(CastdMethods.listen, request)
     }
 }
 

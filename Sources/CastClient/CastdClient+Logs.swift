@@ -11,7 +11,7 @@ import Foundation
 extension CastdClient {
     /// The daemon's log filter, and the subsystems it logs as.
     public func logFilter() async throws -> CastdLogFilter {
-        try await unary(.getLogFilter, Castd_V1_GetLogFilterRequest(), as: CastdLogFilter.self)
+        try await unary(CastdMethods.getLogFilter, Castd_V1_GetLogFilterRequest())
     }
 
     /// Sets the level of the subsystems `pattern` matches, or the minimum level if `pattern` is
@@ -39,7 +39,7 @@ extension CastdClient {
             try Self.checkLogPattern(pattern)
             request.pattern = pattern
         }
-        return try await unary(.setLogFilter, request, as: CastdLogFilter.self)
+        return try await unary(CastdMethods.setLogFilter, request)
     }
 
     /// Removes `pattern` from the log filter; the subsystems it matched get their level from the
@@ -49,7 +49,7 @@ extension CastdClient {
         try Self.checkLogPattern(pattern)
         var request = Castd_V1_SetLogFilterRequest()
         request.pattern = pattern
-        return try await unary(.setLogFilter, request, as: CastdLogFilter.self)
+        return try await unary(CastdMethods.setLogFilter, request)
     }
 
     /// Back to the log filter castd started with (its configuration and flags).
@@ -57,7 +57,7 @@ extension CastdClient {
     public func resetLogFilter() async throws -> CastdLogFilter {
         var request = Castd_V1_SetLogFilterRequest()
         request.reset = true
-        return try await unary(.setLogFilter, request, as: CastdLogFilter.self)
+        return try await unary(CastdMethods.setLogFilter, request)
     }
 
     /// The daemon's log records: the `recent` newest it kept (it keeps the last 1000), then, with
@@ -77,7 +77,7 @@ extension CastdClient {
         var request = Castd_V1_StreamLogsRequest()
         request.recent = UInt32(clamping: max(recent, 0))
         request.follow = follow
-        return serverStream(.streamLogs, request, as: CastdLogRecord.self)
+        return serverStream(CastdMethods.streamLogs, request)
     }
 
     private static func checkLogPattern(_ pattern: String) throws(CastdError) {

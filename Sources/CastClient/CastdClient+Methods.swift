@@ -29,7 +29,7 @@ extension CastdClient {
         var request = Castd_V1_ListDevicesRequest()
         request.appIds = appIDs
         request.capabilities = capabilities.rawValue
-        return try await unary(.listDevices, request, as: Castd_V1_ListDevicesResponse.self).devices
+        return try await unary(CastdMethods.listDevices, request).devices
     }
 
     /// The one device `selector` names, by castd's rules for selectors: its id, its friendly
@@ -41,7 +41,7 @@ extension CastdClient {
     public func device(_ selector: String = "") async throws -> CastdDevice {
         var request = Castd_V1_GetDeviceRequest()
         request.device = selector
-        return try await unary(.getDevice, request, as: CastdDevice.self)
+        return try await unary(CastdMethods.getDevice, request)
     }
 
     /// Forgets the device certificate key castd pinned for `device` (an id or a name) when it
@@ -51,12 +51,12 @@ extension CastdClient {
     public func forgetDevice(_ device: String) async throws -> CastdDevice {
         var request = Castd_V1_ForgetDeviceRequest()
         request.device = device
-        return try await unary(.forgetDevice, request, as: CastdDevice.self)
+        return try await unary(CastdMethods.forgetDevice, request)
     }
 
     /// The daemon, its devices, sessions and media, in one consistent snapshot.
     public func status() async throws -> CastdStatusResponse {
-        try await unary(.getStatus, Castd_V1_GetStatusRequest(), as: CastdStatusResponse.self)
+        try await unary(CastdMethods.getStatus, Castd_V1_GetStatusRequest())
     }
 
     /// Which of the given receiver apps the device can run (the device's GET_APP_AVAILABILITY).
@@ -68,7 +68,7 @@ extension CastdClient {
         request.device = device
         request.appIds = appIDs
         try CastdValidation.appAvailability(request)
-        return try await unary(.getAppAvailability, request, as: CastdAppAvailability.self)
+        return try await unary(CastdMethods.getAppAvailability, request)
     }
 
     // MARK: sessions
@@ -95,7 +95,7 @@ extension CastdClient {
         request.mode = mode
         if let launch { request.launch = launch }
         try CastdValidation.startSession(request)
-        return try await unary(.startSession, request, as: CastdSession.self)
+        return try await unary(CastdMethods.startSession, request)
     }
 
     /// Leaves the device's session; the app keeps running unless `stopApp` is set.
@@ -104,7 +104,7 @@ extension CastdClient {
         var request = Castd_V1_EndSessionRequest()
         request.device = device
         request.stopApp = stopApp
-        return try await unary(.endSession, request, as: Castd_V1_EndSessionResponse.self).session
+        return try await unary(CastdMethods.endSession, request).session
     }
 
     // MARK: media
@@ -153,22 +153,22 @@ extension CastdClient {
     public func load(_ request: CastdLoadRequest) async throws -> CastdMediaStatus {
         try CastdValidation.load(request)
         if !request.customDataJson.isEmpty { try Self.checkJSONObject(request.customDataJson, what: "customDataJson") }
-        return try await unary(.load, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.load, request)
     }
 
     /// Resumes playback.
     public func play(device: String = "") async throws -> CastdMediaStatus {
-        try await unary(.play, Self.mediaRequest(device), as: CastdMediaStatus.self)
+        try await unary(CastdMethods.play, Self.mediaRequest(device))
     }
 
     /// Pauses playback.
     public func pause(device: String = "") async throws -> CastdMediaStatus {
-        try await unary(.pause, Self.mediaRequest(device), as: CastdMediaStatus.self)
+        try await unary(CastdMethods.pause, Self.mediaRequest(device))
     }
 
     /// Stops playback; the media session ends (the app keeps running).
     public func stop(device: String = "") async throws -> CastdMediaStatus {
-        try await unary(.stop, Self.mediaRequest(device), as: CastdMediaStatus.self)
+        try await unary(CastdMethods.stop, Self.mediaRequest(device))
     }
 
     /// Seeks to `seconds`, or by `seconds` (negative: back) when `relative` is set.
@@ -180,7 +180,7 @@ extension CastdClient {
         request.device = device
         request.position = seconds
         request.relative = relative
-        return try await unary(.seek, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.seek, request)
     }
 
     /// The playback rates castd and the Cast media players accept.
@@ -193,7 +193,7 @@ extension CastdClient {
         var request = Castd_V1_SetPlaybackRateRequest()
         request.device = device
         request.rate = rate
-        return try await unary(.setPlaybackRate, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.setPlaybackRate, request)
     }
 
     /// Changes the active tracks, the text track style, or both (the device's EDIT_TRACKS_INFO).
@@ -218,7 +218,7 @@ extension CastdClient {
         }
         if let textTrackStyle { request.textTrackStyle = textTrackStyle }
         try CastdValidation.editTracks(request)
-        return try await unary(.editTracks, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.editTracks, request)
     }
 
     /// Sets the stream's volume (not the device's): a level from 0 to 1, muting, or both.
@@ -231,19 +231,19 @@ extension CastdClient {
         device: String = ""
     ) async throws -> CastdMediaStatus {
         let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: false)
-        return try await unary(.setStreamVolume, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.setStreamVolume, request)
     }
 
     /// Skips the ad that plays, once it can be skipped (see
     /// ``CastdMediaStatus/secondsUntilSkippable(at:)``).
     public func skipAd(device: String = "") async throws -> CastdMediaStatus {
-        try await unary(.skipAd, Self.mediaRequest(device), as: CastdMediaStatus.self)
+        try await unary(CastdMethods.skipAd, Self.mediaRequest(device))
     }
 
     /// Asks the device for its media status now (GET_STATUS) rather than waiting for an update,
     /// and returns it.
     public func requestMediaStatus(device: String = "") async throws -> CastdMediaStatus {
-        try await unary(.requestMediaStatus, Self.mediaRequest(device), as: CastdMediaStatus.self)
+        try await unary(CastdMethods.requestMediaStatus, Self.mediaRequest(device))
     }
 
     // MARK: device volume
@@ -254,7 +254,7 @@ extension CastdClient {
     ///   or the level is outside 0…1.
     public func setVolume(level: Double? = nil, muted: Bool? = nil, device: String = "") async throws -> CastdVolume {
         let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: true)
-        return try await unary(.setVolume, request, as: CastdVolume.self)
+        return try await unary(CastdMethods.setVolume, request)
     }
 
     /// Changes the device's volume by steps of its `stepInterval`, as its volume buttons do:
@@ -267,7 +267,7 @@ extension CastdClient {
         request.device = device
         request.steps = steps
         try CastdValidation.volume(request, allowSteps: true)
-        return try await unary(.setVolume, request, as: CastdVolume.self)
+        return try await unary(CastdMethods.setVolume, request)
     }
 
     // MARK: helpers

@@ -32,6 +32,18 @@ extension CastdClient {
     ///   - method: A unary method.
     /// - Throws: ``CastdError``: castd's status when it ends the call (or refuses the connection)
     ///   with an error; UNAVAILABLE when it cannot be reached or the connection ends first.
+    public static func unaryOnce<Request, Response>(
+        socketPath: String? = nil,
+        _ method: CastdUnaryMethod<Request, Response>,
+        _ request: Request,
+        maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength
+    ) async throws(CastdError) -> Response {
+        try await unaryOnce(
+            socketPath: socketPath, method.method, request, as: Response.self, maximumFrameLength: maximumFrameLength)
+    }
+
+    /// ``unaryOnce(socketPath:_:_:maximumFrameLength:)`` by the method's name: for methods newer
+    /// than this library.
     public static func unaryOnce<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>(
         socketPath: String? = nil,
         _ method: CastdMethod,

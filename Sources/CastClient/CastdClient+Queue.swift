@@ -46,7 +46,7 @@ extension CastdClient {
         request.customDataJson = customDataJSON
         try CastdValidation.queueLoad(request)
         if !customDataJSON.isEmpty { try Self.checkJSONObject(customDataJSON, what: "customDataJSON") }
-        return try await unary(.queueLoad, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.queueLoad, request)
     }
 
     /// Inserts items into the queue.
@@ -68,7 +68,7 @@ extension CastdClient {
         request.items = items
         request.insertBeforeItemID = itemID
         request.playNow = playNow
-        return try await unary(.queueInsert, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.queueInsert, request)
     }
 
     /// Removes items from the queue by id.
@@ -80,7 +80,7 @@ extension CastdClient {
         request.device = device
         request.itemIds = itemIDs
         try CastdValidation.queueRemove(request)
-        return try await unary(.queueRemove, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.queueRemove, request)
     }
 
     /// Moves items within the queue: `itemIDs`, in that order, go before the item `before`
@@ -96,7 +96,7 @@ extension CastdClient {
         request.itemIds = itemIDs
         request.insertBeforeItemID = before
         try CastdValidation.queueReorder(request)
-        return try await unary(.queueReorder, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.queueReorder, request)
     }
 
     /// Updates the queue (the device's QUEUE_UPDATE), as the request gives it: `currentItemID`
@@ -106,7 +106,7 @@ extension CastdClient {
     /// ``queueJump(to:startTime:device:)`` and ``setRepeatMode(_:device:)`` are the common cases.
     public func queueUpdate(_ request: CastdQueueUpdateRequest) async throws -> CastdMediaStatus {
         try CastdValidation.queueUpdate(request)
-        return try await unary(.queueUpdate, request, as: CastdMediaStatus.self)
+        return try await unary(CastdMethods.queueUpdate, request)
     }
 
     /// Plays the next item in the queue.

@@ -170,7 +170,37 @@ public final class CastdClient: Sendable {
 
     // MARK: calls
 
-    /// Makes one unary call: sends `request` to `method` and returns the daemon's one response.
+    /// Makes one unary call of castd.v1: sends `request` to `method` (a descriptor,
+    /// `CastdMethods.pause`, which fixes the request's and the response's types) and returns the
+    /// daemon's one response.
+    ///
+    /// The typed methods (``pause(device:)``, ``load(_:)``, …) are built on this.
+    ///
+    /// - Parameters:
+    ///   - timeout: A deadline for the call, sent to the daemon and enforced here as well;
+    ///     on expiry the call fails with DEADLINE_EXCEEDED. `nil`: none.
+    /// - Throws: ``CastdError``: the daemon's status, or CANCELLED if the task is cancelled
+    ///   (the daemon is told), or UNAVAILABLE if the connection is lost.
+    public func unary<Request, Response>(
+        _ method: CastdUnaryMethod<Request, Response>,
+        _ request: Request,
+        timeout: Duration? = nil
+    ) async throws -> Response {
+        try await unary(method.method, request, as: Response.self, timeout: timeout)
+    }
+
+    /// Opens a server-streaming call of castd.v1 (`CastdMethods.watch`): each iteration of the
+    /// returned sequence sends `request` and yields the daemon's messages (see
+    /// ``serverStream(_:_:as:)``).
+    public func serverStream<Request, Response>(
+        _ method: CastdServerStreamingMethod<Request, Response>,
+        _ request: Request
+    ) -> CastdServerStream<Response> {
+        serverStream(method.method, request, as: Response.self)
+    }
+
+    /// Makes one unary call by the method's name: for methods newer than this library, which
+    /// have no descriptor in `CastdMethods` yet.
     ///
     /// The typed methods (``listDevices()``, ``load(_:device:autoplay:startTime:)``, …) are
     /// built on this; use it for methods newer than this library.
@@ -225,7 +255,7 @@ public final class CastdClient: Sendable {
     /// task) cancels that call on the daemon. It ends by throwing ``CastdError`` if the daemon
     /// ends the stream with an error or the connection is lost.
     public func watch() -> CastdEventStream {
-        serverStream(.watch, Castd_V1_WatchRequest(), as: CastdEvent.self)
+        serverStream(CastdMethods.watch, Castd_V1_WatchRequest())
     }
 
     /// Opens a server-streaming call: each iteration of the returned sequence sends `request` to

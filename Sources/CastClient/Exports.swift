@@ -1,5 +1,6 @@
 // Everything a CastClient user needs to name: the castd.v1 messages (CastdDevice,
-// CastdMediaStatus, …), CastdError and CastdCode, CastdMethod and CastdSocketPath.
+// CastdMediaStatus, …), CastdError and CastdCode, the methods (CastdMethod, and CastdMethods:
+// each with its request and response types) and CastdSocketPath.
 @_exported import CastdAPI
 
 /// Shorter names for castd.v1 types that the generated aliases do not cover.

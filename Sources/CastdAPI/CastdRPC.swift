@@ -30,39 +30,9 @@ public enum CastdRPC {
     }
 }
 
-/// The methods of castd.v1.Cast, with their wire names.
-public enum CastdMethod: String, CaseIterable, Sendable {
-    case listDevices = "ListDevices"
-    case getStatus = "GetStatus"
-    case getAppAvailability = "GetAppAvailability"
-    case startSession = "StartSession"
-    case endSession = "EndSession"
-    case load = "Load"
-    case play = "Play"
-    case pause = "Pause"
-    case stop = "Stop"
-    case seek = "Seek"
-    case setPlaybackRate = "SetPlaybackRate"
-    case editTracks = "EditTracks"
-    case setStreamVolume = "SetStreamVolume"
-    case skipAd = "SkipAd"
-    case requestMediaStatus = "RequestMediaStatus"
-    case queueLoad = "QueueLoad"
-    case queueInsert = "QueueInsert"
-    case queueRemove = "QueueRemove"
-    case queueReorder = "QueueReorder"
-    case queueUpdate = "QueueUpdate"
-    case setVolume = "SetVolume"
-    case sendMessage = "SendMessage"
-    case listen = "Listen"
-    case watch = "Watch"
-    case getLogFilter = "GetLogFilter"
-    case setLogFilter = "SetLogFilter"
-    case streamLogs = "StreamLogs"
-    case forgetDevice = "ForgetDevice"
-    // Last, so that the fuzz corpus's method numbers (an index into allCases) keep their meaning.
-    case getDevice = "GetDevice"
-
+/// Where a method is found on the wire, and by what. The methods themselves, their kinds and the
+/// access each needs are generated from cast.proto (`Generated/cast.methods.swift`).
+extension CastdMethod {
     /// "/castd.v1.Cast/Load"
     public var path: String { "/\(CastdRPC.serviceName)/\(rawValue)" }
 
@@ -74,17 +44,26 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     }
 
     private static let byPath = Dictionary(uniqueKeysWithValues: allCases.map { ($0.path, $0) })
+}
 
-    /// Server-streaming methods; the rest are unary.
-    public var isStreaming: Bool { self == .watch || self == .listen || self == .streamLogs }
+/// A unary method of castd.v1.Cast with its request and response types (`CastdMethods.pause`):
+/// castd's router registers a handler by it, and clients call by it, so that a request or an
+/// answer of the wrong type does not compile.
+public struct CastdUnaryMethod<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>: Sendable {
+    public let method: CastdMethod
 
-    /// What a caller needs to call this method: READ for methods that change nothing on a device
-    /// or in the daemon, CONTROL for the rest.
-    public var requiredAccess: Castd_V1_Access {
-        switch self {
-        case .listDevices, .getStatus, .getDevice, .getAppAvailability, .watch, .getLogFilter, .streamLogs: .read
-        default: .control
-        }
+    init(_ method: CastdMethod) {
+        self.method = method
+    }
+}
+
+/// A server-streaming method of castd.v1.Cast with its request and response types
+/// (`CastdMethods.watch`).
+public struct CastdServerStreamingMethod<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message>: Sendable {
+    public let method: CastdMethod
+
+    init(_ method: CastdMethod) {
+        self.method = method
     }
 }
 

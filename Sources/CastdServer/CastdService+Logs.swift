@@ -8,25 +8,18 @@ extension CastdService {
     /// GetLogFilter, SetLogFilter and StreamLogs, on ``logs``. A service made without castd's
     /// logging (an embedding program's, a test's) answers FAILED_PRECONDITION rather than
     /// pretend: a filter it changed would filter nothing, and it keeps no records.
-    func handleLogs(
-        _ method: CastdMethod, request: [UInt8], peer: PeerCredentials?,
-        send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
-    ) async throws {
-        guard let logs else {
-            throw CastdError(
-                .failedPrecondition,
-                "\(method.rawValue): this castd runs without its log system, so it has no log filter or records")
+    static func registerLogs(_ router: inout CastdRouter) {
+        router.unary(CastdMethods.getLogFilter, available: { try $0.logs(for: .getLogFilter) }) { service, _, _ in
+            let logs = try service.logs(for: .getLogFilter)
+            return Self.filterMessage(logs.store.filter, logs: logs)
         }
-        switch method {
-        case .getLogFilter:
-            _ = try Self.decodeLogRequest(Castd_V1_GetLogFilterRequest.self, request)
-            try await send(Self.filterMessage(logs.store.filter, logs: logs))
-        case .setLogFilter:
-            let r = try Self.decodeLogRequest(Castd_V1_SetLogFilterRequest.self, request)
-            let change = try LogFilterChange(r)
+        router.unary(CastdMethods.setLogFilter, available: { try $0.logs(for: .setLogFilter) }) {
+            service, request, context in
+            let logs = try service.logs(for: .setLogFilter)
+            let change = try LogFilterChange(request)
             let startup = logs.store.startupFilter
             let changeFilter = { (filter: inout LogFilter) in
-                if r.reset { filter = startup }
+                if request.reset { filter = startup }
                 change.apply(to: &filter)
             }
             // The notice goes out under the filter in force before the change, so that a change
@@ -34,50 +27,53 @@ extension CastdService {
             var next = logs.store.filter
             changeFilter(&next)
             var logger = logs.logger(CastdSubsystem.castd)
-            logger[metadataKey: "rpc.method"] = "\(method.rawValue)"
+            logger[metadataKey: "rpc.method"] = "\(CastdMethod.setLogFilter.rawValue)"
             var metadata: Logger.Metadata = ["log.filter": "\(next)"]
-            if let peer {
+            if let peer = context.peer {
                 metadata["peer.uid"] = "\(peer.uid)"
                 metadata["peer.pid"] = "\(peer.pid)"
             }
-            logger.notice("log filter changed: \(change.description(reset: r.reset))", metadata: metadata)
+            logger.notice("log filter changed: \(change.description(reset: request.reset))", metadata: metadata)
             let filter = logs.store.update(changeFilter)
-            try await send(Self.filterMessage(filter, logs: logs))
-        case .streamLogs:
-            let r = try Self.decodeLogRequest(Castd_V1_StreamLogsRequest.self, request)
-            let recent = Int(min(r.recent, UInt32(logs.buffer.capacity)))
-            guard r.follow else {
-                for entry in logs.buffer.recent(recent) { try await send(entry.api) }
+            return Self.filterMessage(filter, logs: logs)
+        }
+        router.serverStreaming(CastdMethods.streamLogs, available: { try $0.logs(for: .streamLogs) }) {
+            service, request, _, stream in
+            let logs = try service.logs(for: .streamLogs)
+            let recent = Int(min(request.recent, UInt32(logs.buffer.capacity)))
+            guard request.follow else {
+                for entry in logs.buffer.recent(recent) { try await stream.send(entry.api) }
                 return
             }
             // The recent records and the follower at one instant: nothing missed in between.
             let (records, follower) = logs.buffer.follow(recent: recent)
             defer { follower.finish() }
-            for entry in records { try await send(entry.api) }
+            for entry in records { try await stream.send(entry.api) }
             try await withGracefulShutdownHandler {
-                for await entry in follower { try await send(entry.api) }
+                for await entry in follower { try await stream.send(entry.api) }
             } onGracefulShutdown: {
                 follower.finish()
             }
             try Task.checkCancellation()
             throw CastdError(.unavailable, "castd is shutting down")
-        default:
-            throw CastdError(.internal, "\(method.rawValue) is not a log method")
         }
+    }
+
+    /// castd's logging, or FAILED_PRECONDITION naming `method` for a service without it.
+    @discardableResult
+    private func logs(for method: CastdMethod) throws(CastdError) -> CastdLogs {
+        guard let logs else {
+            throw CastdError(
+                .failedPrecondition,
+                "\(method.rawValue): this castd runs without its log system, so it has no log filter or records")
+        }
+        return logs
     }
 
     static func filterMessage(_ filter: LogFilter, logs: CastdLogs) -> Castd_V1_LogFilter {
         var message = filter.api
         message.knownSubsystems = logs.knownSubsystems
         return message
-    }
-
-    private static func decodeLogRequest<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
-        do {
-            return try M(serializedBytes: bytes)
-        } catch {
-            throw CastdError(.invalidArgument, "malformed \(M.protoMessageName) request: \(error)")
-        }
     }
 }
 

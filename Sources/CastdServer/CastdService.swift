@@ -69,7 +69,7 @@ public struct CastdService: Sendable {
     {
         switch method {
         case .getStatus:
-            _ = try decode(Castd_V1_GetStatusRequest.self, request)
+            _ = try CastdRouter.decode(Castd_V1_GetStatusRequest.self, request)
             return try statusResponse(context)
         case .listDevices where request.isEmpty:
             var response = Castd_V1_ListDevicesResponse()
@@ -83,175 +83,20 @@ public struct CastdService: Sendable {
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
     func handle(
         _ method: CastdMethod, request: [UInt8], context: CallContext,
-        send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
+        send: @escaping @Sendable (any SwiftProtobuf.Message) async throws -> Void
     ) async throws {
-        switch method {
-        case .listDevices:
-            let r = try decode(Castd_V1_ListDevicesRequest.self, request)
-            try CastdValidation.appIDs(r.appIds)
-            var response = Castd_V1_ListDevicesResponse()
-            response.devices = await devices(matching: r)
-            try await send(response)
-        case .getStatus:
-            _ = try decode(Castd_V1_GetStatusRequest.self, request)
-            try await send(statusResponse(context))
-        case .getDevice:
-            let r = try decode(Castd_V1_GetDeviceRequest.self, request)
-            let controller = try await registry.controller(for: r.device)
-            guard let device = hub.device(id: controller.id) else {
-                throw CastdError(.notFound, "'\(r.device)' is no longer known")
-            }
-            try await send(device)
-        case .getAppAvailability:
-            let r = try decode(Castd_V1_AppAvailabilityRequest.self, request)
-            try CastdValidation.appAvailability(r)
-            let device = try await registry.controller(for: r.device)
-            var response = Castd_V1_AppAvailabilityResponse()
-            response.deviceID = device.id
-            response.available = try await device.appAvailability(r.appIds, openingWithin: registry.readCallLinks)
-            try await send(response)
-        case .startSession:
-            let r = try decode(Castd_V1_StartSessionRequest.self, request)
-            try CastdValidation.startSession(r)
-            let device = try await registry.controller(for: r.device)
-            try await send(
-                try await device.startSession(SessionRequest(appID: r.appID, mode: r.mode, launch: r.launch)))
-        case .endSession:
-            let r = try decode(Castd_V1_EndSessionRequest.self, request)
-            let device = try await registry.sessionController(for: r.device)
-            var response = Castd_V1_EndSessionResponse()
-            response.session = try await device.endSession(stopApp: r.stopApp)
-            try await send(response)
-        case .load:
-            let r = try decode(Castd_V1_LoadRequest.self, request)
-            try CastdValidation.load(r)
-            try await media(try MediaRequest(load: r), on: r.device, send: send)
-        case .play, .pause, .stop, .skipAd, .requestMediaStatus:
-            let r = try decode(Castd_V1_MediaRequest.self, request)
-            let command: MediaRequest =
-                switch method {
-                case .play: .play
-                case .pause: .pause
-                case .stop: .stop
-                case .skipAd: .skipAd
-                default: .getStatus
-                }
-            try await media(command, on: r.device, send: send)
-        case .seek:
-            let r = try decode(Castd_V1_SeekRequest.self, request)
-            try CastdValidation.seek(r)
-            try await media(MediaRequest(seek: r), on: r.device, send: send)
-        case .setPlaybackRate:
-            let r = try decode(Castd_V1_SetPlaybackRateRequest.self, request)
-            try CastdValidation.rate(r.rate)
-            try await media(.setPlaybackRate(r.rate), on: r.device, send: send)
-        case .editTracks:
-            let r = try decode(Castd_V1_EditTracksRequest.self, request)
-            try CastdValidation.editTracks(r)
-            try await media(try MediaRequest(editTracks: r), on: r.device, send: send)
-        case .setStreamVolume:
-            let r = try decode(Castd_V1_SetVolumeRequest.self, request)
-            try CastdValidation.volume(r, allowSteps: false)
-            try await media(MediaRequest(streamVolume: r), on: r.device, send: send)
-        case .queueLoad:
-            let r = try decode(Castd_V1_QueueLoadRequest.self, request)
-            try CastdValidation.queueLoad(r)
-            try await media(try MediaRequest(queueLoad: r), on: r.device, send: send)
-        case .queueInsert:
-            let r = try decode(Castd_V1_QueueInsertRequest.self, request)
-            try CastdValidation.newItems(r.items)
-            try await media(try MediaRequest(queueInsert: r), on: r.device, send: send)
-        case .queueRemove:
-            let r = try decode(Castd_V1_QueueRemoveRequest.self, request)
-            try CastdValidation.queueRemove(r)
-            try await media(.queueRemove(itemIDs: r.itemIds), on: r.device, send: send)
-        case .queueReorder:
-            let r = try decode(Castd_V1_QueueReorderRequest.self, request)
-            try CastdValidation.queueReorder(r)
-            try await media(MediaRequest(queueReorder: r), on: r.device, send: send)
-        case .queueUpdate:
-            let r = try decode(Castd_V1_QueueUpdateRequest.self, request)
-            try CastdValidation.queueUpdate(r)
-            try await media(try MediaRequest(queueUpdate: r), on: r.device, send: send)
-        case .setVolume:
-            let r = try decode(Castd_V1_SetVolumeRequest.self, request)
-            try CastdValidation.volume(r, allowSteps: true)
-            let device = try await registry.controller(for: r.device)
-            try await send(
-                try await device.setVolume(
-                    level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil, steps: r.steps))
-        case .sendMessage:
-            let r = try decode(Castd_V1_SendMessageRequest.self, request)
-            try CastdValidation.sendMessage(r)
-            let text = try r.castText()
-            let device = try await registry.sessionController(for: r.device)
-            let session = try await device.sendMessage(namespace: r.namespace, text: text)
-            var response = Castd_V1_SendMessageResponse()
-            response.deviceID = session.deviceID
-            response.sessionID = session.sessionID
-            try await send(response)
-        case .listen:
-            let r = try decode(Castd_V1_ListenRequest.self, request)
-            try CastdValidation.namespace(r.namespace)
-            let device = try await registry.controller(for: r.device)
-            for await event in device.listen(namespace: r.namespace) {
-                try await send(event)
-            }
-            try Task.checkCancellation()
-            throw CastdError(.unavailable, "castd is shutting down")
-        case .watch:
-            _ = try decode(Castd_V1_WatchRequest.self, request)
-            let subscription = hub.watch()
-            defer { subscription.cancel() }
-            for await event in subscription {
-                try await send(encodings.event(event))
-            }
-            try Task.checkCancellation()
-            throw CastdError(.unavailable, "castd is shutting down")
-        case .getLogFilter, .setLogFilter, .streamLogs:
-            try await handleLogs(method, request: request, peer: context.peer, send: send)
-        case .forgetDevice:
-            let r = try decode(Castd_V1_ForgetDeviceRequest.self, request)
-            guard !r.device.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw CastdError(.invalidArgument, "name the device whose pinned key castd should forget")
-            }
-            try await send(try await registry.forgetPinnedKey(of: r.device))
-        }
+        try await Self.router[method](self, request, context, send)
     }
 
-    /// A media request to the device holding the session `selector` names; its answer is the
-    /// media status.
-    private func media(
-        _ request: MediaRequest, on selector: String, send: @Sendable (any SwiftProtobuf.Message) async throws -> Void
-    ) async throws {
-        let device = try await registry.sessionController(for: selector)
-        try await send(try await device.media(request))
-    }
-
-    /// Devices that meet the request's criteria: capability bits from discovery, and apps the
-    /// device says it can run (asked of every candidate at once, but links are opened for it only
-    /// a few at a time, `DeviceRegistry.readCallLinks`; a device that cannot answer within
-    /// `appAnswerDeadline`, its wait for a place included, is left out).
-    private func devices(matching request: Castd_V1_ListDevicesRequest) async -> [CastdDevice] {
-        let candidates = hub.devices().filter { $0.capabilities & request.capabilities == request.capabilities }
-        guard !request.appIds.isEmpty else { return candidates }
-        let registry = self.registry
-        let deadline = appAnswerDeadline
-        let able = await withTaskGroup(of: String?.self) { group in
-            for device in candidates {
-                group.addTask {
-                    guard let controller = await registry.controller(id: device.id) else { return nil }
-                    let answer = try? await withDeadline(deadline) {
-                        try await controller.appAvailability(request.appIds, openingWithin: registry.readCallLinks)
-                    }
-                    return answer?.values.allSatisfy { $0 } == true ? device.id : nil
-                }
-            }
-            var ids: Set<String> = []
-            for await id in group { if let id { ids.insert(id) } }
-            return ids
-        }
-        return candidates.filter { able.contains($0.id) }
+    /// Every method's handler, registered by the service's areas, one file each.
+    static let router = CastdRouter { router in
+        registerStatus(&router)
+        registerDevices(&router)
+        registerSessions(&router)
+        registerMedia(&router)
+        registerQueue(&router)
+        registerChannels(&router)
+        registerLogs(&router)
     }
 
     func status(_ context: CallContext) async -> CastdStatusResponse {
@@ -291,17 +136,9 @@ public struct CastdService: Sendable {
         return daemon
     }
 
-    private func decode<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
-        try Self.decodeRequest(type, bytes)
-    }
-
     /// A method's request message from its bytes; INVALID_ARGUMENT if they are not one.
     package static func decodeRequest<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
-        do {
-            return try M(serializedBytes: bytes)
-        } catch {
-            throw CastdError(.invalidArgument, "malformed \(M.protoMessageName) request: \(error)")
-        }
+        try CastdRouter.decode(type, bytes)
     }
 }
 

@@ -1,19 +1,22 @@
 import CastClient
 import SwiftProtobuf
 
-/// One unary castd call as a command makes it: the method and the request. Commands build it in
-/// a function of their parsed arguments (tests check it field by field) and `run()` sends it.
+/// One unary castd call as a command makes it: the method's descriptor (`CastdMethods.pause`,
+/// which fixes the request's and the answer's types) and the request. Commands build it in a
+/// function of their parsed arguments (tests check it field by field) and `run()` sends it.
 struct CastcCall<Request: SwiftProtobuf.Message, Response: SwiftProtobuf.Message> {
-    var method: CastdMethod
+    var descriptor: CastdUnaryMethod<Request, Response>
     var request: Request
 
-    init(_ method: CastdMethod, _ request: Request, returning: Response.Type = Response.self) {
-        self.method = method
+    init(_ descriptor: CastdUnaryMethod<Request, Response>, _ request: Request) {
+        self.descriptor = descriptor
         self.request = request
     }
 
+    var method: CastdMethod { descriptor.method }
+
     func send(_ client: CastdClient) async throws -> Response {
-        try await client.unary(method, request, as: Response.self)
+        try await client.unary(descriptor, request)
     }
 }
 
@@ -34,7 +37,7 @@ extension GlobalOptions {
     /// Connects, makes the call, disconnects; returns the daemon's answer. One call on a
     /// connection of its own needs no event loop (`CastdClient.unaryOnce`).
     func send<Request, Response>(_ call: CastcCall<Request, Response>) async throws -> Response {
-        try await CastdClient.unaryOnce(socketPath: socket, call.method, call.request, as: Response.self)
+        try await CastdClient.unaryOnce(socketPath: socket, call.descriptor, call.request)
     }
 
     /// Prints a media status: as JSON with --json, else one line (`playing  1:23 / 9:56  Title`).

@@ -23,9 +23,10 @@ struct ReadmeExampleTests {
             }
             return playing
         }
-        // One call and exit, as castc does: no event loop is started.
+        // One call and exit, as castc does: no event loop is started. CastdMethods has every method
+        // with its request and response types.
         let status = try await CastdClient.unaryOnce(
-            socketPath: socket, .getStatus, Castd_V1_GetStatusRequest(), as: CastdStatusResponse.self)
+            socketPath: socket, CastdMethods.getStatus, Castd_V1_GetStatusRequest())
         return (playing, firstEvent, status.devices.map(\.friendlyName))
     }
 

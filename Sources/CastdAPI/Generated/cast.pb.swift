@@ -30,8 +30,8 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 /// before anything it sends is parsed: the daemon's own uid and root, and members of the
 /// configured control groups, get CONTROL; members of the read groups get READ; everyone else is
 /// refused with PERMISSION_DENIED. READ permits the methods that change nothing on a device or in
-/// the daemon: ListDevices, GetStatus, GetDevice, GetAppAvailability, Watch, GetLogFilter,
-/// StreamLogs.
+/// the daemon (each method of Cast is marked with the access it needs): ListDevices, GetStatus,
+/// GetDevice, GetAppAvailability, Watch, GetLogFilter, StreamLogs.
 public nonisolated enum Castd_V1_Access: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0

@@ -51,7 +51,7 @@ struct SendCommand: CastcCommand {
         request.device = options.deviceSelector
         request.namespace = namespace
         if options.json { request.json = text } else { request.text = text }
-        return CastcCall(.sendMessage, request)
+        return CastcCall(CastdMethods.sendMessage, request)
     }
 
     func run() async throws {

@@ -110,7 +110,7 @@ struct DevicesListCommand: CastcCommand {
         var request = Castd_V1_ListDevicesRequest()
         request.appIds = appIDs
         request.capabilities = capabilities.reduce(into: CastdDeviceCapabilities()) { $0.formUnion($1.castd) }.rawValue
-        return CastcCall(.listDevices, request)
+        return CastcCall(CastdMethods.listDevices, request)
     }
 
     func run() async throws {

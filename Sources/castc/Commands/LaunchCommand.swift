@@ -84,7 +84,7 @@ struct LaunchCommand: CastcCommand {
         launch.credentials = credentials ?? ""
         launch.credentialsType = credentialsType ?? ""
         if launch != CastdLaunchOptions() { request.launch = launch }
-        return CastcCall(.startSession, request)
+        return CastcCall(CastdMethods.startSession, request)
     }
 
     func run() async throws {
@@ -141,7 +141,7 @@ struct AppsCommand: CastcCommand {
         var request = Castd_V1_AppAvailabilityRequest()
         request.device = deviceName
         request.appIds = appIDs
-        return CastcCall(.getAppAvailability, request)
+        return CastcCall(CastdMethods.getAppAvailability, request)
     }
 
     func run() async throws {

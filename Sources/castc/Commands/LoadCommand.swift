@@ -164,7 +164,7 @@ struct LoadCommand: MediaStatusCommand {
         request.credentials = credentials ?? ""
         request.credentialsType = credentialsType ?? ""
         request.customDataJson = customData ?? ""
-        return CastcCall(.load, request)
+        return CastcCall(CastdMethods.load, request)
     }
 }
 

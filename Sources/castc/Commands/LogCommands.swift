@@ -99,7 +99,7 @@ struct LogLevelCommand: CastcCommand {
             guard !requests.isEmpty else { return try await client.logFilter() }
             var filter = CastdLogFilter()
             for request in requests {
-                filter = try await client.unary(.setLogFilter, request, as: CastdLogFilter.self)
+                filter = try await client.unary(CastdMethods.setLogFilter, request)
             }
             return filter
         }

@@ -3,7 +3,7 @@ import CastClient
 
 /// A command that sends a `MediaRequest` for the device to one method: play, pause, stop, skip-ad.
 protocol MediaRequestCommand: MediaStatusCommand where Request == Castd_V1_MediaRequest {
-    static var method: CastdMethod { get }
+    static var method: CastdUnaryMethod<Castd_V1_MediaRequest, CastdMediaStatus> { get }
 }
 
 extension MediaRequestCommand {
@@ -24,7 +24,7 @@ struct PlayCommand: MediaRequestCommand {
               castc play --device kitchen
             """
     )
-    static let method = CastdMethod.play
+    static let method = CastdMethods.play
 
     @OptionGroup var options: GlobalOptions
 }
@@ -41,7 +41,7 @@ struct PauseCommand: MediaRequestCommand {
               castc pause --device kitchen
             """
     )
-    static let method = CastdMethod.pause
+    static let method = CastdMethods.pause
 
     @OptionGroup var options: GlobalOptions
 }
@@ -58,7 +58,7 @@ struct StopCommand: MediaRequestCommand {
               castc stop --device kitchen
             """
     )
-    static let method = CastdMethod.stop
+    static let method = CastdMethods.stop
 
     @OptionGroup var options: GlobalOptions
 }
@@ -91,7 +91,7 @@ struct RateCommand: MediaStatusCommand {
         var request = Castd_V1_SetPlaybackRateRequest()
         request.device = options.deviceSelector
         request.rate = rate
-        return CastcCall(.setPlaybackRate, request)
+        return CastcCall(CastdMethods.setPlaybackRate, request)
     }
 }
 
@@ -107,7 +107,7 @@ struct SkipAdCommand: MediaRequestCommand {
               castc skip-ad --device kitchen
             """
     )
-    static let method = CastdMethod.skipAd
+    static let method = CastdMethods.skipAd
 
     @OptionGroup var options: GlobalOptions
 }

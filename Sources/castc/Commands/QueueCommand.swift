@@ -61,7 +61,7 @@ struct QueueListCommand: CastcCommand {
     @OptionGroup var options: GlobalOptions
 
     func call() -> CastcCall<Castd_V1_MediaRequest, CastdMediaStatus> {
-        CastcCall(.requestMediaStatus, options.mediaRequest)
+        CastcCall(CastdMethods.requestMediaStatus, options.mediaRequest)
     }
 
     func run() async throws {
@@ -124,7 +124,7 @@ struct QueueLoadCommand: MediaStatusCommand {
         request.startIndex = UInt32(startIndex)
         request.repeatMode = repeatMode.castd
         request.startTime = start ?? 0
-        return CastcCall(.queueLoad, request)
+        return CastcCall(CastdMethods.queueLoad, request)
     }
 }
 
@@ -171,7 +171,7 @@ struct QueueAddCommand: MediaStatusCommand {
         request.items = queueItems(urls)
         request.insertBeforeItemID = before ?? 0
         request.playNow = playNow
-        return CastcCall(.queueInsert, request)
+        return CastcCall(CastdMethods.queueInsert, request)
     }
 }
 
@@ -202,7 +202,7 @@ struct QueueRemoveCommand: MediaStatusCommand {
         var request = Castd_V1_QueueRemoveRequest()
         request.device = options.deviceSelector
         request.itemIds = itemIDs
-        return CastcCall(.queueRemove, request)
+        return CastcCall(CastdMethods.queueRemove, request)
     }
 }
 
@@ -250,7 +250,7 @@ struct QueueMoveCommand: MediaStatusCommand {
         request.device = options.deviceSelector
         request.itemIds = itemIDs
         request.insertBeforeItemID = before ?? 0
-        return CastcCall(.queueReorder, request)
+        return CastcCall(CastdMethods.queueReorder, request)
     }
 }
 
@@ -284,7 +284,7 @@ struct QueueJumpCommand: MediaStatusCommand {
         request.device = options.deviceSelector
         request.currentItemID = itemID
         request.currentTime = start ?? 0
-        return CastcCall(.queueUpdate, request)
+        return CastcCall(CastdMethods.queueUpdate, request)
     }
 }
 
@@ -306,7 +306,7 @@ struct QueueNextCommand: MediaStatusCommand {
         var request = CastdQueueUpdateRequest()
         request.device = options.deviceSelector
         request.jump = 1
-        return CastcCall(.queueUpdate, request)
+        return CastcCall(CastdMethods.queueUpdate, request)
     }
 }
 
@@ -329,7 +329,7 @@ struct QueuePrevCommand: MediaStatusCommand {
         var request = CastdQueueUpdateRequest()
         request.device = options.deviceSelector
         request.jump = -1
-        return CastcCall(.queueUpdate, request)
+        return CastcCall(CastdMethods.queueUpdate, request)
     }
 }
 
@@ -357,6 +357,6 @@ struct QueueRepeatCommand: MediaStatusCommand {
         var request = CastdQueueUpdateRequest()
         request.device = options.deviceSelector
         request.repeatMode = mode.castd
-        return CastcCall(.queueUpdate, request)
+        return CastcCall(CastdMethods.queueUpdate, request)
     }
 }

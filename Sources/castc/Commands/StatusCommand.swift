@@ -36,7 +36,7 @@ struct StatusCommand: CastcCommand {
 
     func run() async throws {
         var status = try await options.send(
-            CastcCall(.getStatus, Castd_V1_GetStatusRequest(), returning: CastdStatusResponse.self))
+            CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
         if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
         try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose) }
     }

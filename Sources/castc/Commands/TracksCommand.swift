@@ -46,7 +46,7 @@ struct TracksListCommand: CastcCommand {
     @OptionGroup var options: GlobalOptions
 
     func call() -> CastcCall<Castd_V1_MediaRequest, CastdMediaStatus> {
-        CastcCall(.requestMediaStatus, options.mediaRequest)
+        CastcCall(CastdMethods.requestMediaStatus, options.mediaRequest)
     }
 
     func run() async throws {
@@ -167,7 +167,7 @@ private func activeTracksCall(
     var tracks = Castd_V1_ActiveTracks()
     tracks.trackIds = active
     request.activeTracks = tracks
-    return CastcCall(.editTracks, request)
+    return CastcCall(CastdMethods.editTracks, request)
 }
 
 /// `tracks enable` and `tracks disable`: asks for the media status, makes the call `call` builds
@@ -296,7 +296,7 @@ struct TracksStyleCommand: MediaStatusCommand {
         var request = Castd_V1_EditTracksRequest()
         request.device = options.deviceSelector
         request.textTrackStyle = style
-        return CastcCall(.editTracks, request)
+        return CastcCall(CastdMethods.editTracks, request)
     }
 }
 

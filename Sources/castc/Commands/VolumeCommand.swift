@@ -113,16 +113,16 @@ struct VolumeCommand: CastcCommand {
             try options.print(volume) { "\(name): volume \(MediaSummary.deviceVolume(volume))" }
         case .show(stream: true):
             let status = try await options.send(
-                CastcCall(.requestMediaStatus, options.mediaRequest, returning: CastdMediaStatus.self))
+                CastcCall(CastdMethods.requestMediaStatus, options.mediaRequest))
             try options.print(status.volume) {
                 status.hasVolume
                     ? "stream volume " + MediaSummary.volume(status.volume) : "the stream has no volume of its own"
             }
         case .setDevice(let request):
-            let volume = try await options.send(CastcCall(.setVolume, request, returning: CastdVolume.self))
+            let volume = try await options.send(CastcCall(CastdMethods.setVolume, request))
             try options.print(volume) { "volume " + MediaSummary.deviceVolume(volume) }
         case .setStream(let request):
-            let status = try await options.send(CastcCall(.setStreamVolume, request, returning: CastdMediaStatus.self))
+            let status = try await options.send(CastcCall(CastdMethods.setStreamVolume, request))
             try options.print(status) { "stream volume " + MediaSummary.volume(status.volume) }
         }
     }
@@ -187,7 +187,7 @@ private func muteCall(options: GlobalOptions, muted: Bool) -> CastcCall<Castd_V1
     var request = Castd_V1_SetVolumeRequest()
     request.device = options.deviceSelector
     request.muted = muted
-    return CastcCall(.setVolume, request)
+    return CastcCall(CastdMethods.setVolume, request)
 }
 
 private func runMute(options: GlobalOptions, muted: Bool, stream: Bool) async throws {
