@@ -34,11 +34,15 @@ let package = Package(
             name: "LengthPrefixFraming",
             dependencies: [.product(name: "NIOCore", package: "swift-nio")]
         ),
-        // A pthread-backed lock that ThreadSanitizer understands (Sources/CastSync/Locked.swift).
-        .target(name: "CastSync", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // A pthread-backed lock that ThreadSanitizer understands (Sources/CastdSupport/Locked.swift).
+        .target(name: "CastdSupport", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(
             name: "CastProtocol",
-            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "LengthPrefixFraming",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             exclude: ["Generated/README.md"]
         ),
         .target(
@@ -57,9 +61,9 @@ let package = Package(
 
         // MARK: device side
         .target(
-            name: "CastChannel",
+            name: "CastSenderLink",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastProtocol",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -76,17 +80,17 @@ let package = Package(
         .target(
             name: "CastDiscovery",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CAvahi",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
-            name: "CastCore",
+            name: "CastDevices",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastdAPI",
-                "CastChannel",
+                "CastSenderLink",
                 "CastDiscovery",
                 "CastProtocol",
                 .product(name: "Logging", package: "swift-log"),
@@ -97,7 +101,7 @@ let package = Package(
         .target(
             name: "CastdLogging",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastdAPI",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
@@ -106,9 +110,9 @@ let package = Package(
         .target(
             name: "CastdServer",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastdAPI",
-                "CastCore",
+                "CastDevices",
                 "CastdLogging",
                 "CastProtocol",
                 "LengthPrefixFraming",
@@ -123,8 +127,8 @@ let package = Package(
             name: "CastdDaemon",
             dependencies: [
                 "CastdServer",
-                "CastCore",
-                "CastChannel",
+                "CastDevices",
+                "CastSenderLink",
                 "CastDiscovery",
                 "CastdAPI",
                 "CastdLogging",
@@ -164,7 +168,7 @@ let package = Package(
         .target(
             name: "CastClient",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastdAPI",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -191,7 +195,7 @@ let package = Package(
                         // dependency for that): FoundationEssentials needs the last two, and
                         // Foundation, should castc import it again, the first two as well.
                         // Both use the standard library's Mutex (Synchronization), which castc's
-                        // own code no longer names (CastSync), so it is named here.
+                        // own code no longer names (CastdSupport), so it is named here.
                         "-Xlinker", "-lCoreFoundation", "-Xlinker", "-l_FoundationICU",
                         "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
                         "-Xlinker", "-lswiftSynchronization",
@@ -204,7 +208,7 @@ let package = Package(
         .target(
             name: "CastEmulator",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastProtocol",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -232,7 +236,7 @@ let package = Package(
         .executableTarget(
             name: "castd-bench",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastDiscovery",
                 "CastClient",
                 "CastEmulator",
@@ -258,7 +262,7 @@ let package = Package(
         .executableTarget(
             name: "CastPayloadFuzzer",
             dependencies: [
-                "FuzzSupport", "CastProtocol", "CastCore", "CastdAPI",
+                "FuzzSupport", "CastProtocol", "CastDevices", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Fuzz/CastPayloadFuzzer"
@@ -266,7 +270,7 @@ let package = Package(
         .executableTarget(
             name: "DeviceAuthFuzzer",
             dependencies: [
-                "FuzzSupport", "CastChannel", "CastProtocol", .product(name: "X509", package: "swift-certificates"),
+                "FuzzSupport", "CastSenderLink", "CastProtocol", .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             path: "Fuzz/DeviceAuthFuzzer",
@@ -275,7 +279,7 @@ let package = Package(
         .executableTarget(
             name: "CastdRequestFuzzer",
             dependencies: [
-                "FuzzSupport", "CastCore", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
+                "FuzzSupport", "CastDevices", "CastdServer", "CastdAPI", "CastProtocol", "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -293,7 +297,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "CastdStateFuzzer",
-            dependencies: ["FuzzSupport", "CastCore"],
+            dependencies: ["FuzzSupport", "CastDevices"],
             path: "Fuzz/CastdStateFuzzer"
         ),
 
@@ -301,10 +305,10 @@ let package = Package(
         .target(
             name: "CastTestSupport",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastEmulator",
                 "CastClient",
-                "CastCore",
+                "CastDevices",
                 "CastdServer",
                 "CastdDaemon",
                 "CastdLogging",
@@ -328,11 +332,11 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastSync", "CastDiscovery", "CastTestSupport"]),
+        .testTarget(name: "CastDiscoveryTests", dependencies: ["CastdSupport", "CastDiscovery", "CastTestSupport"]),
         .testTarget(
             name: "CastEmulatorTests",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastEmulator", "CastProtocol", "CastDiscovery", "LengthPrefixFraming", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -340,10 +344,10 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CastChannelTests",
+            name: "CastSenderLinkTests",
             dependencies: [
-                "CastSync",
-                "CastChannel", "CastTestSupport",
+                "CastdSupport",
+                "CastSenderLink", "CastTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -351,16 +355,32 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CastDevicesTests",
+            dependencies: [
+                "CastDevices", "CastSenderLink", "CastDiscovery", "CastProtocol", "CastdAPI", "CastTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .testTarget(
+            name: "CastClientTests",
+            dependencies: [
+                "CastClient", "CastdAPI", "LengthPrefixFraming", "CastTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .testTarget(
             name: "CastdServerTests",
             dependencies: [
-                "CastSync", "CastdServer", "CastClient", "CastTestSupport",
+                "CastdSupport", "CastdServer", "CastClient", "CastTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "CastSync",
+                "CastdSupport",
                 "CastTestSupport", "CastdAPI",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
@@ -373,7 +393,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CastcTests", dependencies: ["CastSync", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
+            name: "CastcTests", dependencies: ["CastdSupport", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
         .testTarget(
             name: "CastdBenchTests",
             dependencies: [

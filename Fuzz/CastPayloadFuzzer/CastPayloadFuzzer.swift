@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastProtocol
 import CastdAPI
 import Foundation

@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CastdAPI
 #if canImport(FoundationEssentials)
     import FoundationEssentials

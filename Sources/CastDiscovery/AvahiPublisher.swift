@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CAvahi
 import Dispatch
 import Logging

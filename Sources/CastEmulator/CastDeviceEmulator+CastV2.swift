@@ -88,20 +88,19 @@ extension CastDeviceEmulator {
                     try pipeline.addHandler(NIOSSLServerHandler(context: context.tls))
                     // Where hostile faults write their bytes, past the codec and the framing.
                     try pipeline.addHandler(RawFrameWriter())
+                    try CastV2Pipeline.addFraming(to: pipeline, badMessages: .close)
                     try pipeline.addHandler(
-                        ByteToMessageHandler(
-                            LengthPrefixedFrameDecoder(maximumFrameLength: CastWire.maximumFrameLength)
-                        )
-                    )
-                    try pipeline.addHandler(LengthPrefixedFrameEncoder())
-                    try pipeline.addHandler(CastMessageCodec(logger: codecLogger))
+                        CastMessageEncoder { message, error in
+                            codecLogger.warning(
+                                "not sent: \(error)", metadata: ["cast.namespace": "\(message.namespace)"])
+                        })
                     if let log = context.messageLog {
                         try pipeline.addHandler(CastMessageLogHandler(connection: number, log: log))
                     }
                     if let tap {
                         try pipeline.addHandler(CastMessageTapHandler(connection: number, tap: tap))
                     }
-                    try pipeline.addHandler(CastHeartbeatHandler(heartbeat, mode: heartbeatMode))
+                    try pipeline.addHandler(DeviceHeartbeatHandler(heartbeat, mode: heartbeatMode))
                 }
                 return AcceptedConnection(
                     number: number,

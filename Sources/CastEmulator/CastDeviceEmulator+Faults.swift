@@ -44,7 +44,7 @@ extension CastDeviceEmulator {
         if after != before { logger.info("faults (fault injection): \(after)") }
         if before.heartbeat == .silent, after.heartbeat != .silent {
             for channel in channels {
-                channel.pipeline.fireUserInboundEventTriggered(CastHeartbeatHandler.SilenceEnded())
+                channel.pipeline.fireUserInboundEventTriggered(DeviceHeartbeatHandler.SilenceEnded())
             }
         }
         return after

@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 
 /// A counter that tasks can wait on: `signal()` bumps it and wakes everyone waiting for a value
 /// beyond the one they saw. Used to re-arm the playback timer and to stop `run()`.

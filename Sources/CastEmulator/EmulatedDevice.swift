@@ -143,7 +143,7 @@ struct EmulatedDevice {
     ) {
         let namespace = message.namespace
         if namespace == CastNamespace.heartbeat {
-            return  // PING and PONG are the CastHeartbeatHandler's business.
+            return  // PING and PONG are the DeviceHeartbeatHandler's business.
         }
         guard message.payloadType == .string else {
             outcome.note(.info, "ignored a binary message on \(namespace) (not supported by the emulator)")

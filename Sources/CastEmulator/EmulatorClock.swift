@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 
 /// The time source of an emulated device's media playback.
 ///

@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CastProtocol
 import Foundation
 import NIOCore

@@ -1,5 +1,5 @@
-import CastChannel
-import CastCore
+import CastSenderLink
+import CastDevices
 import CastDiscovery
 import CastdAPI
 import CastdLogging
@@ -52,7 +52,7 @@ public struct CastdDaemon: Sendable {
     public let socketPath: String
     /// How device links connect and authenticate devices.
     public let linkConfiguration: CastLinkConfiguration
-    public let hub: CastdEventHub
+    public let hub: CastdStateStore
     public let registry: DeviceRegistry
     public let server: CastdServer
     public let status: DaemonStatusReporter
@@ -71,7 +71,7 @@ public struct CastdDaemon: Sendable {
         let linkConfiguration = try options.linkConfiguration ?? Self.linkConfiguration(settings)
         self.linkConfiguration = linkConfiguration
         let stateURL = settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        hub = CastdEventHub(watcherQueueLimit: settings.watcherQueue)
+        hub = CastdStateStore(watcherQueueLimit: settings.watcherQueue)
         registry = DeviceRegistry(
             hub: hub,
             staticDevices: settings.devices,

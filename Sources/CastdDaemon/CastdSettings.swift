@@ -1,5 +1,5 @@
-import CastChannel
-import CastCore
+import CastSenderLink
+import CastDevices
 import CastDiscovery
 import CastdAPI
 import CastdServer

@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastdAPI
 import NIOCore
 import NIOPosix
@@ -10,13 +10,13 @@ import Synchronization
 /// watchdog interval while castd's event loops answer, and STOPPING=1 as soon as shutdown
 /// begins. A `Service`: place it last in the group, so it hears of the shutdown first.
 public final class DaemonStatusReporter: Service, Sendable {
-    private let hub: CastdEventHub
+    private let hub: CastdStateStore
     private let socketPath: String
     private let clients = Atomic<Int>(0)
     private let isListening = Atomic<Bool>(false)
     private let nudges = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    public init(hub: CastdEventHub, socketPath: String) {
+    public init(hub: CastdStateStore, socketPath: String) {
         self.hub = hub
         self.socketPath = socketPath
     }

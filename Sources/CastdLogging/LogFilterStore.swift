@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 
 /// The filter castd logs by, shared by every log handler and changed at run time (SetLogFilter).
 ///

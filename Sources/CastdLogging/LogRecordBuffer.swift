@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 
 /// The records castd logged lately, for `castc logs`: the last ``capacity`` records, numbered,
 /// and every new one fanned out to followers (`castc logs -f`).

@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastdAPI
 
 /// Custom channels: a message to the session's app on a namespace (SendMessage), and what the

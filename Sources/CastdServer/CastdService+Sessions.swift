@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastdAPI
 
 /// Sessions: start, join or relaunch an app's session (StartSession), leave or end it

@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastProtocol
 import CastdAPI
 import CastdLogging
@@ -26,12 +26,12 @@ public struct DaemonFacts: Sendable {
     }
 }
 
-/// The castd.v1.Cast methods: request validation and the calls into CastCore. Transport-free:
+/// The castd.v1.Cast methods: request validation and the calls into CastDevices. Transport-free:
 /// the connection layer hands it a decoded method and request bytes and a way to send
 /// response messages.
 public struct CastdService: Sendable {
     public let registry: DeviceRegistry
-    public let hub: CastdEventHub
+    public let hub: CastdStateStore
     public let facts: DaemonFacts
     /// Events and status encoded once, sent to many (SharedEncodings).
     let encodings = SharedEncodings()
@@ -43,7 +43,7 @@ public struct CastdService: Sendable {
     /// then is left out.
     public var appAnswerDeadline: Duration = .seconds(5)
 
-    public init(registry: DeviceRegistry, hub: CastdEventHub, facts: DaemonFacts, logs: CastdLogs? = nil) {
+    public init(registry: DeviceRegistry, hub: CastdStateStore, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry
         self.hub = hub
         self.facts = facts

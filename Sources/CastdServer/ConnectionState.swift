@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CastdAPI
 import Foundation
 import Logging

@@ -1,5 +1,5 @@
-import CastSync
-import CastCore
+import CastdSupport
+import CastDevices
 import CastdAPI
 import Foundation
 import SwiftProtobuf
@@ -99,7 +99,8 @@ final class SharedEncodings: Sendable {
     /// A StatusResponse: `daemon` (made and encoded only for a `key` not seen lately), then the
     /// hub's devices, sessions and media, encoded once per change. (A message's encoding is its
     /// fields' encodings one after the other, so the two parts concatenate into the whole.)
-    func status(daemon key: DaemonKey, hub: CastdEventHub, _ daemon: () -> Castd_V1_DaemonInfo) throws -> EncodedMessage
+    func status(daemon key: DaemonKey, hub: CastdStateStore, _ daemon: () -> Castd_V1_DaemonInfo) throws
+        -> EncodedMessage
     {
         var bytes: Data
         if let head = state.withLock({ $0.daemons[key] }) {

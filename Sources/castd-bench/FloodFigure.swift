@@ -1,6 +1,6 @@
 import CastClient
 import CastDiscovery
-import CastSync
+import CastdSupport
 import Foundation
 import Logging
 

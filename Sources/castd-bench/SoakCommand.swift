@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import ArgumentParser
 import CastClient
 import CastEmulator

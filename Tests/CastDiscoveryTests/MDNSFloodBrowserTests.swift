@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CastTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CastChannel
+import CastSenderLink
 import CastEmulator
 
 extension CastTrustRoots {

@@ -1,6 +1,6 @@
-import CastChannel
+import CastSenderLink
 import CastClient
-import CastCore
+import CastDevices
 import CastdAPI
 import CastdDaemon
 import CastdLogging
@@ -37,7 +37,7 @@ public func withDaemon<T>(
     appAnswerDeadline: Duration = .seconds(5),
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
-    _ body: (_ socketPath: String, _ hub: CastdEventHub) async throws -> T
+    _ body: (_ socketPath: String, _ hub: CastdStateStore) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         var settings = try CastdSettings.forTests(socket: directory + "/castd.sock")

@@ -1,5 +1,5 @@
-import CastSync
-import CastCore
+import CastdSupport
+import CastDevices
 import CastdAPI
 import Foundation
 
@@ -12,7 +12,7 @@ public final class EventRecorder: Sendable {
     private let storage = Storage()
     private let task: Task<Void, Never>
 
-    public init(_ hub: CastdEventHub) {
+    public init(_ hub: CastdStateStore) {
         let subscription = hub.watch()
         let storage = self.storage
         task = Task {

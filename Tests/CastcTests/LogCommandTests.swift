@@ -1,5 +1,5 @@
 import CastTestSupport
-import CastSync
+import CastdSupport
 import ArgumentParser
 import CastClient
 import Foundation

@@ -1,5 +1,5 @@
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastTestSupport
 import CastdAPI

@@ -1,6 +1,6 @@
-import CastChannel
+import CastSenderLink
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastTestSupport
 import CastdAPI

@@ -1,5 +1,5 @@
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastTestSupport
 import CastdAPI
@@ -23,7 +23,7 @@ struct FaultRecoveryTests {
     /// One emulated device on a port that can be listened on again, and a castd using it.
     func withDevice<T>(
         _ configure: (inout EmulatorConfiguration) -> Void = { _ in },
-        _ body: (CastdClient, CastDeviceEmulator, CastdEventHub, EventRecorder) async throws -> T
+        _ body: (CastdClient, CastDeviceEmulator, CastdStateStore, EventRecorder) async throws -> T
     ) async throws -> T {
         var configuration = EmulatorConfiguration()
         configuration.port = try freePort()

@@ -1,5 +1,5 @@
 import CastClient
-import CastCore
+import CastDevices
 import CastTestSupport
 import CastdAPI
 import CastdServer

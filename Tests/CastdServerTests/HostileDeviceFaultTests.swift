@@ -1,6 +1,6 @@
-import CastSync
+import CastdSupport
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastProtocol
 import CastTestSupport
@@ -21,7 +21,7 @@ struct HostileDeviceFaultTests {
     /// and a Watch on a second connection that records every event about the good device.
     struct Setup {
         var client: CastdClient
-        var hub: CastdEventHub
+        var hub: CastdStateStore
         var recorder: EventRecorder
         var hostile: CastDeviceEmulator
         var good: CastDeviceEmulator

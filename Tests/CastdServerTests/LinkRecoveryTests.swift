@@ -1,6 +1,6 @@
-import CastChannel
+import CastSenderLink
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastTestSupport
 import CastdAPI
@@ -165,7 +165,7 @@ struct LinkRecoveryTests {
                 sessionID: "6A2B1C3D-0000-4000-8000-00000000BEEF", transportID: "web-old")
             let store = SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
             store.record(deviceID: gone.deviceID, SavedSession(gone, endpoint: endpoint))
-            let hub = CastdEventHub()
+            let hub = CastdStateStore()
             let recorder = EventRecorder(hub)
             let registry = DeviceRegistry(
                 hub: hub, discovery: false,
@@ -199,7 +199,9 @@ struct LinkRecoveryTests {
         }
     }
 
-    static func expectDropped(_ sessionID: String, hub: CastdEventHub, emulator: CastDeviceEmulator, directory: String)
+    static func expectDropped(
+        _ sessionID: String, hub: CastdStateStore, emulator: CastDeviceEmulator, directory: String
+    )
         async throws
     {
         let recorder = EventRecorder(hub)

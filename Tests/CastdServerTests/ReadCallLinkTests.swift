@@ -1,8 +1,8 @@
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastProtocol
-import CastSync
+import CastdSupport
 import CastTestSupport
 import CastdAPI
 import Foundation

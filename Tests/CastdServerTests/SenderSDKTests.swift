@@ -1,9 +1,9 @@
-import CastChannel
+import CastSenderLink
 import CastClient
-import CastCore
+import CastDevices
 import CastEmulator
 import CastProtocol
-import CastSync
+import CastdSupport
 import CastTestSupport
 import CastdAPI
 import Foundation

@@ -1,4 +1,4 @@
-import CastCore
+import CastDevices
 import CastdAPI
 import Foundation
 import SwiftProtobuf
@@ -8,8 +8,8 @@ import Testing
 
 /// What castd encodes once and sends to many must read back as what it would have sent.
 struct SharedEncodingsTests {
-    func hubWithDevices() -> CastdEventHub {
-        let hub = CastdEventHub()
+    func hubWithDevices() -> CastdStateStore {
+        let hub = CastdStateStore()
         hub.updateDevice(id: "b") { $0.friendlyName = "Kitchen" }
         hub.updateDevice(id: "a") { $0.friendlyName = "Living Room TV" }
         var media = CastdMediaStatus()
@@ -87,7 +87,7 @@ struct SharedEncodingsTests {
     }
 
     @Test func eventsAreEncodedOncePerSequence() async throws {
-        let hub = CastdEventHub()
+        let hub = CastdStateStore()
         let encodings = SharedEncodings()
         let first = hub.watch()
         let second = hub.watch()
@@ -111,7 +111,7 @@ struct SharedEncodingsTests {
     /// with only the last 32 kept, a watcher behind encoded every event again, fell further
     /// behind, and castd dropped events for it).
     @Test func watchersFarApartShareEncodings() async throws {
-        let hub = CastdEventHub(watcherQueueLimit: 1000)
+        let hub = CastdStateStore(watcherQueueLimit: 1000)
         let encodings = SharedEncodings()
         let ahead = hub.watch()
         let behind = hub.watch()

@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import Foundation
 import NIOCore
 import NIOPosix

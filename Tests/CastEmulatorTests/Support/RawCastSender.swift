@@ -1,4 +1,4 @@
-import CastSync
+import CastdSupport
 import CastEmulator
 import CastProtocol
 import CastTestSupport

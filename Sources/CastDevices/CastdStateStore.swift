@@ -1,0 +1,304 @@
+import CastdSupport
+import CastdAPI
+import Foundation
+
+/// The daemon's published state — devices, sessions, media — and the one ordered stream of
+/// changes to it. Every change gets the next sequence number under one lock, and is queued to
+/// every watcher in that order; a snapshot is always consistent with a sequence number.
+///
+/// A watcher that does not keep up has a bounded queue: on overflow its queue is replaced by a
+/// `lagged` event and a fresh snapshot, so nobody else ever waits for it.
+public final class CastdStateStore: Sendable {
+    private struct State {
+        var sequence: UInt64 = 0
+        var devices: [String: CastdDevice] = [:]
+        var sessions: [String: CastdSession] = [:]  // by device id; only live sessions
+        var media: [String: CastdMediaStatus] = [:]  // by device id
+        var watchers: [Int: Watcher] = [:]
+        var nextWatcherID = 0
+    }
+
+    private let state = Locked(State())
+    public let watcherQueueLimit: Int
+
+    public init(watcherQueueLimit: Int = 256) {
+        precondition(watcherQueueLimit >= 2)
+        self.watcherQueueLimit = watcherQueueLimit
+    }
+
+    // MARK: reading
+
+    public func snapshot() -> Castd_V1_Snapshot {
+        state.withLock { Self.snapshot(of: $0) }
+    }
+
+    public var sequence: UInt64 { state.withLock { $0.sequence } }
+
+    /// The snapshot and the sequence number it is current at, taken together.
+    public func sequencedSnapshot() -> (sequence: UInt64, snapshot: Castd_V1_Snapshot) {
+        state.withLock { ($0.sequence, Self.snapshot(of: $0)) }
+    }
+
+    public func device(id: String) -> CastdDevice? { state.withLock { $0.devices[id] } }
+    public func session(deviceID: String) -> CastdSession? { state.withLock { $0.sessions[deviceID] } }
+    public func media(deviceID: String) -> CastdMediaStatus? { state.withLock { $0.media[deviceID] } }
+
+    /// Devices sorted by friendly name (then id, for a stable order).
+    public func devices() -> [CastdDevice] { state.withLock { Self.sortedDevices($0.devices) } }
+
+    private static func sortedDevices(_ devices: [String: CastdDevice]) -> [CastdDevice] {
+        devices.values.sorted {
+            let order = $0.friendlyName.localizedCaseInsensitiveCompare($1.friendlyName)
+            return order == .orderedSame ? $0.id < $1.id : order == .orderedAscending
+        }
+    }
+
+    private static func snapshot(of state: State) -> Castd_V1_Snapshot {
+        var snapshot = Castd_V1_Snapshot()
+        snapshot.devices = sortedDevices(state.devices)
+        snapshot.sessions = state.sessions.values.sorted { $0.deviceID < $1.deviceID }
+        snapshot.media = state.media.values.sorted { $0.deviceID < $1.deviceID }
+        return snapshot
+    }
+
+    // MARK: changing
+
+    /// Creates or changes a device. `change` sees the current record (or a fresh one with only
+    /// the id set). Publishes added/updated only if something changed.
+    public func updateDevice(id: String, _ change: (inout CastdDevice) -> Void) {
+        changeDevice(id: id, creating: true, change)
+    }
+
+    /// Changes a device castd still lists; a device removed meanwhile (it left mDNS) stays
+    /// removed. What a device's own controller says about it goes through here.
+    public func updateKnownDevice(id: String, _ change: (inout CastdDevice) -> Void) {
+        changeDevice(id: id, creating: false, change)
+    }
+
+    private func changeDevice(id: String, creating: Bool, _ change: (inout CastdDevice) -> Void) {
+        state.withLock { state in
+            let existing = state.devices[id]
+            guard creating || existing != nil else { return }
+            var device = existing ?? CastdDevice()
+            device.id = id
+            change(&device)
+            guard device != existing else { return }
+            state.devices[id] = device
+            var event = CastdEvent()
+            event.kind = existing == nil ? .deviceAdded(device) : .deviceUpdated(device)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    public func removeDevice(id: String) {
+        state.withLock { state in
+            guard let device = state.devices.removeValue(forKey: id) else { return }
+            // What it last played goes with it, unless a session still holds it.
+            if state.sessions[id] == nil { state.media[id] = nil }
+            var event = CastdEvent()
+            event.kind = .deviceRemoved(device)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    /// Publishes a session state change. Ended and failed sessions leave the live set.
+    public func updateSession(_ session: CastdSession) {
+        state.withLock { state in
+            switch session.state {
+            case .ended, .startFailed:
+                state.sessions.removeValue(forKey: session.deviceID)
+            default:
+                state.sessions[session.deviceID] = session
+            }
+            var event = CastdEvent()
+            event.kind = .session(session)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    /// Publishes that castd's session moved from one device to another (stream transfer).
+    public func publishTransfer(_ transfer: Castd_V1_SessionTransfer) {
+        state.withLock { state in
+            var event = CastdEvent()
+            event.kind = .transferred(transfer)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    /// Publishes a media status (changed or not: a repeated status is news, e.g. a seek that
+    /// landed where it was).
+    public func updateMedia(_ media: CastdMediaStatus) {
+        state.withLock { state in
+            if media.mediaSessionID == 0 && media.playerState == .idle && media.media.contentID.isEmpty {
+                state.media.removeValue(forKey: media.deviceID)
+            } else {
+                state.media[media.deviceID] = media
+            }
+            var event = CastdEvent()
+            event.kind = .media(media)
+            Self.publish(event, in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    private static func publish(_ event: CastdEvent, in state: inout State, limit: Int) {
+        state.sequence += 1
+        var event = event
+        event.sequence = state.sequence
+        event.timeMs = Int64(Date().timeIntervalSince1970 * 1000)
+        var snapshotEvent: CastdEvent?
+        for watcher in state.watchers.values {
+            if !watcher.enqueue(event, limit: limit) {
+                // Overflow: replace the backlog with "lagged" and a fresh snapshot.
+                if snapshotEvent == nil {
+                    var e = CastdEvent()
+                    e.sequence = state.sequence
+                    e.timeMs = event.timeMs
+                    e.kind = .snapshot(snapshot(of: state))
+                    snapshotEvent = e
+                }
+                watcher.replaceBacklog(with: snapshotEvent!)
+            }
+        }
+    }
+
+    // MARK: watching
+
+    /// A new watcher: its first event is a snapshot, then every change after it, in order.
+    public func watch() -> CastdEventSubscription {
+        let watcher = Watcher()
+        let id = state.withLock { state -> Int in
+            var e = CastdEvent()
+            e.sequence = state.sequence
+            e.timeMs = Int64(Date().timeIntervalSince1970 * 1000)
+            e.kind = .snapshot(Self.snapshot(of: state))
+            _ = watcher.enqueue(e, limit: .max)
+            defer { state.nextWatcherID += 1 }
+            state.watchers[state.nextWatcherID] = watcher
+            return state.nextWatcherID
+        }
+        return CastdEventSubscription(watcher: watcher) { [weak self] in
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+    }
+
+    public var watcherCount: Int { state.withLock { $0.watchers.count } }
+
+    /// Ends every watcher's stream (daemon shutdown).
+    public func finishAll() {
+        let watchers = state.withLock { state -> [Watcher] in
+            defer { state.watchers.removeAll() }
+            return Array(state.watchers.values)
+        }
+        for watcher in watchers { watcher.finish() }
+    }
+}
+
+/// One watcher's queue. Producers never block; the consumer awaits.
+final class Watcher: Sendable {
+    private struct State {
+        var queue: [CastdEvent] = []
+        var head = 0
+        var waiter: CheckedContinuation<CastdEvent?, Never>?
+        var finished = false
+        var dropped: UInt64 = 0
+        var count: Int { queue.count - head }
+    }
+    private let state = Locked(State())
+
+    /// Returns false (and queues nothing) if the queue is full.
+    func enqueue(_ event: CastdEvent, limit: Int) -> Bool {
+        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<CastdEvent?, Never>?) in
+            if state.finished { return (true, nil) }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (true, waiter)
+            }
+            guard state.count < limit else { return (false, nil) }
+            state.queue.append(event)
+            return (true, nil)
+        }
+        waiter?.resume(returning: event)
+        return accepted
+    }
+
+    func replaceBacklog(with snapshot: CastdEvent) {
+        state.withLock { state in
+            let dropped = UInt64(state.count) + 1
+            state.dropped += dropped
+            var lagged = CastdEvent()
+            lagged.sequence = snapshot.sequence
+            lagged.timeMs = snapshot.timeMs
+            var info = Castd_V1_Lagged()
+            info.dropped = dropped
+            lagged.kind = .lagged(info)
+            state.queue = [lagged, snapshot]
+            state.head = 0
+        }
+    }
+
+    func next() async -> CastdEvent? {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> CastdEvent?? in
+                if state.head < state.queue.count {
+                    let event = state.queue[state.head]
+                    state.head += 1
+                    if state.head > 64 && state.head * 2 > state.queue.count {
+                        state.queue.removeFirst(state.head)
+                        state.head = 0
+                    }
+                    return .some(event)
+                }
+                if state.finished { return .some(nil) }
+                state.waiter = continuation
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<CastdEvent?, Never>? in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// The events of one watcher, snapshot first. Ends when the hub finishes or the task is
+/// cancelled; deregisters itself when dropped.
+public final class CastdEventSubscription: AsyncSequence, Sendable {
+    public typealias Element = CastdEvent
+    private let watcher: Watcher
+    private let onEnd: @Sendable () -> Void
+
+    init(watcher: Watcher, onEnd: @escaping @Sendable () -> Void) {
+        self.watcher = watcher
+        self.onEnd = onEnd
+    }
+
+    deinit {
+        onEnd()
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let watcher: Watcher
+        public mutating func next() async -> CastdEvent? {
+            let watcher = self.watcher
+            return await withTaskCancellationHandler {
+                await watcher.next()
+            } onCancel: {
+                watcher.finish()
+            }
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(watcher: watcher) }
+
+    /// Stops delivery; `next()` returns nil once the backlog is consumed.
+    public func cancel() {
+        onEnd()
+        watcher.finish()
+    }
+}

@@ -1,0 +1,327 @@
+import CastSenderLink
+import CastProtocol
+import CastdAPI
+import Foundation
+
+/// The device's link: opened on first use, kept while castd holds anything there, retried with
+/// backoff when it drops; a session rejoined when it is back.
+extension DeviceController {
+    // MARK: the link
+
+    /// The connected link, connecting first if needed. Fails with UNAVAILABLE if the device
+    /// cannot be reached within the connect timeout.
+    func link() async throws -> CastLink {
+        switch phase {
+        case .connected(let link):
+            return link
+        case .connecting:
+            break
+        case .idle:
+            attemptSoon()
+        }
+        // A request whose caller gives up (its deadline, a cancelled call, castd stopping) stops
+        // waiting at once, rather than when the attempt ends (or never, if it never runs).
+        nextLinkWaiter += 1
+        let id = nextLinkWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    linkWaiters.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.dropLinkWaiter(id) }
+        }
+    }
+
+    /// The connected link, for a read call: when castd must open it, the attempt waits for a
+    /// place among those read calls may have running at once (`limiter`) and holds it until the
+    /// attempt ends, however soon the call gives up. A link that is up, or being opened anyway,
+    /// takes no place.
+    func link(openingWithin limiter: LinkAttemptLimiter) async throws -> CastLink {
+        while true {
+            switch phase {
+            case .connected(let link):
+                return link
+            case .connecting:
+                return try await link()
+            case .idle:
+                let gap = remainingGap()
+                if gap > .zero {
+                    try await Task.sleep(for: gap)
+                    continue
+                }
+                try await limiter.acquire()
+                // Things may have moved while this call waited.
+                guard case .idle = phase, remainingGap() == .zero else {
+                    limiter.release()
+                    continue
+                }
+                startAttempt(permit: limiter)
+                return try await link()
+            }
+        }
+    }
+
+    func dropLinkWaiter(_ id: UInt64) {
+        guard let index = linkWaiters.firstIndex(where: { $0.id == id }) else { return }
+        linkWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// Connects in the background (a group, to learn its members), without waiting.
+    nonisolated func connectSoon() {
+        spawn { [self] in _ = try? await self.link() }
+    }
+
+    /// Starts an attempt now, or as soon as the last one is a ``ReconnectBackoff/minimumGap``
+    /// old: never more than one attempt per second per device, however many reasons to try.
+    func attemptSoon() {
+        guard case .idle = phase else { return }
+        let gap = remainingGap()
+        if gap > .zero {
+            scheduleAttempt(after: gap)
+        } else {
+            startAttempt()
+        }
+    }
+
+    /// How long until an attempt may start: the rest of the minimum gap since the last one.
+    func remainingGap() -> Duration {
+        lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
+    }
+
+    /// Stops waiting to rejoin the suspended session (if any) and tells everyone it ended.
+    func endSuspended(reason: String) {
+        guard var ended = suspended else { return }
+        suspended = nil
+        suspendedAt = nil
+        ended.state = .ended
+        ended.reason = reason
+        publish(ended)
+        clearMedia()
+    }
+
+    func startAttempt(permit: LinkAttemptLimiter? = nil) {
+        retryGeneration += 1  // a retry still sleeping is now moot
+        phase = .connecting
+        attemptPermit = permit
+        lastAttemptStart = .now
+        let retrying = failedRetries > 0 || wantsLink
+        hub.updateKnownDevice(id: id) {
+            $0.linkState = .connecting
+            $0.nextRetryAtMs = 0
+            if !retrying { $0.linkError = "" }
+        }
+        let endpoint = self.endpoint
+        spawn { [self] in await self.runLink(endpoint) }
+    }
+
+    /// Tries again after `delay`, unless something starts an attempt first.
+    func scheduleAttempt(after delay: Duration) {
+        retryGeneration += 1
+        let generation = retryGeneration
+        let at = Date().addingTimeInterval(Double(ReconnectBackoff.milliseconds(delay)) / 1000)
+        let attempts = failedRetries
+        hub.updateKnownDevice(id: id) {
+            $0.linkState = .reconnecting
+            $0.nextRetryAtMs = Int64((at.timeIntervalSince1970 * 1000).rounded())
+            $0.reconnectAttempts = UInt32(clamping: attempts)
+        }
+        spawn { [self] in
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return  // castd is stopping
+            }
+            await self.retryFired(generation)
+        }
+    }
+
+    func retryFired(_ generation: UInt64) {
+        guard generation == retryGeneration, case .idle = phase else { return }
+        startAttempt()
+    }
+
+    /// mDNS announced the device (again, or at a new address): if castd is waiting to retry,
+    /// retry now rather than at the end of the backoff.
+    func announced() {
+        guard case .idle = phase, wantsLink || suspended != nil else { return }
+        logger.debug("announced while disconnected; retrying now")
+        attemptSoon()
+    }
+
+    /// The device left mDNS. castd keeps trying only while it has a session there to rejoin.
+    /// Returns whether castd now holds nothing on it (see ``isIdle``).
+    @discardableResult
+    func vanished() -> Bool {
+        guard suspended == nil, session == nil else { return false }
+        wantsLink = false
+        guard case .idle = phase else { return false }
+        retryGeneration += 1
+        failedRetries = 0
+        hub.updateKnownDevice(id: id) {
+            if $0.linkState == .reconnecting { $0.linkState = .disconnected }
+            $0.nextRetryAtMs = 0
+        }
+        return isIdle
+    }
+
+    /// castd holds nothing on the device: no link (nor an attempt, nor a request waiting for
+    /// one), no session (live or to rejoin), no link it will open on its own, no client
+    /// listening on its channels. A registry may then forget it.
+    var isIdle: Bool {
+        guard case .idle = phase else { return false }
+        return !wantsLink && session == nil && suspended == nil && linkWaiters.isEmpty && !channels.hasListeners
+    }
+
+    /// A session saved by a castd that stopped (or was killed): hold it as suspended and connect,
+    /// so that `linkUp` rejoins it if the device still runs it, or drops it if not.
+    func restore(_ saved: SavedSession) {
+        guard session == nil, suspended == nil else { return }
+        suspended = saved.suspendedSession
+        suspendedAt = .now
+        hub.updateSession(saved.suspendedSession)
+        wantsLink = true
+        attemptSoon()
+    }
+
+    /// Holds the link until it closes. Runs as a child of the registry's task group.
+    nonisolated func runLink(_ endpoint: DeviceEndpoint) async {
+        let reason: String
+        var wasUp = false
+        var authenticationRefused = false
+        var configuration = linkConfiguration
+        configuration.authentication.pinnedKey = keyPins?.key(for: id)
+        do {
+            reason = try await CastLink.withConnection(
+                host: endpoint.host, port: endpoint.port, configuration: configuration, logger: logger
+            ) { link in
+                try await self.linkUp(link)
+                wasUp = true
+                for await received in link.messages {
+                    await self.handle(received, on: link)
+                }
+                return link.closedReason?.message ?? "the link closed"
+            }
+        } catch {
+            reason = Self.describe(error)
+            authenticationRefused = await recordAuthenticationRefusal(error)
+        }
+        await linkDown(reason: reason, wasUp: wasUp, authenticationRefused: authenticationRefused)
+    }
+
+    func linkUp(_ link: CastLink) async throws {
+        recordAuthentication(link.authentication)
+        try await link.connect(to: CastWire.platformReceiverID)
+        // A new link counts its messages from 1.
+        appliedReceiverArrival = 0
+        mediaState.linkChanged()
+        let reply = try await link.requestReply(
+            namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+        ) {
+            ReceiverRequest.getStatus(requestID: $0)
+        }
+        phase = .connected(link)
+        releaseAttemptPermit()
+        let downtime = lostAt.map { ContinuousClock.now - $0 }
+        logger.info(
+            "connected",
+            metadata: [
+                "device.address": "\(endpoint)",
+                "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")",
+            ])
+        wantsLink = true
+        everUp = true
+        failedRetries = 0
+        lostAt = nil
+        hub.updateKnownDevice(id: id) {
+            $0.linkState = .connected
+            $0.linkError = ""
+            $0.nextRetryAtMs = 0
+            $0.reconnectAttempts = 0
+        }
+        let status = applyReceiver(reply)
+        if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
+            await requestGroupMembers(link)
+        }
+        if let suspended {
+            await resume(suspended, status: status, on: link)
+        }
+        let waiters = linkWaiters
+        linkWaiters.removeAll()
+        for waiter in waiters { waiter.continuation.resume(returning: link) }
+    }
+
+    func releaseAttemptPermit() {
+        attemptPermit?.release()
+        attemptPermit = nil
+    }
+
+    func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
+        releaseAttemptPermit()
+        let wasConnected: Bool
+        if case .connected = phase { wasConnected = true } else { wasConnected = false }
+        phase = .idle
+        if wasConnected || wasUp {
+            lostAt = .now
+            failedRetries = 0
+        } else if wantsLink || suspended != nil {
+            failedRetries += 1
+        }
+        logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(failedRetries)"])
+        let waiters = linkWaiters
+        linkWaiters.removeAll()
+        let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        if var session {
+            session.state = .suspended
+            session.reason = "connection to the device lost: \(reason)"
+            self.session = nil
+            suspended = session
+            suspendedAt = .now
+            publish(session)
+        }
+        receiver = nil
+        availability.removeAll()
+        if authenticationRefused {
+            // What answers at this address is not a device castd trusts: no retrying on its own
+            // (a client's request or the device's next announcement tries again), and a session
+            // waiting for the genuine device is not rejoined through it.
+            wantsLink = false
+            endSuspended(reason: "castd refused the device: \(reason)")
+        }
+        var gaveUp = false
+        if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > resumeWindow {
+            // Long enough: stop holding the session (the app, if it still runs, is untouched).
+            endSuspended(
+                reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
+            if !everUp { wantsLink = false }
+            gaveUp = true
+        }
+        if wantsLink || suspended != nil {
+            // Retry on our own: within a second of a loss, then backing off.
+            let delay = backoff.delay(afterFailures: failedRetries)
+            hub.updateKnownDevice(id: id) { $0.linkError = reason }
+            scheduleAttempt(after: max(delay, remainingGap()))
+        } else {
+            hub.updateKnownDevice(id: id) {
+                $0.linkState = wasConnected ? .disconnected : .failed
+                $0.linkError = reason
+            }
+        }
+        if gaveUp || isIdle { becameIdle(self) }
+    }
+
+    /// "5 minutes", "90 seconds", "500 ms": a resume window, as a log line and a session's
+    /// reason say it.
+    static func wording(of window: Duration) -> String {
+        let (seconds, attoseconds) = window.components
+        if attoseconds == 0, seconds % 60 == 0, seconds >= 60 {
+            return seconds == 60 ? "1 minute" : "\(seconds / 60) minutes"
+        }
+        if attoseconds == 0 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
+    }
+}

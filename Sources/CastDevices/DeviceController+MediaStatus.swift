@@ -1,0 +1,15 @@
+import CastProtocol
+import CastdAPI
+
+/// MEDIA_STATUS: the media controller reads it; what it says changed goes to every watcher.
+extension DeviceController {
+    /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
+    func applyMedia(_ payload: JSONValue, arrival: UInt64? = nil) {
+        if let status = mediaState.apply(payload, arrival: arrival) { hub.updateMedia(status) }
+    }
+
+    /// Forgets the media and tells every watcher nothing is loaded.
+    func clearMedia() {
+        hub.updateMedia(mediaState.clear())
+    }
+}

@@ -1,0 +1,225 @@
+import CastdSupport
+import CastSenderLink
+import CastProtocol
+import CastdAPI
+import Foundation
+import Logging
+
+/// Where a device listens.
+public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// Owns everything castd holds for one device: its link (opened on first use), its receiver
+/// status, the one session castd keeps on it, that session's media status and custom channels.
+/// Every client's requests for the device come through here, and every change goes out through
+/// the hub (state) or the channel router (app messages).
+///
+/// The actor is split by concern, a file each: `+Link` (connect, reconnect, rejoin), `+Receiver`
+/// (what the device says, RECEIVER_STATUS), `+MediaStatus` (MEDIA_STATUS), `+Multizone`
+/// (groups), `+Authentication`; and what clients ask: `+Sessions`, `+Media`, `+Channels`.
+public actor DeviceController {
+    public nonisolated let id: String
+    /// Name and address change with discovery, outside the actor.
+    let info: Locked<(name: String, endpoint: DeviceEndpoint)>
+    var name: String { info.withLock { $0.name } }
+    var endpoint: DeviceEndpoint { info.withLock { $0.endpoint } }
+    let hub: CastdStateStore
+    public nonisolated let channels = NamespaceListeners()
+    let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
+    let linkConfiguration: CastLinkConfiguration
+    let backoff: ReconnectBackoff
+    let sessionStore: SessionStore?
+    /// The key each device id first authenticated with; nil: no pinning.
+    let keyPins: DeviceKeyPins?
+    /// Told when castd's session vanished from the device while its media was playing: the
+    /// registry looks for it on the other devices (stream transfer).
+    let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
+    /// Told when castd stopped holding anything on the device (a link it wants, a session to
+    /// rejoin): the registry forgets a device that nothing announces any more.
+    let becameIdle: @Sendable (DeviceController) -> Void
+    /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
+    /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
+    let logger: Logger
+    let sessionLogger: Logger
+    let mediaLogger: Logger
+    /// Messages the device (or an app on it) sent that castd cannot read: a few logged a minute.
+    let badMessageLog = LogThrottle()
+
+    enum Phase {
+        case idle
+        case connecting
+        case connected(CastLink)
+    }
+    var phase: Phase = .idle
+    /// Where the attempt in flight holds its place, when a read call started it
+    /// (`link(openingWithin:)`): given back when the attempt ends.
+    var attemptPermit: LinkAttemptLimiter?
+    /// castd keeps this device's link: once a link has been up, castd reconnects on its own
+    /// whenever it drops, until the device leaves mDNS with no session to rejoin.
+    var wantsLink = false
+    /// Attempts that failed since the link was lost (the backoff's exponent).
+    var failedRetries = 0
+    var lastAttemptStart: ContinuousClock.Instant?
+    var lostAt: ContinuousClock.Instant?
+    /// Whether a link to this device has been up in this castd's life.
+    var everUp = false
+    /// How long a suspended session waits for its device before castd gives it up.
+    let resumeWindow: Duration
+    /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
+    /// generation does nothing when it wakes.
+    var retryGeneration: UInt64 = 0
+    /// Requests waiting for the link, by a number each, so a cancelled one can leave.
+    var linkWaiters: [(id: UInt64, continuation: CheckedContinuation<CastLink, any Error>)] = []
+    var nextLinkWaiter: UInt64 = 0
+    var receiver: CastReceiverStatus?
+    var session: CastdSession?
+    /// A session whose link dropped: rejoined when the link is back if its app still runs.
+    var suspended: CastdSession?
+    var suspendedAt: ContinuousClock.Instant?
+    var endingReason: String?
+    /// The media namespace: what the device plays, the one source of it.
+    var mediaState: MediaController
+    /// The app ids this device said it can or cannot run, until the link drops.
+    var availability: [String: Bool] = [:]
+    /// The `arrival` of the newest RECEIVER_STATUS applied from the current link (see
+    /// ``applyReceiver(_:arrival:)``).
+    var appliedReceiverArrival: UInt64 = 0
+    /// Session changes (start, end) run one at a time, in arrival order, so that two clients
+    /// starting a session at once share one launch.
+    var sessionChangeBusy = false
+    var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
+    /// Requests of a kind where a newer one supersedes an older one still waiting (seek, volume, …).
+    var inflight: [String: (token: UInt64, task: Task<CastReply, any Error>)] = [:]
+    var replacedTokens: Set<UInt64> = []
+    var nextToken: UInt64 = 1
+
+    init(
+        id: String, name: String, endpoint: DeviceEndpoint, hub: CastdStateStore,
+        linkConfiguration: CastLinkConfiguration,
+        backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
+        keyPins: DeviceKeyPins? = nil,
+        sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
+        becameIdle: @escaping @Sendable (DeviceController) -> Void = { _ in },
+        logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
+    ) {
+        self.id = id
+        self.info = Locked((name, endpoint))
+        self.hub = hub
+        self.linkConfiguration = linkConfiguration
+        self.backoff = backoff
+        self.resumeWindow = resumeWindow
+        self.sessionStore = sessionStore
+        self.keyPins = keyPins
+        self.sessionVanished = sessionVanished
+        self.becameIdle = becameIdle
+        var logger = logger
+        logger[metadataKey: "device.id"] = "\(id)"
+        self.logger = logger.subsystem("CastDevice")
+        self.sessionLogger = logger.subsystem("CastSession")
+        self.mediaLogger = logger.subsystem("CastMedia")
+        self.mediaState = MediaController(deviceID: id, logger: mediaLogger)
+        self.spawn = spawn
+    }
+
+    nonisolated func update(name: String, endpoint: DeviceEndpoint) {
+        info.withLock { $0 = (name, endpoint) }
+    }
+
+    // MARK: requests
+
+    /// A request to the platform receiver.
+    func receiverRequest(_ link: CastLink, _ make: @Sendable (Int64) -> JSONValue) async throws -> CastReply {
+        try await link.requestReply(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID, make)
+    }
+
+    /// Sends a request of `kind`, superseding any request of the same kind still waiting for
+    /// its answer: that one's caller gets ABORTED (REPLACED), while the device's answer to it,
+    /// like every status, still reaches every watcher.
+    func replacing(
+        _ kind: String, on link: CastLink, namespace: String, destination: String,
+        _ make: @escaping @Sendable (Int64) -> JSONValue
+    ) async throws -> CastReply {
+        let token = nextToken
+        nextToken += 1
+        if let previous = inflight[kind] {
+            replacedTokens.insert(previous.token)
+            previous.task.cancel()
+        }
+        let task = Task { try await link.requestReply(namespace: namespace, destination: destination, make) }
+        inflight[kind] = (token, task)
+        defer {
+            if inflight[kind]?.token == token { inflight[kind] = nil }
+            // A request superseded after its answer had come in (the cancel too late) returns
+            // that answer, not ABORTED: its token must not stay behind for castd's life.
+            replacedTokens.remove(token)
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            if replacedTokens.remove(token) != nil {
+                throw CastdError.replaced("superseded by a newer \(kind) request before \(name) answered")
+            }
+            throw error
+        }
+    }
+
+    // MARK: errors
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? CastLinkError { return error.message }
+        if let error = error as? CastdError { return error.message }
+        return "\(error)"
+    }
+
+    /// Maps device-side failures to castd.v1 status codes, naming the device.
+    static func map(_ error: any Error, device: String) -> CastdError {
+        switch error {
+        case let error as CastdError:
+            return error
+        case let error as CastLinkError:
+            switch error.code {
+            case .connectFailed, .closed:
+                return CastdError(.unavailable, "\(device): \(error.message)")
+            case .authenticationFailed:
+                return CastdError(.failedPrecondition, "\(device): \(error.message)")
+            case .timedOut:
+                return CastdError(.deadlineExceeded, "\(device): \(error.message)")
+            case .invalidRequest:
+                return CastdError(.invalidArgument, error.message)
+            case .deviceError:
+                let deviceError = error.deviceError
+                let code: CastdCode
+                switch deviceError?.type {
+                case "INVALID_REQUEST": code = .invalidArgument
+                case "LOAD_CANCELLED": code = .aborted
+                case "LAUNCH_ERROR" where deviceError?.reason == "NOT_FOUND": code = .notFound
+                default: code = .failedPrecondition
+                }
+                var details = Castd_V1_DeviceError()
+                details.type = deviceError?.type ?? ""
+                details.reason = deviceError?.reason ?? ""
+                details.detail = deviceError?.detail ?? ""
+                return CastdError(
+                    code, "\(device) answered \(deviceError.map { "\($0)" } ?? "an error")",
+                    reason: CastdError.Reason.deviceError, deviceError: details)
+            }
+        case is CancellationError:
+            return CastdError(.cancelled, "cancelled")
+        default:
+            return CastdError(.internal, "\(device): \(error)")
+        }
+    }
+}

@@ -1,0 +1,485 @@
+import CastdSupport
+import CastSenderLink
+import CastDiscovery
+import CastProtocol
+import CastdAPI
+import Foundation
+import Logging
+
+/// A device given on the command line or in the configuration, not discovered.
+public struct StaticDevice: Sendable, Hashable {
+    public var name: String?
+    public var endpoint: DeviceEndpoint
+
+    public init(name: String? = nil, endpoint: DeviceEndpoint) {
+        self.name = name
+        self.endpoint = endpoint
+    }
+
+    /// Parses `HOST`, `HOST:PORT`, `[V6]:PORT`, or `NAME=HOST[:PORT]`.
+    public init(parsing text: String) throws {
+        var spec = Substring(text.trimmingCharacters(in: .whitespaces))
+        var name: String?
+        if let eq = spec.lastIndex(of: "=") {
+            name = String(spec[..<eq]).trimmingCharacters(in: .whitespaces)
+            spec = spec[spec.index(after: eq)...]
+            if name?.isEmpty == true { name = nil }
+        }
+        var host = String(spec)
+        var port = CastWire.defaultPort
+        if spec.hasPrefix("[") {
+            guard let close = spec.firstIndex(of: "]") else {
+                throw CastdError(.invalidArgument, "bad device address '\(text)': missing ']'")
+            }
+            host = String(spec[spec.index(after: spec.startIndex)..<close])
+            let rest = spec[spec.index(after: close)...]
+            if rest.hasPrefix(":") {
+                guard let p = Int(rest.dropFirst()), (1...65535).contains(p) else {
+                    throw CastdError(.invalidArgument, "bad port in device address '\(text)'")
+                }
+                port = p
+            }
+        } else if spec.filter({ $0 == ":" }).count == 1, let colon = spec.firstIndex(of: ":") {
+            host = String(spec[..<colon])
+            guard let p = Int(spec[spec.index(after: colon)...]), (1...65535).contains(p) else {
+                throw CastdError(.invalidArgument, "bad port in device address '\(text)' (expected HOST[:PORT])")
+            }
+            port = p
+        }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+            throw CastdError(
+                .invalidArgument, "bad device address '\(text)' (expected HOST[:PORT] or NAME=HOST[:PORT])")
+        }
+        self.name = name
+        self.endpoint = DeviceEndpoint(host: host, port: port)
+    }
+
+    public var id: String { endpoint.description }
+}
+
+/// Discovery's state, as `castc status` shows it.
+public enum DiscoveryState: Sendable, Equatable {
+    case off
+    case starting
+    case running
+    case unavailable(String)
+
+    public var description: String {
+        switch self {
+        case .off: return "off (--no-discovery)"
+        case .starting: return "starting"
+        case .running: return "running (Avahi reachable)"
+        case .unavailable(let reason): return "unavailable: \(reason)"
+        }
+    }
+}
+
+/// All devices castd knows, discovered and static, each with its controller. Resolves the
+/// device selectors clients send.
+public actor DeviceRegistry {
+    private let hub: CastdStateStore
+    private let linkConfiguration: CastLinkConfiguration
+    private let backoff: ReconnectBackoff
+    private let resumeWindow: Duration
+    private let sessionStore: SessionStore?
+    /// Device certificate keys pinned on first authentication (in memory when castd keeps no state).
+    public let keyPins: DeviceKeyPins
+    /// The link attempts read calls may have running at once (`DeviceController.link(openingWithin:)`).
+    public nonisolated let readCallLinks: LinkAttemptLimiter
+    /// How many, unless told otherwise.
+    public static let readCallLinkAttempts = 4
+    private let logger: Logger
+    private let discoveryLogger: Logger
+    private let sessionLogger: Logger
+    private let staticDevices: [StaticDevice]
+    /// Where castd's session went when it moved to another device: requests for the device it
+    /// left go to the one it moved to, until the old device gets a session of its own.
+    private var transfers: [String: String] = [:]
+    /// How long castd looks for a vanished session on the other devices.
+    public static let transferWindow: Duration = .seconds(15)
+    private let discoveryEnabled: Bool
+    private let discoveryLimits: DiscoveryLimits
+    private let serviceType: String
+    private var controllers: [String: DeviceController] = [:]
+    private var sources: [String: Castd_V1_DeviceSource] = [:]
+    /// The devices mDNS announces now (a device restored from a saved session is known before,
+    /// or without, being announced).
+    private var announced: Set<String> = []
+    /// Whether discovery runs, readable without the actor: GetStatus is answered on the
+    /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
+    public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0 } }
+    private nonisolated let discovery: Locked<DiscoveryState>
+    /// Every device's custom channels, reachable without the actor so that shutdown can end them.
+    private nonisolated let channelRouters = Locked<[NamespaceListeners]>([])
+
+    /// Work that must outlive the call that starts it (a device's link) runs as a child of `run()`.
+    private let work: AsyncStream<@Sendable () async -> Void>
+    private let workContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
+
+    public init(
+        hub: CastdStateStore,
+        staticDevices: [StaticDevice] = [],
+        discovery: Bool = true,
+        discoveryLimits: DiscoveryLimits = .init(),
+        serviceType: String = "_googlecast._tcp",
+        linkConfiguration: CastLinkConfiguration = .init(),
+        backoff: ReconnectBackoff = .init(),
+        resumeWindow: Duration = .seconds(300),
+        sessionStore: SessionStore? = nil,
+        keyPins: DeviceKeyPins? = nil,
+        readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
+        logger: Logger
+    ) {
+        self.hub = hub
+        self.readCallLinks = LinkAttemptLimiter(limit: readCallLinkAttempts)
+        self.staticDevices = staticDevices
+        self.discoveryEnabled = discovery
+        self.discoveryLimits = discoveryLimits
+        self.serviceType = serviceType
+        self.linkConfiguration = linkConfiguration
+        self.backoff = backoff
+        self.resumeWindow = resumeWindow
+        self.sessionStore = sessionStore
+        self.keyPins = keyPins ?? DeviceKeyPins(directory: nil, logger: logger)
+        self.logger = logger.subsystem("CastDevice")
+        self.discoveryLogger = logger.subsystem("Discovery")
+        self.sessionLogger = logger.subsystem("CastSession")
+        self.discovery = Locked(discovery ? .starting : .off)
+        (work, workContinuation) = AsyncStream.makeStream()
+    }
+
+    /// Runs discovery and every device link until cancelled.
+    public func run() async {
+        for device in staticDevices {
+            addStatic(device)
+        }
+        restoreSessions()
+        let work = self.work
+        let discoveryEnabled = self.discoveryEnabled
+        // Both children end when run() is cancelled: iterating an AsyncStream returns nil on
+        // cancellation, and the links, children of the inner group, are cancelled with it.
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await withDiscardingTaskGroup { links in
+                    for await job in work {
+                        links.addTask { await job() }
+                    }
+                }
+            }
+            if discoveryEnabled {
+                group.addTask { await self.runDiscovery() }
+            }
+        }
+    }
+
+    private nonisolated func runDiscovery() async {
+        let browser = AvahiBrowser(serviceType: serviceType, limits: discoveryLimits, logger: discoveryLogger)
+        for await event in browser.events() {
+            if Task.isCancelled { break }
+            await apply(event)
+        }
+    }
+
+    private func apply(_ event: DiscoveryEvent) async {
+        switch event {
+        case .added(let device), .updated(let device):
+            discovery.withLock { $0 = .running }
+            addDiscovered(device)
+        case .removed(let id):
+            announced.remove(id)
+            guard sources[id] == .mdns else { return }
+            // A device that vanished from mDNS stays listed while castd holds a session on it;
+            // one castd holds nothing on is forgotten, controller and all (else a flood of
+            // announcements would leave castd bigger by every id it ever saw).
+            if hub.session(deviceID: id) == nil { hub.removeDevice(id: id) }
+            if let controller = controllers[id], await controller.vanished() {
+                forget(controller)
+            }
+        case .unavailable(let reason):
+            discoveryLogger.warning(
+                "discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
+            discovery.withLock { $0 = .unavailable(reason) }
+        case .available:
+            discoveryLogger.info("discovery running")
+            discovery.withLock { $0 = .running }
+        }
+    }
+
+    private func addDiscovered(_ device: DiscoveredDevice) {
+        let isNew = sources[device.id] == nil
+        sources[device.id] = .mdns
+        announced.insert(device.id)
+        let endpoint = DeviceEndpoint(host: device.host, port: device.port)
+        let controller = controller(id: device.id, name: device.friendlyName, endpoint: endpoint)
+        hub.updateDevice(id: device.id) {
+            $0.friendlyName = device.friendlyName
+            $0.model = device.model
+            $0.host = device.host
+            $0.port = UInt32(device.port)
+            $0.capabilities = device.capabilities.rawValue
+            $0.busy = device.isBusy
+            $0.isGroup = device.isGroup
+            $0.source = .mdns
+            if $0.receiver.applications.isEmpty { $0.statusText = device.statusText }
+        }
+        // A group's members are only known once castd asks the group: ask as soon as it appears,
+        // so that listing devices shows them.
+        if isNew && device.isGroup { controller.connectSoon() }
+        // Announced again, or at a new address: a device castd lost is worth trying at once.
+        if !isNew {
+            Task { await controller.announced() }
+        }
+    }
+
+    private func addStatic(_ device: StaticDevice) {
+        let id = device.id
+        sources[id] = .static
+        let name = device.name ?? id
+        controller(id: id, name: name, endpoint: device.endpoint)
+        hub.updateDevice(id: id) {
+            $0.friendlyName = name
+            $0.host = device.endpoint.host
+            $0.port = UInt32(device.endpoint.port)
+            $0.source = .static
+        }
+    }
+
+    @discardableResult
+    private func controller(id: String, name: String, endpoint: DeviceEndpoint) -> DeviceController {
+        if let existing = controllers[id] {
+            existing.update(name: name, endpoint: endpoint)
+            return existing
+        }
+        let continuation = workContinuation
+        let controller = DeviceController(
+            id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
+            backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore, keyPins: keyPins,
+            sessionVanished: { [weak self] source, session, media in
+                guard let self else { return }
+                continuation.yield { await self.followTransfer(from: source, session: session, media: media) }
+            },
+            becameIdle: { [weak self] controller in
+                guard let self else { return }
+                continuation.yield { await self.forgetUnannounced(controller) }
+            },
+            logger: logger, spawn: { job in continuation.yield(job) })
+        controllers[id] = controller
+        channelRouters.withLock { $0.append(controller.channels) }
+        return controller
+    }
+
+    // MARK: session resume across restarts
+
+    /// Sessions a previous castd saved: each device is held with its session suspended and
+    /// connected to, to rejoin the session if the device still runs it (never to relaunch it).
+    private func restoreSessions() {
+        guard let sessionStore else { return }
+        for saved in sessionStore.load() {
+            let known = hub.device(id: saved.deviceID)
+            let controller = controller(
+                id: saved.deviceID, name: known?.friendlyName ?? saved.deviceName,
+                endpoint: known.map { DeviceEndpoint(host: $0.host, port: Int($0.port)) } ?? saved.endpoint)
+            if known == nil {
+                if sources[saved.deviceID] == nil { sources[saved.deviceID] = .mdns }
+                hub.updateDevice(id: saved.deviceID) {
+                    $0.friendlyName = saved.deviceName
+                    $0.host = saved.host
+                    $0.port = UInt32(clamping: saved.port)
+                    $0.source = sources[saved.deviceID] ?? .mdns
+                }
+            }
+            sessionLogger.info(
+                "rejoining a saved session",
+                metadata: ["device.id": "\(saved.deviceID)", "session": "\(saved.sessionID)", "app": "\(saved.appID)"])
+            Task { await controller.restore(saved) }
+        }
+    }
+
+    /// castd stopped holding anything on a device (it gave up the session it held for a device
+    /// that stayed away, or a link to a device gone from mDNS ended). A device that only that
+    /// kept listed (restored from the state file, or gone from mDNS while the session was held)
+    /// leaves the list, and castd stops trying to reach it; mDNS announcing it again brings it
+    /// back.
+    private func forgetUnannounced(_ controller: DeviceController) async {
+        let id = controller.id
+        guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
+            hub.session(deviceID: id) == nil, hub.device(id: id)?.linkState != .connected
+        else { return }
+        if hub.device(id: id) != nil {
+            sessionLogger.info("forgetting a device nothing announces any more", metadata: ["device.id": "\(id)"])
+            hub.removeDevice(id: id)
+        }
+        if await controller.vanished() {
+            forget(controller)
+        }
+    }
+
+    /// Drops everything castd kept for a device it holds nothing on and nothing announces.
+    private func forget(_ controller: DeviceController) {
+        let id = controller.id
+        guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
+            hub.session(deviceID: id) == nil
+        else { return }
+        controllers[id] = nil
+        sources[id] = nil
+        transfers[id] = nil
+        channelRouters.withLock { routers in routers.removeAll { $0 === controller.channels } }
+    }
+
+    /// How many devices castd keeps a controller for (listed, or held for a session).
+    package var controllerCount: Int { controllers.count }
+
+    // MARK: stream transfer
+
+    /// castd's session vanished from `source` while playing: if it shows up on another device
+    /// within ``transferWindow`` (the same app, playing the same media), follow it there.
+    ///
+    /// A real transfer (a voice command, the Google Home app, another sender's output switcher)
+    /// is orchestrated between the two receivers (the source's app answers `STORE_SESSION` with
+    /// `SESSION_STATE`, the destination's app gets `RESUME_SESSION`); a sender sees only the
+    /// results: the app stops on the source and starts on the destination with the same media.
+    /// That is what castd watches for.
+    func followTransfer(from source: DeviceController, session: CastdSession, media: JSONValue) async {
+        let deadline = ContinuousClock.now + Self.transferWindow
+        sessionLogger.info(
+            "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            let candidates = controllers.values.filter { candidate in
+                guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
+                return device.linkState != .failed && device.linkState != .reconnecting
+            }
+            let found = await withTaskGroup(of: (DeviceController, CastdSession)?.self) { group in
+                for candidate in candidates {
+                    group.addTask {
+                        await candidate.adoptTransferred(appID: session.appID, media: media, from: source.id)
+                            .map { (candidate, $0) }
+                    }
+                }
+                var first: (DeviceController, CastdSession)?
+                for await result in group where first == nil { first = result }
+                return first
+            }
+            if let (target, adopted) = found {
+                transfers[source.id] = target.id
+                var transfer = Castd_V1_SessionTransfer()
+                transfer.fromDeviceID = source.id
+                transfer.fromDeviceName = session.deviceName
+                transfer.toDeviceID = target.id
+                transfer.toDeviceName = adopted.deviceName
+                transfer.session = adopted
+                hub.publishTransfer(transfer)
+                sessionLogger.info(
+                    "session transferred",
+                    metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
+                return
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(500))
+            } catch {
+                return
+            }
+        }
+        sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
+    }
+
+    /// Ends every Listen stream (castd is shutting down).
+    public nonisolated func finishChannels() {
+        for router in channelRouters.withLock({ $0 }) { router.finishAll() }
+    }
+
+    /// The controller of the device with this exact id.
+    public func controller(id: String) -> DeviceController? { controllers[id] }
+
+    /// Forgets the key pinned for the device `selector` names, and tries it again now.
+    public func forgetPinnedKey(of selector: String) async throws -> CastdDevice {
+        let controller = try controller(for: selector)
+        guard let device = await controller.forgetPinnedKey() else {
+            throw CastdError(.notFound, "castd no longer knows \(selector)")
+        }
+        return device
+    }
+
+    // MARK: selectors
+
+    /// Finds the device a client means: an id, a friendly name (case-insensitive) or a host
+    /// (with or without port). An empty selector means the one device with a session, else the
+    /// only device.
+    public func controller(for selector: String) throws -> DeviceController {
+        let devices = hub.devices()
+        let selector = selector.trimmingCharacters(in: .whitespaces)
+        if selector.isEmpty {
+            let sessions = hub.snapshot().sessions.filter { $0.state == .started || $0.state == .resumed }
+            if sessions.count == 1, let c = controllers[sessions[0].deviceID] { return c }
+            if devices.count == 1, let c = controllers[devices[0].id] { return c }
+            if devices.isEmpty {
+                throw CastdError(
+                    .notFound,
+                    "no Cast devices are known yet (discovery: \(discoveryState.description)); add one with castd --device HOST"
+                )
+            }
+            throw CastdError(
+                .failedPrecondition,
+                "several devices are known; choose one with --device: \(Self.names(devices))")
+        }
+        let match = try Self.device(matching: selector, in: devices)
+        guard let match, let controller = controllers[match.id] else {
+            let known =
+                devices.isEmpty
+                ? "no devices are known yet (discovery: \(discoveryState.description))"
+                : "known devices: \(Self.names(devices))"
+            throw CastdError(.notFound, "no device matches '\(selector)'; \(known)")
+        }
+        return controller
+    }
+
+    /// The device whose session a client means: as ``controller(for:)``, but when that device's
+    /// session moved to another device (stream transfer) and it has none of its own, the device
+    /// the session moved to. Media and session requests use this; device requests do not.
+    public func sessionController(for selector: String) throws -> DeviceController {
+        let controller = try controller(for: selector)
+        guard let target = transfers[controller.id] else { return controller }
+        if hub.session(deviceID: controller.id) != nil {
+            transfers[controller.id] = nil  // it has a session of its own again
+            return controller
+        }
+        guard hub.session(deviceID: target) != nil, let moved = controllers[target] else { return controller }
+        return moved
+    }
+
+    /// The one device `selector` names: by id first, then by friendly name (case-insensitive),
+    /// then by host:port, then by host. nil if none does; FAILED_PRECONDITION, listing them, if
+    /// several do at the first rule that matches any (two devices named alike, or a group on
+    /// the same host as its device).
+    public static func device(matching selector: String, in devices: [CastdDevice]) throws(CastdError) -> CastdDevice? {
+        if let device = devices.first(where: { $0.id == selector }) { return device }
+        let lowered = selector.lowercased()
+        let rules: [(what: String, matches: (CastdDevice) -> Bool)] = [
+            ("are named '\(selector)'", { $0.friendlyName.lowercased() == lowered }),
+            (
+                "listen at \(selector)",
+                {
+                    "\($0.host):\($0.port)" == selector
+                        || DeviceEndpoint(host: $0.host, port: Int($0.port)).description == selector
+                }
+            ),
+            ("are on host \(selector)", { $0.host == selector }),
+        ]
+        for rule in rules {
+            let matching = devices.filter(rule.matches)
+            if matching.count == 1 { return matching[0] }
+            if matching.count > 1 {
+                let listed = matching.map {
+                    "\($0.id) (\"\($0.friendlyName)\" at \(DeviceEndpoint(host: $0.host, port: Int($0.port)).description))"
+                }
+                throw CastdError(
+                    .failedPrecondition,
+                    "\(matching.count) devices \(rule.what): \(listed.joined(separator: ", ")); choose one by its id")
+            }
+        }
+        return nil
+    }
+
+    private static func names(_ devices: [CastdDevice]) -> String {
+        devices.map { "\"\($0.friendlyName)\"" }.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,284 @@
+import CastProtocol
+import CastdAPI
+import Foundation
+import Logging
+
+/// The media namespace of one device, as castd holds it: the one source of what the device
+/// plays. It reads MEDIA_STATUS (a reply or a broadcast), merged across statuses that leave
+/// fields out, and says what to publish; and it judges requests about the loaded media against
+/// that status before they are sent. The device's controller owns it (its isolation guards it)
+/// and does the sending and the publishing.
+struct MediaController {
+    let deviceID: String
+    let logger: Logger
+
+    /// The media status castd last published for this device; nil when nothing is loaded.
+    private(set) var status: CastdMediaStatus?
+    /// The last MEDIA_STATUS entry read: a repeat of it (a reply and its broadcast twin) is no
+    /// news.
+    private(set) var lastEntry: JSONValue?
+    /// What castd last knew of the loaded media (of the latest media session only: an app that
+    /// starts a new media session with every status must not grow castd), and of queue items
+    /// (at most ``itemMediaLimit``).
+    private(set) var mediaJSON: [Int64: JSONValue] = [:]
+    private(set) var itemMedia: [Int64: JSONValue] = [:]
+    /// The most queue items whose media castd keeps; past it, only the items the latest
+    /// status names are kept.
+    static let itemMediaLimit = 1024
+    /// The last media seen playing, paused or buffering, and when.
+    private var lastActiveMedia: (media: JSONValue, at: ContinuousClock.Instant)?
+    /// The `arrival` of the newest MEDIA_STATUS applied from the current link.
+    private var appliedArrival: UInt64 = 0
+
+    init(deviceID: String, logger: Logger) {
+        self.deviceID = deviceID
+        self.logger = logger
+    }
+
+    /// The status to answer a media request with: what is loaded, or an idle player.
+    var current: CastdMediaStatus {
+        status ?? Self.idle(deviceID)
+    }
+
+    /// A new link counts its messages from 1.
+    mutating func linkChanged() {
+        appliedArrival = 0
+    }
+
+    // MARK: MEDIA_STATUS
+
+    /// Reads a MEDIA_STATUS payload. With `arrival` (its place in the link's order), one older
+    /// than a status already applied is skipped, as for RECEIVER_STATUS.
+    ///
+    /// - Returns: The status to publish, or nil when there is nothing new.
+    mutating func apply(_ payload: JSONValue, arrival: UInt64? = nil) -> CastdMediaStatus? {
+        if let arrival {
+            guard arrival > appliedArrival else { return nil }
+            appliedArrival = arrival
+        }
+        guard let entries = Self.entries(payload["status"]) else {
+            // Not "no media session" (that is `[]`): a status castd cannot read says nothing.
+            logger.warning(
+                "skipped a MEDIA_STATUS whose status cannot be read",
+                metadata: ["status": "\(String((payload["status"]?.jsonString ?? "").prefix(100)))"])
+            return nil
+        }
+        guard let entry = entries.first, let mediaSessionID = entry["mediaSessionId"]?.intValue else {
+            return lastEntry != nil ? clear() : nil
+        }
+        if entry == lastEntry { return nil }  // the reply and its broadcast twin
+        lastEntry = entry
+        let currentItem = entry["currentItemId"]?.intValue
+        for item in entry["items"]?.arrayValue ?? [] {
+            if let itemID = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil {
+                itemMedia[itemID] = media
+            }
+        }
+        var media: JSONValue?
+        if let sent = entry["media"], sent.objectValue != nil {
+            media = sent
+            if let currentItem { itemMedia[currentItem] = sent }
+        } else if let currentItem, let known = itemMedia[currentItem] {
+            media = known
+        } else {
+            media = mediaJSON[mediaSessionID]
+        }
+        if let media { mediaJSON = [mediaSessionID: media] }
+        if itemMedia.count > Self.itemMediaLimit {
+            // Item ids that keep changing: keep what this status names (bounded by the frame).
+            var named = Set((entry["items"]?.arrayValue ?? []).compactMap { $0["itemId"]?.intValue })
+            if let currentItem { named.insert(currentItem) }
+            itemMedia = itemMedia.filter { named.contains($0.key) }
+        }
+        if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state)
+        {
+            lastActiveMedia = (media, .now)
+        }
+        if entry["playerState"]?.stringValue == "IDLE", entry["idleReason"] != nil, entry["items"] == nil {
+            // The media session ended; its items are gone with it.
+            itemMedia.removeAll()
+        }
+        var next = CastdMediaStatus(
+            deviceID: deviceID, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
+        if let previous = status, previous.mediaSessionID == next.mediaSessionID {
+            keepKnown(of: previous, where: entry, in: &next)
+        }
+        status = next
+        return next
+    }
+
+    /// Forgets the media (the session ended, the link dropped).
+    ///
+    /// - Returns: The idle status to publish.
+    mutating func clear() -> CastdMediaStatus {
+        lastEntry = nil
+        status = nil
+        mediaJSON.removeAll()
+        itemMedia.removeAll()
+        return Self.idle(deviceID)
+    }
+
+    /// The media information of what was playing, paused or buffering when the app went away,
+    /// if anything: the media still active, or active until moments ago (a receiver handing its
+    /// session to another device ends the media, IDLE CANCELLED, just before its app stops).
+    mutating func takeActiveMedia() -> JSONValue? {
+        defer { lastActiveMedia = nil }
+        guard let (media, at) = lastActiveMedia, ContinuousClock.now - at < .seconds(5) else { return nil }
+        if let state = lastEntry?["playerState"]?.stringValue, state == "IDLE",
+            let reason = lastEntry?["idleReason"]?.stringValue, reason == "FINISHED" || reason == "ERROR"
+        {
+            return nil  // it ended on its own
+        }
+        return media
+    }
+
+    static func idle(_ deviceID: String) -> CastdMediaStatus {
+        var empty = CastdMediaStatus()
+        empty.deviceID = deviceID
+        empty.playerState = .idle
+        return empty
+    }
+
+    /// The entries of a MEDIA_STATUS `status`: `[]` when there is no media session (absent,
+    /// null, an empty array, entries without `mediaSessionId`), nil when it cannot be read (a
+    /// string or a number, entries whose `mediaSessionId` is not a number).
+    static func entries(_ status: JSONValue?) -> [JSONValue]? {
+        func readable(_ entry: JSONValue) -> Bool { entry["mediaSessionId"]?.intValue != nil }
+        func unreadable(_ entry: JSONValue) -> Bool { entry.objectValue == nil || entry["mediaSessionId"] != nil }
+        switch status {
+        case nil, .null?:
+            return []
+        case .array(let items)?:
+            let entries = items.filter(readable)
+            return entries.isEmpty && items.contains(where: unreadable) ? nil : entries
+        case let object? where object.objectValue != nil:
+            return readable(object) ? [object] : (unreadable(object) ? nil : [])
+        default:
+            return nil
+        }
+    }
+
+    /// Fields of a MEDIA_STATUS entry that are there but cannot be read (a `currentTime` that is
+    /// an object, a volume level that is a word) are no news: `status` keeps what castd last
+    /// published for the same media session, rather than a position or a volume of 0.
+    private func keepKnown(of previous: CastdMediaStatus, where entry: JSONValue, in status: inout CastdMediaStatus) {
+        func unreadableNumber(_ value: JSONValue?) -> Bool {
+            guard let value, !value.isNull else { return false }
+            return !(value.doubleValue?.isFinite ?? false)
+        }
+        var kept: [String] = []
+        if unreadableNumber(entry["currentTime"]) {
+            kept.append("currentTime")
+            status.currentTime = previous.currentTime
+            status.updatedAtMs = previous.updatedAtMs  // the position as of then, not now
+        }
+        if unreadableNumber(entry["playbackRate"]) {
+            kept.append("playbackRate")
+            status.playbackRate = previous.playbackRate
+        }
+        if let volume = entry["volume"], !volume.isNull {
+            if volume.objectValue == nil {
+                kept.append("volume")
+                status.volume = previous.volume
+            } else {
+                if unreadableNumber(volume["level"]) {
+                    kept.append("volume.level")
+                    status.volume.level = previous.volume.level
+                }
+                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
+                    kept.append("volume.muted")
+                    status.volume.muted = previous.volume.muted
+                }
+            }
+        }
+        if !kept.isEmpty {
+            logger.warning(
+                "the device's MEDIA_STATUS has fields that cannot be read; kept what castd knew of them",
+                metadata: ["fields": "\(kept.joined(separator: ", "))"])
+        }
+    }
+
+    // MARK: requests about the loaded media
+
+    /// Refuses `request` when the loaded media, as `status` says, makes it impossible: a seek
+    /// past the end, a track or a queue item that is not there, a jump past either end of a
+    /// queue that does not repeat. What castd does not know (a device that did not list its
+    /// queue) it leaves to the device.
+    static func check(_ request: MediaRequest, against status: CastdMediaStatus, deviceName name: String) throws {
+        switch request {
+        case .seek(let position, let relative, _):
+            let duration = status.media.duration
+            guard duration > 0, status.media.streamType != .live else { return }
+            let target = relative ? status.estimatedPosition() + position : position
+            if target > duration + 0.001 {
+                throw CastdError(
+                    .invalidArgument,
+                    "cannot seek to \(seconds(target)): the media on \(name) is \(seconds(duration)) long")
+            }
+        case .editTracks(let activeTrackIDs, _):
+            guard let activeTrackIDs else { return }
+            let known = Set(status.media.tracks.map(\.trackID))
+            let unknown = activeTrackIDs.filter { !known.contains($0) }
+            if !unknown.isEmpty {
+                let list =
+                    known.isEmpty
+                    ? "it has no tracks"
+                    : "its tracks are \(known.sorted().map(String.init).joined(separator: ", "))"
+                throw CastdError(
+                    .invalidArgument,
+                    "no track \(unknown.map(String.init).joined(separator: ", ")) in the media on \(name); \(list)")
+            }
+        case .queueInsert(_, let before, _):
+            if let before { try checkItems([before], in: status) }
+        case .queueRemove(let itemIDs):
+            try checkItems(itemIDs, in: status)
+        case .queueReorder(let itemIDs, let before):
+            try checkItems(itemIDs + (before.map { [$0] } ?? []), in: status)
+        case .queueUpdate(let update):
+            try checkItems(update.itemIDs + (update.currentItemID.map { [$0] } ?? []), in: status)
+            if let jump = update.jump, !status.items.isEmpty {
+                let order = status.items.map(\.itemID)
+                if let index = order.firstIndex(of: status.currentItemID), status.repeatMode == .off {
+                    let target = index + Int(jump)
+                    if target < 0 || target >= order.count {
+                        throw CastdError(
+                            .outOfRange,
+                            "no \(jump > 0 ? "next" : "previous") item in the queue on \(name) (item \(index + 1) of \(order.count), repeat off)"
+                        )
+                    }
+                }
+            }
+        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .skipAd, .setPlaybackRate, .setStreamVolume:
+            return
+        }
+    }
+
+    /// The kind of request a newer one of the same kind supersedes while it waits for the
+    /// device's answer (`DeviceController.replacing`), or nil.
+    static func supersedingKind(of request: MediaRequest) -> String? {
+        switch request {
+        case .seek: "seek"
+        case .setPlaybackRate: "playback rate"
+        case .editTracks: "tracks"
+        case .setStreamVolume: "stream volume"
+        case .queueUpdate(let update): update.moves ? "queue jump" : nil
+        default: nil
+        }
+    }
+
+    private static func checkItems(_ itemIDs: [Int64], in status: CastdMediaStatus) throws {
+        let known = Set(status.items.map(\.itemID))
+        guard !known.isEmpty else { return }  // the device did not list its queue: let it judge
+        let unknown = itemIDs.filter { !known.contains($0) }
+        if !unknown.isEmpty {
+            throw CastdError(
+                .invalidArgument,
+                "no item \(unknown.map(String.init).joined(separator: ", ")) in the queue (items: \(known.sorted().map(String.init).joined(separator: ", ")))"
+            )
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}
