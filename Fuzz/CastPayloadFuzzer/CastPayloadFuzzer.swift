@@ -74,8 +74,8 @@ func fuzzOne(_ bytes: [UInt8]) {
 
     // MULTIZONE_STATUS, DEVICE_ADDED / DEVICE_UPDATED
     let members =
-        (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(DeviceController.groupMember)
-        + [payload["device"]].compactMap { $0.flatMap(DeviceController.groupMember) }
+        (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(MultizoneController.groupMember)
+        + [payload["device"]].compactMap { $0.flatMap(MultizoneController.groupMember) }
     for member in members {
         fuzzRequire(!member.deviceID.isEmpty, "a group member without an id")
         roundTrip(member)

@@ -216,7 +216,7 @@ extension DeviceController {
         recordAuthentication(link.authentication)
         try await link.connect(to: CastWire.platformReceiverID)
         // A new link counts its messages from 1.
-        appliedReceiverArrival = 0
+        receiverState.linkChanged()
         mediaState.linkChanged()
         let reply = try await link.requestReply(
             namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
@@ -283,8 +283,7 @@ extension DeviceController {
             suspendedAt = .now
             publish(session)
         }
-        receiver = nil
-        availability.removeAll()
+        receiverState.linkLost()
         if authenticationRefused {
             // What answers at this address is not a device castd trusts: no retrying on its own
             // (a client's request or the device's next announcement tries again), and a session

@@ -56,38 +56,9 @@ extension DeviceController {
         channels.deliver(appMessage)
     }
 
-    /// A RECEIVER_STATUS payload as castd applies it. A field the device sent but that cannot be
-    /// read (`applications` that is not an array, a volume level that is not a number) is no
-    /// news: it keeps what castd knew, rather than ending the session or showing a volume of 0.
+    /// A RECEIVER_STATUS payload as castd applies it (``ReceiverController/read(_:)``).
     func readReceiverStatus(_ payload: JSONValue) -> CastReceiverStatus {
-        var status = CastReceiverStatus(payload: payload)
-        let object = payload["status"].flatMap { $0.objectValue != nil ? $0 : nil } ?? payload
-        var unreadable: [String] = []
-        if let applications = object["applications"], !applications.isNull, applications.arrayValue == nil {
-            unreadable.append("applications")
-            status.applications = receiver?.applications ?? []
-        }
-        if let volume = object["volume"], !volume.isNull {
-            if volume.objectValue == nil {
-                unreadable.append("volume")
-                status.volume = receiver?.volume
-            } else if status.volume != nil {
-                if let level = volume["level"], !level.isNull, level.doubleValue == nil {
-                    unreadable.append("volume.level")
-                    status.volume?.level = receiver?.volume?.level
-                }
-                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
-                    unreadable.append("volume.muted")
-                    status.volume?.muted = receiver?.volume?.muted
-                }
-            }
-        }
-        if !unreadable.isEmpty, badMessageLog.admit() != nil {
-            logger.warning(
-                "the device's RECEIVER_STATUS has fields that cannot be read; kept what castd knew of them",
-                metadata: ["fields": "\(unreadable.joined(separator: ", "))"])
-        }
-        return status
+        receiverState.read(payload)
     }
 
     /// Applies the RECEIVER_STATUS a reply carries, in its place in the link's order; returns
@@ -104,17 +75,11 @@ extension DeviceController {
         applyMedia(reply.payload, arrival: reply.arrival)
     }
 
-    /// Applies a RECEIVER_STATUS. With `arrival` (its place in the link's order), one older than
-    /// a status already applied is skipped: a reply reaches both its request and the link's
-    /// message loop, in either order, and the copy handled late must not undo what came after
-    /// it (a reply from before a LAUNCH, applied after it, would end the session it started).
+    /// Applies a RECEIVER_STATUS, in its place in the link's order when it has one
+    /// (``ReceiverController/apply(_:arrival:)``): the device's entry for every watcher, and the
+    /// end of castd's session if its app is gone.
     func applyReceiver(_ status: CastReceiverStatus, arrival: UInt64? = nil) {
-        if let arrival {
-            guard arrival > appliedReceiverArrival else { return }
-            appliedReceiverArrival = arrival
-        }
-        let changed = status != receiver
-        receiver = status
+        guard let changed = receiverState.apply(status, arrival: arrival) else { return }
         if changed {
             hub.updateKnownDevice(id: id) {
                 $0.receiver = Castd_V1_ReceiverStatus(status)

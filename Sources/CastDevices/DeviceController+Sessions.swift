@@ -248,23 +248,12 @@ extension DeviceController {
 
     // MARK: app availability
 
-    /// The most app ids whose availability castd remembers per device (clients choose the ids).
-    static let availabilityLimit = 256
-
-    /// `known` with `answers` added; past ``availabilityLimit``, only `answers` (what clients
-    /// ask about next is most likely what they asked about last).
-    static func remember(_ answers: [(String, Bool)], in known: [String: Bool]) -> [String: Bool] {
-        var known = known.count + answers.count > availabilityLimit ? [:] : known
-        for (appID, available) in answers { known[appID] = available }
-        return known
-    }
-
     /// Which of `appIDs` the device can run (GET_APP_AVAILABILITY), remembered until the link
     /// drops. With `limiter` (read calls), a link castd must open first waits for its place.
     public func appAvailability(_ appIDs: [String], openingWithin limiter: LinkAttemptLimiter? = nil) async throws
         -> [String: Bool]
     {
-        let unknown = appIDs.filter { availability[$0] == nil }
+        let unknown = appIDs.filter { receiverState.availability[$0] == nil }
         if !unknown.isEmpty {
             do {
                 let link: CastLink
@@ -277,14 +266,13 @@ extension DeviceController {
                     ReceiverRequest.getAppAvailability(appIDs: unknown, requestID: $0)
                 }
                 let answers = reply.payload["availability"]?.objectValue ?? [:]
-                availability = Self.remember(
-                    unknown.map { ($0, answers[$0]?.stringValue == "APP_AVAILABLE") }, in: availability)
+                receiverState.remember(unknown.map { ($0, answers[$0]?.stringValue == "APP_AVAILABLE") })
             } catch {
                 throw Self.map(error, device: name)
             }
         }
         var result: [String: Bool] = [:]
-        for appID in appIDs { result[appID] = availability[appID] ?? false }
+        for appID in appIDs { result[appID] = receiverState.availability[appID] ?? false }
         return result
     }
 }

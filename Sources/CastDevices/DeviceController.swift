@@ -23,9 +23,14 @@ public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
 /// Every client's requests for the device come through here, and every change goes out through
 /// the hub (state) or the channel router (app messages).
 ///
-/// The actor is split by concern, a file each: `+Link` (connect, reconnect, rejoin), `+Receiver`
-/// (what the device says, RECEIVER_STATUS), `+MediaStatus` (MEDIA_STATUS), `+Multizone`
-/// (groups), `+Authentication`; and what clients ask: `+Sessions`, `+Media`, `+Channels`.
+/// Each namespace's messages and state have a controller of their own, which the actor owns
+/// and its isolation guards: `ReceiverController` (RECEIVER_STATUS, app availability),
+/// `MediaController` (MEDIA_STATUS, the one source of what the device plays, and the checks of
+/// requests about it), `MultizoneController` (a group's members). The actor does the sending,
+/// the publishing and what spans them, a file per concern: `+Link` (connect, reconnect,
+/// rejoin), `+Receiver` (the link's messages, in order, to their controllers; the session a
+/// RECEIVER_STATUS implies), `+MediaStatus`, `+Multizone`, `+Authentication`; and what clients
+/// ask: `+Sessions`, `+Media`, `+Channels`.
 public actor DeviceController {
     public nonisolated let id: String
     /// Name and address change with discovery, outside the actor.
@@ -80,7 +85,9 @@ public actor DeviceController {
     /// Requests waiting for the link, by a number each, so a cancelled one can leave.
     var linkWaiters: [(id: UInt64, continuation: CheckedContinuation<CastLink, any Error>)] = []
     var nextLinkWaiter: UInt64 = 0
-    var receiver: CastReceiverStatus?
+    /// The receiver namespace: what the device last said of itself, and of the apps it can run.
+    var receiverState: ReceiverController
+    var receiver: CastReceiverStatus? { receiverState.status }
     var session: CastdSession?
     /// A session whose link dropped: rejoined when the link is back if its app still runs.
     var suspended: CastdSession?
@@ -88,11 +95,6 @@ public actor DeviceController {
     var endingReason: String?
     /// The media namespace: what the device plays, the one source of it.
     var mediaState: MediaController
-    /// The app ids this device said it can or cannot run, until the link drops.
-    var availability: [String: Bool] = [:]
-    /// The `arrival` of the newest RECEIVER_STATUS applied from the current link (see
-    /// ``applyReceiver(_:arrival:)``).
-    var appliedReceiverArrival: UInt64 = 0
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
     /// starting a session at once share one launch.
     var sessionChangeBusy = false
@@ -127,6 +129,7 @@ public actor DeviceController {
         self.sessionLogger = logger.subsystem("CastSession")
         self.mediaLogger = logger.subsystem("CastMedia")
         self.mediaState = MediaController(deviceID: id, logger: mediaLogger)
+        self.receiverState = ReceiverController(logger: self.logger, badMessageLog: badMessageLog)
         self.spawn = spawn
     }
 

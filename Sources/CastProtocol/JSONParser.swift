@@ -1,10 +1,9 @@
 /// Reads JSON text (RFC 8259) straight into a ``JSONValue``, in one pass over the UTF-8 bytes.
 ///
 /// castd reads every message a device sends, the media status of every request among them, so
-/// this is on its hottest path: Foundation's JSONDecoder, driven through `Decodable` (each value
-/// tried as a bool, then a number, a string, an array, and only then an object, every failed try
-/// building a DecodingError and its coding path), cost about 150 µs for a 1.5 KB MEDIA_STATUS and
-/// made castd fall seconds behind a busy device (SOAK.md).
+/// this is on its hottest path, where Foundation's JSONDecoder driven through `Decodable` (each
+/// value tried as every type in turn, each failed try building an error) is too slow to keep up
+/// with a busy device (figures: BENCHMARKS.md).
 ///
 /// What it accepts is what JSONDecoder accepted: any value at the top level, surrounded by
 /// whitespace; a comma after the last member of an array or object; no comments, NaN or

@@ -38,8 +38,8 @@ struct EncodedMessage: SwiftProtobuf.Message {
 }
 
 /// What castd encodes once and sends many times: each change event, to every watcher (one
-/// MEDIA_STATUS to a hundred watchers was a hundred encodings of it), and the devices, sessions
-/// and media of GetStatus until the next change.
+/// encoding of a MEDIA_STATUS, however many watch), and the devices, sessions and media of
+/// GetStatus until the next change.
 final class SharedEncodings: Sendable {
     private struct State {
         /// Recent change events, each in slot `sequence % eventsKept` (each number is one
@@ -49,8 +49,7 @@ final class SharedEncodings: Sendable {
         /// StatusResponse fields 2-4 (devices, sessions, media) as of a hub sequence number.
         var status: (sequence: UInt64, bytes: Data)?
         /// StatusResponse field 1 (daemon) for each of its recent values: they change only when
-        /// a client comes or goes or discovery changes, and encoding a DaemonInfo was a sixth of
-        /// what a GetStatus cost castd.
+        /// a client comes or goes or discovery changes, so each is encoded once.
         var daemons: [DaemonKey: Data] = [:]
     }
 

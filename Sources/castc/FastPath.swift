@@ -5,8 +5,8 @@ import ArgumentParser
 /// `--device` (`--name value` or `--name=value`) and `--json`, each at most once.
 ///
 /// ArgumentParser finds a command's options by reflection, and every type it looks at costs
-/// the Swift runtime a scan of all the program's protocol conformances: about half of what
-/// `castc status` did before it reached castd (see "castc start-up" in BENCHMARKS.md). Any other
+/// the Swift runtime a scan of all the program's protocol conformances, a large part of castc's
+/// start-up (figures: "castc start-up" in BENCHMARKS.md). Any other
 /// command line, `--help` and every mistake included, goes to ArgumentParser as before, so
 /// usage errors and help read the same. The commands built here are the same values
 /// ArgumentParser builds (`FastPathTests` checks both ways).

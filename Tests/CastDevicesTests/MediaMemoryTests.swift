@@ -1,3 +1,4 @@
+import CastdSupport
 import CastTestSupport
 import CastProtocol
 import CastdAPI
@@ -90,11 +91,12 @@ import Testing
 /// what one call may ask.
 @Suite(.tags(.cpuBound)) struct AvailabilityMemoryTests {
     @Test func theCacheKeepsAtMostItsLimit() {
-        var known: [String: Bool] = [:]
+        var receiver = ReceiverController(logger: Logger(label: "test"), badMessageLog: LogThrottle())
         for batch in 0..<100 {
             let answers = (0..<10).map { ("APP\(batch)X\($0)", $0.isMultiple(of: 2)) }
-            known = DeviceController.remember(answers, in: known)
-            #expect(known.count <= DeviceController.availabilityLimit)
+            receiver.remember(answers)
+            let known = receiver.availability
+            #expect(known.count <= ReceiverController.availabilityLimit)
             // What was just asked is always remembered.
             #expect(answers.allSatisfy { known[$0.0] == $0.1 })
         }

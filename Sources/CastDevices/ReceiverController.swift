@@ -1,0 +1,97 @@
+import CastProtocol
+import CastdSupport
+import Logging
+
+/// The receiver namespace of one device, as castd holds it: the last RECEIVER_STATUS (its apps
+/// and its volume), read leniently and applied in the link's order, and the apps it said it can
+/// run. The device's controller owns it (its isolation guards it), and does what a status means
+/// for castd's session.
+struct ReceiverController {
+    let logger: Logger
+    /// Messages castd cannot read: a few logged a minute (shared with the device's controller).
+    let badMessageLog: LogThrottle
+
+    /// What the device last said of itself; nil before the first RECEIVER_STATUS of a link.
+    private(set) var status: CastReceiverStatus?
+    /// The `arrival` of the newest RECEIVER_STATUS applied from the current link.
+    private var appliedArrival: UInt64 = 0
+    /// The app ids this device said it can or cannot run, until the link drops.
+    private(set) var availability: [String: Bool] = [:]
+    /// The most app ids whose availability castd remembers for a device.
+    static let availabilityLimit = 256
+
+    init(logger: Logger, badMessageLog: LogThrottle) {
+        self.logger = logger
+        self.badMessageLog = badMessageLog
+    }
+
+    /// A new link counts its messages from 1.
+    mutating func linkChanged() {
+        appliedArrival = 0
+    }
+
+    /// The link dropped: what the device said no longer holds.
+    mutating func linkLost() {
+        status = nil
+        availability.removeAll()
+    }
+
+    /// A RECEIVER_STATUS payload as castd applies it. A field the device sent but that cannot be
+    /// read (`applications` that is not an array, a volume level that is not a number) is no
+    /// news: it keeps what castd knew, rather than ending the session or showing a volume of 0.
+    func read(_ payload: JSONValue) -> CastReceiverStatus {
+        var read = CastReceiverStatus(payload: payload)
+        let object = payload["status"].flatMap { $0.objectValue != nil ? $0 : nil } ?? payload
+        var unreadable: [String] = []
+        if let applications = object["applications"], !applications.isNull, applications.arrayValue == nil {
+            unreadable.append("applications")
+            read.applications = status?.applications ?? []
+        }
+        if let volume = object["volume"], !volume.isNull {
+            if volume.objectValue == nil {
+                unreadable.append("volume")
+                read.volume = status?.volume
+            } else if read.volume != nil {
+                if let level = volume["level"], !level.isNull, level.doubleValue == nil {
+                    unreadable.append("volume.level")
+                    read.volume?.level = status?.volume?.level
+                }
+                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
+                    unreadable.append("volume.muted")
+                    read.volume?.muted = status?.volume?.muted
+                }
+            }
+        }
+        if !unreadable.isEmpty, badMessageLog.admit() != nil {
+            logger.warning(
+                "the device's RECEIVER_STATUS has fields that cannot be read; kept what castd knew of them",
+                metadata: ["fields": "\(unreadable.joined(separator: ", "))"])
+        }
+        return read
+    }
+
+    /// Takes `next` as what the device says now. With `arrival` (its place in the link's order),
+    /// one older than a status already applied is skipped: a reply reaches both its request and
+    /// the link's message loop, in either order, and the copy handled late must not undo what
+    /// came after it (a reply from before a LAUNCH, applied after it, would end the session it
+    /// started).
+    ///
+    /// - Returns: nil when skipped; otherwise whether it differs from what castd held.
+    mutating func apply(_ next: CastReceiverStatus, arrival: UInt64?) -> Bool? {
+        if let arrival {
+            guard arrival > appliedArrival else { return nil }
+            appliedArrival = arrival
+        }
+        let changed = next != status
+        status = next
+        return changed
+    }
+
+    /// Remembers the device's answers about apps, forgetting all it knew first if they would
+    /// make more than ``availabilityLimit`` (an app a client asks about next is most likely
+    /// what they asked about last).
+    mutating func remember(_ answers: [(String, Bool)]) {
+        if availability.count + answers.count > Self.availabilityLimit { availability = [:] }
+        for (appID, available) in answers { availability[appID] = available }
+    }
+}
