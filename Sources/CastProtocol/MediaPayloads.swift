@@ -191,21 +191,3 @@ public struct CastMediaStatus: Sendable, Hashable {
         return .object(o)
     }
 }
-
-/// Bits of `supportedMediaCommands`.
-public enum CastMediaCommand {
-    public static let pause: Int64 = 1
-    public static let seek: Int64 = 2
-    public static let streamVolume: Int64 = 4
-    public static let streamMute: Int64 = 8
-    public static let skipForward: Int64 = 16
-    public static let skipBackward: Int64 = 32
-    public static let queueNext: Int64 = 64
-    public static let queuePrevious: Int64 = 128
-    public static let queueShuffle: Int64 = 256
-    public static let skipAd: Int64 = 512
-    public static let queueRepeatAll: Int64 = 1024
-    public static let queueRepeatOne: Int64 = 2048
-    public static let editTracks: Int64 = 4096
-    public static let playbackRate: Int64 = 8192
-}

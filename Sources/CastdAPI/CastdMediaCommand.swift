@@ -1,5 +1,7 @@
-/// A media command a player may support (the bits of `CastdMediaStatus.supportedMediaCommands`),
-/// by the name castd gives it in `CastdMediaStatus.supportedCommands`.
+/// A media command a player may support (the bits of `CastdMediaStatus.supportedMediaCommands`,
+/// which are the Cast media protocol's), by the name castd gives it in
+/// `CastdMediaStatus.supportedCommands`. castd's one table of them: castd names a device's bits
+/// with it, and clients read them with it. (The emulator, being the device, has its own.)
 ///
 /// ```swift
 /// if status.supports(.skipAd) { try await client.skipAd() }
