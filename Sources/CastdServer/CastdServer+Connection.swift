@@ -126,8 +126,10 @@ extension CastdServer {
                         logger.debug("client connection ended", metadata: ["error": "\(error)"])
                     }
                     // The client is gone or must go: stop its calls.
+                    logger.debug("client connection's input ended; stopping its calls")
                     handle.cancelAll(reason: CastdError(.cancelled, "the connection closed"))
                 }
+                logger.debug("client connection's calls ended")
             }
         } catch {
             logger.debug("client connection closed", metadata: ["error": "\(error)"])

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -73,5 +75,21 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             job.runSynchronously(on: executor)
         }
+    }
+}
+
+/// Runs `body` on a thread of its own and returns its result: for blocking work (waitpid,
+/// blocking socket I/O, sleeping between samples) that must not hold one of the cooperative
+/// pool's few threads (one per core). On Dispatch's global queues it would wait behind other
+/// blocked work: they add threads for blocked work only about once a second.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
+
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }

@@ -5,104 +5,7 @@ import Foundation
     import Glibc
 #endif
 
-/// Where a spawned process's standard stream goes.
-enum StreamTarget: Sendable {
-    case null
-    case file(String)
-    /// A pipe whose other end the parent keeps (`Spawned.stdin`, `.stdout`, `.stderr`).
-    case pipe
-}
-
-/// Spawning processes with posix_spawn: a clean signal mask and dispositions, standard streams
-/// as asked, and no other descriptor of this process (NIO's sockets are not close-on-exec; a
-/// child holding an emulator's TLS socket would keep it open past its close).
-enum Spawn {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// The process's end of each pipe asked for, and the child's pid.
-    struct Started {
-        var pid: pid_t
-        var stdin: Int32?
-        var stdout: Int32?
-        var stderr: Int32?
-    }
-
-    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    /// glibc ≥ 2.34 has it; Swift's Glibc module does not declare it (it is a GNU extension).
-    private static let addCloseFrom: AddCloseFrom? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
-    }()
-
-    static func start(
-        _ argv: [String], environment: [String: String]? = nil,
-        stdin: StreamTarget = .null, stdout: StreamTarget = .null, stderr: StreamTarget = .null
-    ) throws -> Started {
-        precondition(!argv.isEmpty)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var parentEnds: [Int32?] = [nil, nil, nil]
-        var childEnds: [Int32] = []
-        for (fd, target) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
-            switch target {
-            case .null:
-                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .file(let path):
-                posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            case .pipe:
-                var ends: [Int32] = [0, 0]
-                guard pipe(&ends) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
-                for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-                let (childEnd, parentEnd) = fd == 0 ? (ends[0], ends[1]) : (ends[1], ends[0])
-                posix_spawn_file_actions_adddup2(&actions, childEnd, fd)
-                childEnds.append(childEnd)
-                parentEnds[Int(fd)] = parentEnd
-            }
-        }
-        if let addCloseFrom { _ = addCloseFrom(&actions, 3) }
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result: Int32
-        if let environment {
-            let cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-            defer { cEnvironment.forEach { free($0) } }
-            result = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, cEnvironment)
-        } else {
-            result = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, environ)
-        }
-        for end in childEnds { close(end) }
-        guard result == 0 else {
-            for end in parentEnds { if let end { close(end) } }
-            throw Failure(description: "cannot start \(argv[0]): \(String(cString: strerror(result)))")
-        }
-        return Started(pid: pid, stdin: parentEnds[0], stdout: parentEnds[1], stderr: parentEnds[2])
-    }
-
-    /// Waits for `pid` in this thread; returns the exit code, or 128 + the signal.
-    static func wait(_ pid: pid_t) -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    }
-
+extension Spawn {
     /// One run of a short command, timed from just before posix_spawn to just after waitpid
     /// returned, in the calling thread (the driver calls it on a thread of its own, never on the
     /// cooperative pool).
@@ -114,28 +17,13 @@ enum Spawn {
     }
 
     static func timed(
-        _ argv: [String], environment: [String: String]? = nil, stdout: StreamTarget = .null,
-        stderr: StreamTarget = .null
+        _ argv: [String], environment: [String: String]? = nil, stdout: Spawn.Target = .null,
+        stderr: Spawn.Target = .null
     ) throws -> TimedRun {
         let started = monotonicNanos()
         let child = try start(argv, environment: environment, stdout: stdout, stderr: stderr)
         let status = wait(child.pid)
         return TimedRun(started: started, exited: monotonicNanos(), status: status)
-    }
-}
-
-/// Runs `body` on a thread of its own and returns its result: for blocking work (waitpid,
-/// blocking socket I/O, sleeping between samples) that must not hold one of the cooperative
-/// pool's few threads (two on this machine).
-func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
-    }
-}
-
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
 
@@ -152,11 +40,11 @@ final class LongProcess: Sendable {
 
     init(
         _ argv: [String], environment: [String: String]? = nil, log: String? = nil,
-        stdin: StreamTarget = .null, stdout: StreamTarget? = nil, stderr: StreamTarget? = nil
+        stdin: Spawn.Target = .null, stdout: Spawn.Target? = nil, stderr: Spawn.Target? = nil
     ) throws {
         name = (argv[0] as NSString).lastPathComponent
         logPath = log
-        let logTarget: StreamTarget = log.map { .file($0) } ?? .null
+        let logTarget: Spawn.Target = log.map { .file($0) } ?? .null
         let started = try Spawn.start(
             argv, environment: environment, stdin: stdin, stdout: stdout ?? logTarget, stderr: stderr ?? logTarget)
         pid = started.pid

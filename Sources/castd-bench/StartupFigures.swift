@@ -1,4 +1,5 @@
 import CastClient
+import CastdSupport
 import Foundation
 
 #if canImport(Glibc)

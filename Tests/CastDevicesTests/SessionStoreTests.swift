@@ -78,7 +78,7 @@ struct SessionStoreTests {
 
 /// The state file outlives castd's checks: what it holds is checked as anything from outside
 /// (SECURITY.md). Fuzz/CastdStateFuzzer fuzzes `SessionStore.decode`.
-struct StateFileTests {
+@Suite(.tags(.cpuBound)) struct StateFileTests {
     let logger = Logger(label: "test")
 
     static func file(_ sessions: [[String: Any]], version: Int = 1) throws -> Data {

@@ -107,56 +107,49 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let ready = directory.appendingPathComponent("ready.json")
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = [
-            "--port", "0", "--http-port", "0", "--ready-file", ready.path, "--capabilities", "4",
-            "--group-member", "0123456789abcdef0123456789abcdef=Kitchen", "--group-member",
-            "fedcba9876543210fedcba9876543210=Den",
-            "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat", "--unplayable-content-type",
-            "video/webm",
-        ]
-        process.environment = childEnvironment
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning {
-                kill(process.processIdentifier, SIGTERM)
-                process.waitUntilExit()
+        try await withProcesses { launch in
+            _ = try launch(
+                try Self.binary().path,
+                [
+                    "--port", "0", "--http-port", "0", "--ready-file", ready.path, "--capabilities", "4",
+                    "--group-member", "0123456789abcdef0123456789abcdef=Kitchen", "--group-member",
+                    "fedcba9876543210fedcba9876543210=Den",
+                    "--fixed-volume", "--app", "ABCD1234:Chat:urn:x-cast:com.example.chat",
+                    "--unplayable-content-type", "video/webm",
+                ], [:])
+            try await eventually(timeout: .seconds(60), "the ready file") {
+                FileManager.default.fileExists(atPath: ready.path)
             }
-        }
-        try await eventually(timeout: .seconds(60), "the ready file") {
-            FileManager.default.fileExists(atPath: ready.path)
-        }
-        let info = try JSONValue.parse(try Data(contentsOf: ready))
-        #expect(info["model"] == "Google Cast Group")
-        let port = Int(try #require(info["port"]?.intValue))
-        let httpPort = Int(try #require(info["httpPort"]?.intValue))
+            let info = try JSONValue.parse(try Data(contentsOf: ready))
+            #expect(info["model"] == "Google Cast Group")
+            let port = Int(try #require(info["port"]?.intValue))
+            let httpPort = Int(try #require(info["httpPort"]?.intValue))
 
-        let sender = try await RawCastSender.connect(host: "127.0.0.1", port: port, sourceID: "sender-cli")
-        try await sender.connect()
-        try await sender.send(
-            to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 1])
-        #expect(try await sender.reply(to: 1)["status"]?["devices"]?.arrayValue?.count == 2)
-        try await sender.receiver(["type": "SET_VOLUME", "volume": ["level": 0.2], "requestId": 2])
-        #expect(try await sender.reply(to: 2)["reason"] == "BAD_PARAMETER")
-        let chat = try await sender.launch("ABCD1234", requestID: 3)
-        try await sender.connect(to: chat)
-        try await sender.send(to: chat, namespace: "urn:x-cast:com.example.chat", ["hi": "there"])
-        #expect(try await sender.nextPayload() == ["hi": "there"])
+            let sender = try await RawCastSender.connect(host: "127.0.0.1", port: port, sourceID: "sender-cli")
+            try await sender.connect()
+            try await sender.send(
+                to: "receiver-0", namespace: CastNamespace.multizone, ["type": "GET_STATUS", "requestId": 1])
+            #expect(try await sender.reply(to: 1)["status"]?["devices"]?.arrayValue?.count == 2)
+            try await sender.receiver(["type": "SET_VOLUME", "volume": ["level": 0.2], "requestId": 2])
+            #expect(try await sender.reply(to: 2)["reason"] == "BAD_PARAMETER")
+            let chat = try await sender.launch("ABCD1234", requestID: 3)
+            try await sender.connect(to: chat)
+            try await sender.send(to: chat, namespace: "urn:x-cast:com.example.chat", ["hi": "there"])
+            #expect(try await sender.nextPayload() == ["hi": "there"])
 
-        let state = try JSONValue.parse(
-            try await HTTPFetch.get(host: "127.0.0.1", port: httpPort, path: "/emulator/state", tls: false).body
-        )
-        #expect(state["device"]?["isGroup"] == true)
-        #expect(state["device"]?["capabilities"] == 36)
-        #expect(state["device"]?["txt"]?["ca"] == "36")
-        #expect(state["device"]?["txt"]?["md"] == "Google Cast Group")
-        #expect(state["device"]?["fixedVolume"] == true)
-        #expect(state["device"]?["unplayableContentTypes"] == ["video/webm"])
-        #expect(state["app"]?["appId"] == "ABCD1234")
-        #expect(state["app"]?["displayName"] == "Chat")
+            let state = try JSONValue.parse(
+                try await HTTPFetch.get(host: "127.0.0.1", port: httpPort, path: "/emulator/state", tls: false).body
+            )
+            #expect(state["device"]?["isGroup"] == true)
+            #expect(state["device"]?["capabilities"] == 36)
+            #expect(state["device"]?["txt"]?["ca"] == "36")
+            #expect(state["device"]?["txt"]?["md"] == "Google Cast Group")
+            #expect(state["device"]?["fixedVolume"] == true)
+            #expect(state["device"]?["unplayableContentTypes"] == ["video/webm"])
+            #expect(state["app"]?["appId"] == "ABCD1234")
+            #expect(state["app"]?["displayName"] == "Chat")
+
+        }
     }
 
     @Test("--ready-file appears once listening; --log records both directions; SIGTERM exits 0")
@@ -169,51 +162,48 @@ struct CommandLineTests {
         let log = directory.appendingPathComponent("messages.jsonl")
         let authRoot = directory.appendingPathComponent("auth-root.pem")
 
-        let process = Process()
-        process.executableURL = try Self.binary()
-        process.arguments = [
-            "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
-            "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--write-root",
-            authRoot.path,
-        ]
-        process.environment = childEnvironment
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        try await withProcesses { launch in
+            let process = try launch(
+                try Self.binary().path,
+                [
+                    "--port", "0", "--http-port", "0", "--name", "CLI TV", "--id", "00112233445566778899aabbccddeeff",
+                    "--model", "Chromecast Ultra", "--ready-file", ready.path, "--log", log.path, "--write-root",
+                    authRoot.path,
+                ], [:])
 
-        try await eventually(timeout: .seconds(60), "the ready file") {
-            FileManager.default.fileExists(atPath: ready.path)
+            try await eventually(timeout: .seconds(60), "the ready file") {
+                FileManager.default.fileExists(atPath: ready.path)
+            }
+            let info = try JSONValue.parse(try Data(contentsOf: ready))
+            #expect(info["host"] == "127.0.0.1")
+            #expect(info["id"] == "00112233445566778899aabbccddeeff")
+            #expect(info["name"] == "CLI TV")
+            #expect(info["model"] == "Chromecast Ultra")
+            #expect(info["pid"]?.intValue == Int64(process.pid))
+            #expect((info["httpPort"]?.intValue ?? 0) > 0)
+            #expect(info["httpsPort"] == .null)
+            let port = try #require(info["port"]?.intValue)
+            // Written before the ready file.
+            #expect(try String(contentsOf: authRoot, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
+
+            let sender = try await RawCastSender.connect(host: "127.0.0.1", port: Int(port), sourceID: "sender-cli")
+            try await sender.connect()
+            try await sender.receiver(["type": "GET_STATUS", "requestId": 1])
+            #expect(try await sender.reply(to: 1)["type"] == "RECEIVER_STATUS")
+
+            process.signal(SIGTERM)
+            #expect(try await process.waitForExit(timeout: .seconds(10)) == 0)  // exited 0, not killed
+
+            let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {
+                try JSONValue.parse(String($0))
+            }
+            #expect(
+                lines.contains {
+                    $0["direction"] == "in" && $0["payload"]?["type"] == "GET_STATUS" && $0["source"] == "sender-cli"
+                })
+            #expect(lines.contains { $0["direction"] == "out" && $0["payload"]?["type"] == "RECEIVER_STATUS" })
+
         }
-        let info = try JSONValue.parse(try Data(contentsOf: ready))
-        #expect(info["host"] == "127.0.0.1")
-        #expect(info["id"] == "00112233445566778899aabbccddeeff")
-        #expect(info["name"] == "CLI TV")
-        #expect(info["model"] == "Chromecast Ultra")
-        #expect(info["pid"]?.intValue == Int64(process.processIdentifier))
-        #expect((info["httpPort"]?.intValue ?? 0) > 0)
-        #expect(info["httpsPort"] == .null)
-        let port = try #require(info["port"]?.intValue)
-        // Written before the ready file.
-        #expect(try String(contentsOf: authRoot, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
-
-        let sender = try await RawCastSender.connect(host: "127.0.0.1", port: Int(port), sourceID: "sender-cli")
-        try await sender.connect()
-        try await sender.receiver(["type": "GET_STATUS", "requestId": 1])
-        #expect(try await sender.reply(to: 1)["type"] == "RECEIVER_STATUS")
-
-        kill(process.processIdentifier, SIGTERM)
-        try await eventually(timeout: .seconds(10), "cast-emulator to exit") { !process.isRunning }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-
-        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map {
-            try JSONValue.parse(String($0))
-        }
-        #expect(
-            lines.contains {
-                $0["direction"] == "in" && $0["payload"]?["type"] == "GET_STATUS" && $0["source"] == "sender-cli"
-            })
-        #expect(lines.contains { $0["direction"] == "out" && $0["payload"]?["type"] == "RECEIVER_STATUS" })
     }
+
 }

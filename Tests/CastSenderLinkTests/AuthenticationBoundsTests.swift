@@ -1,5 +1,6 @@
 import CastProtocol
 import CastTestSupport
+import CastdSupport
 import Crypto
 import Foundation
 import SwiftASN1

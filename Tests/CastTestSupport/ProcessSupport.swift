@@ -28,10 +28,13 @@ public var childEnvironment: [String: String] {
 
 /// A child process whose output goes to files, ended (SIGTERM, then SIGKILL) by `stop()`.
 ///
-/// Spawned with posix_spawn and reaped by a thread of its own blocked in waitpid(pid): nothing
-/// else in the test process can reap it first, and the child starts with a clean signal mask
-/// and default dispositions (a test runner's threads block signals; daemons must not inherit
-/// that). Foundation's Process lost exits of concurrently spawned children here.
+/// Spawned by `Spawn` and reaped by a thread of its own blocked in waitpid(pid): nothing else in
+/// the test process can reap it first; the child starts with a clean signal mask and default
+/// dispositions (a test runner's threads block signals; daemons must not inherit that) and
+/// with none of the test process's descriptors (a castd client's socket, inherited by a castd
+/// another test started, kept that client's connection open for 20 s after it closed it).
+/// Foundation's Process lost exits of concurrently spawned children here, and passes every
+/// descriptor on.
 public final class ChildProcess: Sendable {
     public let name: String
     public let stdoutPath: String
@@ -56,41 +59,12 @@ public final class ChildProcess: Sendable {
         var env = childEnvironment
         for (key, value) in environment { env[key] = value }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .ENOENT) }
-        pid = child
-        let spawned = child
+        let spawned = try Spawn.start(
+            [path] + arguments, environment: env, stdin: .null, stdout: .file(stdoutPath), stderr: .file(stderrPath)
+        ).pid
+        pid = spawned
         Thread.detachNewThread { [self] in
-            var status: Int32 = 0
-            while waitpid(spawned, &status, 0) == -1 && errno == EINTR {}
-            // Exit code, or 128 + signal like a shell.
-            let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            let code = Spawn.wait(spawned)  // the exit code, or 128 + the signal like a shell
             let waiters = self.exit.withLock { state -> [CheckedContinuation<Int32, Never>] in
                 state.status = code
                 defer { state.waiters.removeAll() }

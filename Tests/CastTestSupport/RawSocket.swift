@@ -1,4 +1,5 @@
 import CastdAPI
+import CastdSupport
 import Foundation
 import NIOCore
 import SwiftProtobuf
@@ -116,15 +117,5 @@ public struct RawSocketTimeout: Error, CustomStringConvertible {
     public var waited: String
     public var description: String {
         "a raw socket got neither \(waited) nor the end of the stream within \(Int(30 * testTimeScale)) s"
-    }
-}
-
-/// Runs blocking work (a socket read or write that waits for the other side) on a thread of its
-/// own. On Swift's cooperative pool (one thread per core: two here) it could hold a thread the
-/// in-process castd needs to answer, and on Dispatch's global queues it waits behind other
-/// blocked work, because they add threads for blocked work only about once a second.
-public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -1,5 +1,7 @@
 import CastdSupport
 import Foundation
+import NIOCore
+import NIOPosix
 import Testing
 
 extension Tag {
@@ -16,10 +18,11 @@ extension Tag {
     @Tag public static var cpuBound: Self
 }
 
-/// With `CASTD_TEST_STALL_CHECK=1`: a thread that checks that Swift's cooperative pool runs a job
-/// within 3 s, and otherwise sends this process SIGQUIT, so that the backtracer prints every
-/// thread (`SWIFT_BACKTRACE=enable=yes`): the tests on the pool's threads then are the ones to
-/// tag ``Testing/Tag/cpuBound``. A diagnosis, not part of the suite.
+/// With `CASTD_TEST_STALL_CHECK=1`: threads that check that Swift's cooperative pool, and each of
+/// NIO's event loops, run a job within 3 s, and otherwise send this process SIGQUIT, so that the
+/// backtracer prints every thread (`SWIFT_BACKTRACE=enable=yes`): the tests on the pool's threads
+/// then are the ones to tag ``Testing/Tag/cpuBound``; a test on a loop's thread blocks it. A
+/// diagnosis, not part of the suite.
 public let stallCheck: Void = {
     guard ProcessInfo.processInfo.environment["CASTD_TEST_STALL_CHECK"] != nil else { return }
     Thread.detachNewThread {
@@ -31,6 +34,21 @@ public let stallCheck: Void = {
                 FileHandle.standardError.write(Data("stall check: no job ran on the cooperative pool for 3 s\n".utf8))
                 kill(getpid(), SIGQUIT)
                 return
+            }
+        }
+    }
+    // And each of NIO's event loops (a handler or a test blocking one stalls every channel on it).
+    for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+        Thread.detachNewThread {
+            let ran = Locked<ContinuousClock.Instant>(.now)
+            while true {
+                loop.execute { ran.withLock { $0 = .now } }
+                usleep(250_000)
+                if ContinuousClock.now - ran.withLock({ $0 }) > .seconds(3) {
+                    FileHandle.standardError.write(Data("stall check: event loop \(loop) ran nothing for 3 s\n".utf8))
+                    kill(getpid(), SIGQUIT)
+                    return
+                }
             }
         }
     }

@@ -3,6 +3,7 @@ import CastDevices
 import CastTestSupport
 import CastdAPI
 import CastdServer
+import CastdSupport
 import Foundation
 import Testing
 

@@ -43,11 +43,11 @@ struct LimitTests {
                 try await first.roundTrip(callID: 2)
             }
             // The bystander closed: its place is free again. Timing: a deadline, not a wait (a place
-            // castd never frees fails it however long it is). Beside the other tests of its run,
-            // castd took up to 7.5 s to end the closed connection (measured: 3.6 s and 7.5 s; with
-            // a 10 s deadline this failed about one run in three); alone, well under a second.
-            // Where the time goes was not measured: the connection's end crosses from its event
-            // loop to the task serving it and back, and that run keeps both busy.
+            // castd never frees fails it however long it is). Alone this takes well under a second;
+            // beside the rest of the suite, up to about 6 s. It once took over 30 s: the bystander's
+            // socket (NIO's are not close-on-exec) was inherited by a castd or an emulator another
+            // test spawned then, so castd saw its end only when that child exited. Every child is
+            // now spawned without this process's descriptors (`Spawn`).
             var attempts: [String] = []
             do {
                 try await eventually(

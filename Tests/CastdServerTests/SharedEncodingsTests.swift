@@ -1,4 +1,5 @@
 import CastDevices
+import CastTestSupport
 import CastdAPI
 import Foundation
 import SwiftProtobuf
@@ -7,7 +8,7 @@ import Testing
 @testable import CastdServer
 
 /// What castd encodes once and sends to many must read back as what it would have sent.
-struct SharedEncodingsTests {
+@Suite(.tags(.cpuBound)) struct SharedEncodingsTests {
     func hubWithDevices() -> CastdStateStore {
         let hub = CastdStateStore()
         hub.updateDevice(id: "b") { $0.friendlyName = "Kitchen" }
