@@ -10,7 +10,8 @@ import SwiftProtobuf
 // What castd reads from a client on its socket, up to the point where a request would reach a
 // device: castd.v1 frames (length-prefixed, 4 MiB limit; CastdRPC.decodeFrame), the method path,
 // and each method's request message with the checks castd applies before anything is sent
-// (CastdService.handle: decodeRequest, CastdValidation, and the mapping to the device's request). The first byte picks the mode: below 0x80,
+// (each handler of CastdService's areas: the decoding, CastdValidation, and the mapping to the
+// device's request, MediaRequest). The first byte picks the mode: below 0x80,
 // the rest is one request for method number byte % methods.count (CastdMethod.allCases); otherwise the rest is a stream of frames.
 //
 // Properties: a refused frame header is refused for the reason its length gives; a request castd
@@ -56,7 +57,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     }
 }
 
-/// The checks of CastdService.handle, method by method, without a device.
+/// The checks each handler applies before it reaches a device, method by method, and what
+/// each accepted request must then be (it fits a frame; its JSON reads back to itself).
 func check(_ method: CastdMethod, request: [UInt8]) {
     do {
         switch method {

@@ -36,7 +36,7 @@ extension DeviceController {
                 request.payload(requestID: $0)
             }
             applyMedia(reply)
-            return currentMedia()
+            return mediaState.current
         } catch {
             throw Self.map(error, device: name)
         }
@@ -63,7 +63,7 @@ extension DeviceController {
                         MediaRequest.getStatus.payload(requestID: $0)
                     }
                     applyMedia(reply)
-                    return currentMedia()
+                    return mediaState.current
                 }
                 throw CastdError(
                     .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
@@ -95,14 +95,10 @@ extension DeviceController {
                 let reply = try await send(fresh.mediaSessionID)
                 applyMedia(reply)
             }
-            return currentMedia()
+            return mediaState.current
         } catch {
             throw Self.map(error, device: name)
         }
-    }
-
-    func currentMedia() -> CastdMediaStatus {
-        mediaState.current
     }
 
     // MARK: device volume
@@ -112,7 +108,7 @@ extension DeviceController {
         do {
             let link = try await link()
             let current: CastVolume
-            if let volume = receiver?.volume {
+            if let volume = receiverState.status?.volume {
                 current = volume
             } else {
                 current = try await refreshReceiver(link).volume ?? CastVolume()

@@ -27,7 +27,7 @@ extension DeviceController {
         let type = CastEnvelope(payload).type
         switch (message.namespace, type) {
         case (CastNamespace.receiver, "RECEIVER_STATUS"):
-            applyReceiver(readReceiverStatus(payload), arrival: received.arrival)
+            applyReceiver(receiverState.read(payload), arrival: received.arrival)
         case (CastNamespace.media, "MEDIA_STATUS"):
             guard let session,
                 message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
@@ -56,16 +56,11 @@ extension DeviceController {
         channels.deliver(appMessage)
     }
 
-    /// A RECEIVER_STATUS payload as castd applies it (``ReceiverController/read(_:)``).
-    func readReceiverStatus(_ payload: JSONValue) -> CastReceiverStatus {
-        receiverState.read(payload)
-    }
-
     /// Applies the RECEIVER_STATUS a reply carries, in its place in the link's order; returns
     /// what the reply says.
     @discardableResult
     func applyReceiver(_ reply: CastReply) -> CastReceiverStatus {
-        let status = readReceiverStatus(reply.payload)
+        let status = receiverState.read(reply.payload)
         applyReceiver(status, arrival: reply.arrival)
         return status
     }

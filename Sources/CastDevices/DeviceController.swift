@@ -87,7 +87,6 @@ public actor DeviceController {
     var nextLinkWaiter: UInt64 = 0
     /// The receiver namespace: what the device last said of itself, and of the apps it can run.
     var receiverState: ReceiverController
-    var receiver: CastReceiverStatus? { receiverState.status }
     var session: CastdSession?
     /// A session whose link dropped: rejoined when the link is back if its app still runs.
     var suspended: CastdSession?

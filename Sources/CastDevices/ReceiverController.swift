@@ -71,10 +71,11 @@ struct ReceiverController {
     }
 
     /// Takes `next` as what the device says now. With `arrival` (its place in the link's order),
-    /// one older than a status already applied is skipped: a reply reaches both its request and
-    /// the link's message loop, in either order, and the copy handled late must not undo what
-    /// came after it (a reply from before a LAUNCH, applied after it, would end the session it
-    /// started).
+    /// one older than a status already applied is skipped. A reply is applied by the request
+    /// that asked, when that request resumes on the device's actor, while the link's message
+    /// loop applies the statuses nobody asked for: the two interleave, and a status handled
+    /// late must not undo what came after it (a broadcast from before a LAUNCH, applied after
+    /// the LAUNCH's reply, would end the session it started).
     ///
     /// - Returns: nil when skipped; otherwise whether it differs from what castd held.
     mutating func apply(_ next: CastReceiverStatus, arrival: UInt64?) -> Bool? {

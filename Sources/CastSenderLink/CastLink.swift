@@ -72,7 +72,10 @@ public final class CastLink: Sendable {
     let allocator: ByteBufferAllocator
     let eventLoop: any EventLoop
     let logger: Logger
-    /// Messages from the device, in order; finishes when the link closes. At most
+    /// Messages from the device, in order, but for the replies their requests took; finishes when
+    /// the link closes. A reply (a message whose `requestId` a request on its namespace waits
+    /// for) goes to that request and only there: it is handled once, by whoever asked. A reply
+    /// nobody waits for any more (its request timed out or was cancelled) comes here. At most
     /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device,
     /// replies included, so a link's user must keep taking them.
     public let messages: Messages
@@ -84,7 +87,9 @@ public final class CastLink: Sendable {
 
     struct State {
         var nextRequestID: Int64 = 1
-        var pending: [Int64: EventLoopPromise<CastReply>] = [:]
+        /// The requests waiting for their reply, by request id, with the namespace they were sent
+        /// on (a reply comes back on its request's namespace).
+        var pending: [Int64: (namespace: String, promise: EventLoopPromise<CastReply>)] = [:]
         /// Messages delivered so far (the last one's `arrival`).
         var arrivals: UInt64 = 0
         var connectedDestinations: Set<String> = []
@@ -341,25 +346,25 @@ public final class CastLink: Sendable {
         let promise = eventLoop.makePromise(of: CastReply.self)
         if let reason = state.withLock({ state -> CastLinkError? in
             if let reason = state.closedReason { return reason }
-            state.pending[requestID] = promise
+            state.pending[requestID] = (namespace, promise)
             return nil
         }) {
             promise.fail(reason)
             throw reason
         }
         let timer = eventLoop.scheduleTask(in: TimeAmount(timeout)) { [self] in
-            self.resolve(requestID, .failure(CastLinkError(.timedOut, "no reply from the device within \(timeout)")))
+            self.fail(requestID, CastLinkError(.timedOut, "no reply from the device within \(timeout)"))
         }
         defer { timer.cancel() }
         do {
             try await send(message)
         } catch {
-            resolve(requestID, .failure(error))
+            fail(requestID, error)
         }
         let reply: CastReply = try await withTaskCancellationHandler {
             try await promise.futureResult.get()
         } onCancel: {
-            resolve(requestID, .failure(CancellationError()))
+            fail(requestID, CancellationError())
         }
         if let error = CastDeviceError(payload: reply.payload) {
             throw CastLinkError(.deviceError, "the device answered \(error)", deviceError: error)
@@ -367,9 +372,23 @@ public final class CastLink: Sendable {
         return reply
     }
 
-    func resolve(_ requestID: Int64, _ result: Result<CastReply, any Error>) {
-        let promise = state.withLock { $0.pending.removeValue(forKey: requestID) }
-        promise?.completeWith(result)
+    /// Ends the request `requestID` with `error`, if it still waits.
+    func fail(_ requestID: Int64, _ error: any Error) {
+        let waiter = state.withLock { $0.pending.removeValue(forKey: requestID) }
+        waiter?.promise.fail(error)
+    }
+
+    /// Gives `reply` to the request waiting for it: the one with its request id, sent on the
+    /// namespace it came on (an app cannot answer castd's media or receiver requests on a
+    /// namespace of its own). True if a request took it.
+    func take(_ reply: CastReply, requestID: Int64, namespace: String) -> Bool {
+        let waiter = state.withLock { state -> EventLoopPromise<CastReply>? in
+            guard let waiter = state.pending[requestID], waiter.namespace == namespace else { return nil }
+            state.pending[requestID] = nil
+            return waiter.promise
+        }
+        waiter?.succeed(reply)
+        return waiter != nil
     }
 
     // MARK: receiving
@@ -387,12 +406,16 @@ public final class CastLink: Sendable {
         }
         if message.payloadType == .string, let payload = try? message.jsonPayload() {
             let envelope = CastEnvelope(payload)
-            if envelope.requestID != 0 {
-                resolve(envelope.requestID, .success(CastReply(payload: payload, arrival: arrival)))
-            }
             if message.namespace == CastNamespace.connection, envelope.type == "CLOSE" {
                 // The device closed a virtual connection (e.g. the app stopped).
                 _ = state.withLock { $0.connectedDestinations.remove(message.sourceID) }
+            }
+            if envelope.requestID != 0,
+                take(
+                    CastReply(payload: payload, arrival: arrival), requestID: envelope.requestID,
+                    namespace: message.namespace)
+            {
+                return  // handled by the request that asked
             }
         }
         await inbox.push(LinkMessage(message: message, arrival: arrival))
@@ -418,7 +441,7 @@ public final class CastLink: Sendable {
                 state.pending.removeAll()
                 state.authenticationReply = nil
             }
-            return (Array(state.pending.values), state.authenticationReply)
+            return (state.pending.values.map(\.promise), state.authenticationReply)
         }
         for promise in pending { promise.fail(reason) }
         authenticationReply?.fail(reason)

@@ -14,7 +14,19 @@ struct CastdRouter: Sendable {
         async throws ->
         Void
 
+    /// The answer to a call castd gives from its own state without waiting (see `inline`).
+    typealias InlineHandler =
+        @Sendable (_ service: CastdService, _ request: [UInt8], _ context: CallContext) throws -> any SwiftProtobuf
+        .Message
+
+    private struct Inline: Sendable {
+        /// Which requests are answered inline, judged on their bytes before they are decoded.
+        let accepts: @Sendable ([UInt8]) -> Bool
+        let answer: InlineHandler
+    }
+
     private var handlers: [CastdMethod: Handler] = [:]
+    private var inline: [CastdMethod: Inline] = [:]
 
     init(_ register: (inout CastdRouter) -> Void) {
         register(&self)
@@ -26,6 +38,24 @@ struct CastdRouter: Sendable {
     subscript(method: CastdMethod) -> Handler {
         // `init` checked that every method has one.
         handlers[method]!
+    }
+
+    /// Whether castd answers this call from its own state, without waiting: CastdServer then
+    /// answers it on the connection's event loop, in the read that brings it, with
+    /// `answerInline`, and starts no task for it.
+    func answersInline(_ method: CastdMethod, request: [UInt8]) -> Bool {
+        inline[method]?.accepts(request) ?? false
+    }
+
+    /// The response of a call that `answersInline`, computed without waiting: what the method's
+    /// handler would send. Throws `CastdError` like the handler.
+    func answerInline(
+        _ method: CastdMethod, service: CastdService, request: [UInt8], context: CallContext
+    ) throws -> any SwiftProtobuf.Message {
+        guard let inline = inline[method], inline.accepts(request) else {
+            throw CastdError(.internal, "\(method.path) is not answered inline")
+        }
+        return try inline.answer(service, request, context)
     }
 
     /// Checked before a method's request is decoded: whether the service can serve the method
@@ -44,14 +74,41 @@ struct CastdRouter: Sendable {
         }
     }
 
-    /// A unary method whose handler returns its response already encoded (a `Response`'s bytes,
-    /// shared between calls: GetStatus).
-    mutating func unaryEncoded<Request, Response>(
+    /// A unary method castd answers from its own state without waiting, for every request: its
+    /// handler returns the response already encoded (a `Response`'s bytes, shared between calls:
+    /// GetStatus). Answered inline (`answersInline`).
+    mutating func inlineEncoded<Request, Response>(
         _ method: CastdUnaryMethod<Request, Response>,
-        _ body: @escaping @Sendable (CastdService, Request, CallContext) async throws -> EncodedMessage
+        _ body: @escaping @Sendable (CastdService, Request, CallContext) throws -> EncodedMessage
     ) {
+        let answer: InlineHandler = { service, bytes, context in
+            try body(service, try Self.decode(Request.self, bytes), context)
+        }
+        inline[method.method] = Inline(accepts: { _ in true }, answer: answer)
         add(method.method, nil) { service, bytes, context, send in
-            try await send(try await body(service, try Self.decode(Request.self, bytes), context))
+            try await send(try answer(service, bytes, context))
+        }
+    }
+
+    /// A unary method that castd answers from its own state without waiting for the requests
+    /// `accepts` takes (judged on their bytes: ListDevices without criteria is the empty
+    /// request), with `inline`; every other request goes to `body`.
+    mutating func unary<Request, Response>(
+        _ method: CastdUnaryMethod<Request, Response>,
+        inlineWhen accepts: @escaping @Sendable ([UInt8]) -> Bool,
+        inline: @escaping @Sendable (CastdService, Request, CallContext) throws -> Response,
+        _ body: @escaping @Sendable (CastdService, Request, CallContext) async throws -> Response
+    ) {
+        let answer: InlineHandler = { service, bytes, context in
+            try inline(service, try Self.decode(Request.self, bytes), context)
+        }
+        self.inline[method.method] = Inline(accepts: accepts, answer: answer)
+        add(method.method, nil) { service, bytes, context, send in
+            if accepts(bytes) {
+                try await send(try answer(service, bytes, context))
+            } else {
+                try await send(try await body(service, try Self.decode(Request.self, bytes), context))
+            }
         }
     }
 

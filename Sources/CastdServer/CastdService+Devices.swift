@@ -7,7 +7,16 @@ import Foundation
 /// (ForgetDevice).
 extension CastdService {
     static func registerDevices(_ router: inout CastdRouter) {
-        router.unary(CastdMethods.listDevices) { service, request, _ in
+        router.unary(
+            CastdMethods.listDevices,
+            // Without criteria: every device, as castd knows it.
+            inlineWhen: { $0.isEmpty },
+            inline: { service, _, _ in
+                var response = Castd_V1_ListDevicesResponse()
+                response.devices = service.hub.devices()
+                return response
+            }
+        ) { service, request, _ in
             try CastdValidation.appIDs(request.appIds)
             var response = Castd_V1_ListDevicesResponse()
             response.devices = await service.devices(matching: request)

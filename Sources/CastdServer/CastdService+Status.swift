@@ -3,7 +3,7 @@ import CastdAPI
 /// castd's state as one snapshot (GetStatus) and as a stream of changes (Watch).
 extension CastdService {
     static func registerStatus(_ router: inout CastdRouter) {
-        router.unaryEncoded(CastdMethods.getStatus) { service, _, context in
+        router.inlineEncoded(CastdMethods.getStatus) { service, _, context in
             try service.statusResponse(context)
         }
         router.serverStreaming(CastdMethods.watch) { service, _, _, stream in

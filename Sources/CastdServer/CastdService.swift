@@ -56,28 +56,17 @@ public struct CastdService: Sendable {
         registry.finishChannels()
     }
 
-    /// Whether a call only reads castd's own state and never waits: GetStatus, and ListDevices
-    /// without criteria (an empty request). CastdServer answers these on the connection's event
-    /// loop, with `answerInline`, without starting a task for them.
-    static func answersInline(_ method: CastdMethod, request: some Collection<UInt8>) -> Bool {
-        method == .getStatus || (method == .listDevices && request.isEmpty)
+    /// Whether castd answers this call from its own state without waiting (GetStatus, and
+    /// ListDevices without criteria): the router says (`CastdRouter.answersInline`).
+    static func answersInline(_ method: CastdMethod, request: [UInt8]) -> Bool {
+        router.answersInline(method, request: request)
     }
 
     /// The response of a call that `answersInline`, computed without waiting: the same message
     /// `handle` would send. Throws `CastdError` like `handle`.
     func answerInline(_ method: CastdMethod, request: [UInt8], context: CallContext) throws -> any SwiftProtobuf.Message
     {
-        switch method {
-        case .getStatus:
-            _ = try CastdRouter.decode(Castd_V1_GetStatusRequest.self, request)
-            return try statusResponse(context)
-        case .listDevices where request.isEmpty:
-            var response = Castd_V1_ListDevicesResponse()
-            response.devices = hub.devices()
-            return response
-        default:
-            throw CastdError(.internal, "\(method.path) is not answered at once")
-        }
+        try Self.router.answerInline(method, service: self, request: request, context: context)
     }
 
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.

@@ -70,15 +70,15 @@ import Testing
             linkConfiguration: .init(), logger: Logger(label: "test"), spawn: { _ in })
         func level() -> Double? { hub.device(id: "device")?.receiver.volume.level }
 
-        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.5)), arrival: 7)
+        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.5)), arrival: 7)
         #expect(level() == 0.5)
-        // The copy of an earlier message, handled late.
-        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.1)), arrival: 3)
+        // An earlier message, handled late.
+        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.1)), arrival: 3)
         #expect(level() == 0.5)
-        // The same message twice (the reply, then its copy): once.
-        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.2)), arrival: 7)
+        // The same message twice: once.
+        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.2)), arrival: 7)
         #expect(level() == 0.5)
-        await controller.applyReceiver(controller.readReceiverStatus(Self.receiverStatus(level: 0.8)), arrival: 8)
+        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.8)), arrival: 8)
         #expect(level() == 0.8)
 
         await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)

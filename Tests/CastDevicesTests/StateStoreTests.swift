@@ -3,7 +3,7 @@ import CastdAPI
 import Testing
 
 /// The hub's ordering and lag rules, without sockets.
-struct EventHubTests {
+struct StateStoreTests {
     func device(_ id: String, _ name: String) -> (String, (inout CastdDevice) -> Void) {
         (id, { $0.friendlyName = name })
     }

@@ -1,6 +1,7 @@
 import CastEmulator
 import CastProtocol
 import CastTestSupport
+import CastdSupport
 import Foundation
 import Logging
 import Testing
@@ -39,33 +40,80 @@ struct CastLinkTests {
         }
     }
 
-    @Test func launchReplyAndBroadcastBothReachTheMessageStream() async throws {
-        try await withEmulator { _, endpoints in
+    /// Runs `body` with a link to a new emulator, connected to its platform receiver.
+    func withReceiverLink(_ body: (CastDeviceEmulator, CastLink) async throws -> Void) async throws {
+        try await withEmulator { emulator, endpoints in
             try await CastLink.withConnection(
                 host: endpoints.host, port: endpoints.port, configuration: .trustingEmulators(), logger: logger
             ) { link in
                 try await link.connect(to: CastWire.platformReceiverID)
-                let reply = try await link.request(
-                    namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
-                ) {
-                    ReceiverRequest.launch(appID: CastAppID.defaultMediaReceiver, requestID: $0)
-                }
-                let app = try #require(
-                    CastReceiverStatus(payload: reply).application(id: CastAppID.defaultMediaReceiver))
-                #expect(app.transportID != nil)
-                // The reply (its requestId) and the broadcast (requestId 0) both arrive as messages.
-                var seen: [Int64] = []
-                var lastArrival: UInt64 = 0
-                for await received in link.messages where received.message.namespace == CastNamespace.receiver {
-                    // Each message has its place in the link's order.
-                    #expect(received.arrival > lastArrival)
-                    lastArrival = received.arrival
-                    let envelope = CastEnvelope(try received.message.jsonPayload())
-                    if envelope.type == "RECEIVER_STATUS" { seen.append(envelope.requestID) }
-                    if seen.contains(0) && seen.contains(CastEnvelope(reply).requestID) { break }
-                }
-                #expect(seen.contains(0))
+                try await body(emulator, link)
             }
+        }
+    }
+
+    /// Launches `appID`; the transport id of its session.
+    func launch(_ appID: String, on link: CastLink) async throws -> String {
+        let reply = try await link.request(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID)
+        {
+            ReceiverRequest.launch(appID: appID, requestID: $0)
+        }
+        return try #require(CastReceiverStatus(payload: reply).application(id: appID)?.transportID)
+    }
+
+    @Test func aReplyGoesToItsRequestAndABroadcastToTheMessageStream() async throws {
+        try await withReceiverLink { emulator, link in
+            _ = try await launch(CastAppID.defaultMediaReceiver, on: link)
+            // A change on the device after the reply: its broadcast is the last message read.
+            try emulator.changeVolumeOnDevice(level: 0.35)
+            // The broadcasts (requestId 0) reach the stream, each in its place in the link's
+            // order; the reply went to its request and does not come again.
+            var lastArrival: UInt64 = 0
+            var requestIDs: Set<Int64> = []
+            for await received in link.messages where received.message.namespace == CastNamespace.receiver {
+                #expect(received.arrival > lastArrival)
+                lastArrival = received.arrival
+                let payload = try received.message.jsonPayload()
+                requestIDs.insert(CastEnvelope(payload).requestID)
+                let level = payload["status"]?["volume"]?["level"]?.doubleValue
+                if level.map({ abs($0 - 0.35) < 0.001 }) == true { break }
+            }
+            #expect(requestIDs == [0], "request ids seen on the stream: \(requestIDs)")
+        }
+    }
+
+    @Test func aMessageOnAnotherNamespaceDoesNotAnswerARequest() async throws {
+        // An app that echoes what it is sent (EmulatorApp.echo) sends back a message carrying the
+        // request id of a request castd's link waits for on another namespace: it is the app's
+        // message, for the stream, not the request's reply.
+        try await withReceiverLink { _, link in
+            let transport = try await launch(EmulatorApp.echo.appID, on: link)
+            try await link.connect(to: transport)
+            // A request on a namespace the app does not answer; it waits until cancelled (its
+            // timeout is far beyond anything this test waits for).
+            let sentID = Locked<Int64?>(nil)
+            let waiting = Task {
+                try await link.request(
+                    namespace: "urn:x-cast:com.castd.unanswered", destination: transport, timeout: .seconds(3600)
+                ) { requestID in
+                    sentID.withLock { $0 = requestID }
+                    return ["type": "PING_APP", "requestId": .number(Double(requestID))]
+                }
+            }
+            try await eventually("the request to be sent") { sentID.withLock { $0 } != nil }
+            let id = try #require(sentID.withLock { $0 })
+            try await link.send(
+                namespace: EmulatorApp.echoNamespace, destination: transport,
+                payload: ["type": "ECHO", "requestId": .number(Double(id))])
+            var echoed = false
+            for await received in link.messages where received.message.namespace == EmulatorApp.echoNamespace {
+                echoed = CastEnvelope(try received.message.jsonPayload()).requestID == id
+                break
+            }
+            #expect(echoed)
+            // The request still waited: cancelled now, it ends cancelled, not with the echo.
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await waiting.value }
         }
     }
 
