@@ -290,6 +290,14 @@ def test_another_senders_pause_reaches_castd_watchers(emulator, tmp_path: Path):
         eventually(socket.exists, "castd's socket")
         castc_json("load", MEDIA_URL)
         watcher = subprocess.Popen([castc, "watch", "--json"], env=env, stdout=subprocess.PIPE, text=True)
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
+        # The watcher's first line is its snapshot: it is subscribed once that is printed. Only
+        # then may the pause happen, or the snapshot would already hold it and no event follow
+        # (a sanitized castc beside a CPU hog once took longer to start than pychromecast took
+        # to connect and pause).
+        first = json.loads(lines.get(timeout=scaled(10)))
+        assert "snapshot" in first, first
         cast = pychromecast.get_chromecast_from_host(
             (HOST, 8009, uuid.UUID(DEVICE_ID), "Chromecast", NAME), tries=3, retry_wait=1, timeout=scaled(10)
         )
@@ -300,8 +308,6 @@ def test_another_senders_pause_reaches_castd_watchers(emulator, tmp_path: Path):
             paused_at = time.monotonic()
             media.pause()
             # Read the watcher's event lines until castd reports PAUSED, within a deadline.
-            lines: queue.Queue[str] = queue.Queue()
-            threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
             deadline = paused_at + scaled(10)
             seen: list[str] = []
             while True:
