@@ -56,19 +56,6 @@ public struct CastdService: Sendable {
         registry.finishChannels()
     }
 
-    /// Whether castd answers this call from its own state without waiting (GetStatus, and
-    /// ListDevices without criteria): the router says (`CastdRouter.answersInline`).
-    static func answersInline(_ method: CastdMethod, request: [UInt8]) -> Bool {
-        router.answersInline(method, request: request)
-    }
-
-    /// The response of a call that `answersInline`, computed without waiting: the same message
-    /// `handle` would send. Throws `CastdError` like `handle`.
-    func answerInline(_ method: CastdMethod, request: [UInt8], context: CallContext) throws -> any SwiftProtobuf.Message
-    {
-        try Self.router.answerInline(method, service: self, request: request, context: context)
-    }
-
     /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
     func handle(
         _ method: CastdMethod, request: [UInt8], context: CallContext,

@@ -70,7 +70,7 @@ struct CallStart: Sendable {
     let refusal: Refusal?
     let request: [UInt8]
     let timeout: Duration?
-    /// A call castd answers from its own state without waiting (`CastdService.answersInline`):
+    /// A call castd answers from its own state without waiting (`CastdRouter.answersInline`):
     /// answered in the read that brings it, or by the connection's task before its next frame.
     let answersInline: Bool
 
@@ -89,7 +89,7 @@ struct CallStart: Sendable {
         self.request = request
         timeout = start.timeoutMs > 0 ? .milliseconds(Int64(clamping: start.timeoutMs)) : nil
         if let method, refusal == nil {
-            answersInline = CastdService.answersInline(method, request: request)
+            answersInline = CastdService.router.answersInline(method, request: request)
         } else {
             answersInline = false
         }
@@ -177,7 +177,8 @@ struct InlineCalls: Sendable {
         let result: Result<Data, CastdError>
         do {
             let context = CallContext(connectedClients: clientCount(), access: access)
-            let message = try service.answerInline(method, request: call.request, context: context)
+            let message = try CastdService.router.answerInline(
+                method, service: service, request: call.request, context: context)
             result = .success(try message.serializedData())
         } catch let error as CastdError {
             result = .failure(error)

@@ -25,31 +25,26 @@ extension Tag {
 /// diagnosis, not part of the suite.
 public let stallCheck: Void = {
     guard ProcessInfo.processInfo.environment["CASTD_TEST_STALL_CHECK"] != nil else { return }
+    watch("the cooperative pool") { job in Task.detached { job() } }
+    // And each of NIO's event loops (a handler or a test blocking one stalls every channel on it).
+    for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+        watch("event loop \(loop)") { job in loop.execute { job() } }
+    }
+}()
+
+/// A thread that hands `schedule` a job every 250 ms and, if none has run for 3 s, reports
+/// `what` and sends this process SIGQUIT.
+private func watch(_ what: String, schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
     Thread.detachNewThread {
         let ran = Locked<ContinuousClock.Instant>(.now)
         while true {
-            Task.detached { ran.withLock { $0 = .now } }
+            schedule { ran.withLock { $0 = .now } }
             usleep(250_000)
             if ContinuousClock.now - ran.withLock({ $0 }) > .seconds(3) {
-                FileHandle.standardError.write(Data("stall check: no job ran on the cooperative pool for 3 s\n".utf8))
+                FileHandle.standardError.write(Data("stall check: nothing ran on \(what) for 3 s\n".utf8))
                 kill(getpid(), SIGQUIT)
                 return
             }
         }
     }
-    // And each of NIO's event loops (a handler or a test blocking one stalls every channel on it).
-    for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
-        Thread.detachNewThread {
-            let ran = Locked<ContinuousClock.Instant>(.now)
-            while true {
-                loop.execute { ran.withLock { $0 = .now } }
-                usleep(250_000)
-                if ContinuousClock.now - ran.withLock({ $0 }) > .seconds(3) {
-                    FileHandle.standardError.write(Data("stall check: event loop \(loop) ran nothing for 3 s\n".utf8))
-                    kill(getpid(), SIGQUIT)
-                    return
-                }
-            }
-        }
-    }
-}()
+}
