@@ -43,22 +43,13 @@ func fuzzOne(_ bytes: [UInt8]) {
     fuzzRequire(
         CastMediaStatus.entries(in: ["status": .array(entries2.map(\.json))]) == entries2,
         "MEDIA_STATUS reading is not stable")
-    let candidates: [JSONValue]
-    switch payload["status"] {
-    case .array(let items)?: candidates = items
-    case let object?: candidates = [object]
-    default: candidates = []
-    }
-    for entry in candidates where entry["mediaSessionId"]?.intValue != nil {
-        var itemMedia: [Int64: JSONValue] = [:]
-        for item in entry["items"]?.arrayValue ?? [] {
-            if let id = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil {
-                itemMedia[id] = media
-            }
+    for entry in entries {
+        var itemMedia: [Int64: CastMediaInformation] = [:]
+        for item in entry.items ?? [] {
+            if let id = item.itemID, let media = item.media { itemMedia[id] = media }
         }
-        let media = entry["media"].flatMap { $0.objectValue != nil ? $0 : nil }
         let status = CastdMediaStatus(
-            deviceID: "fuzz", entry: entry, media: media, itemMedia: itemMedia, receivedAt: receivedAt)
+            deviceID: "fuzz", status: entry, media: entry.media, itemMedia: itemMedia, receivedAt: receivedAt)
         var doubles: [Double] = [
             status.currentTime, status.playbackRate, status.volume.level, status.volume.stepInterval,
             status.media.duration,
@@ -73,9 +64,14 @@ func fuzzOne(_ bytes: [UInt8]) {
     }
 
     // MULTIZONE_STATUS, DEVICE_ADDED / DEVICE_UPDATED
-    let members =
-        (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(MultizoneController.groupMember)
-        + [payload["device"]].compactMap { $0.flatMap(MultizoneController.groupMember) }
+    var members: [Castd_V1_GroupMember] = []
+    for type in ["MULTIZONE_STATUS", "DEVICE_UPDATED"] {
+        switch MultizoneUpdate(type: type, payload: payload) {
+        case .members(let all)?: members += all.map(Castd_V1_GroupMember.init)
+        case .memberChanged(let member)?: members.append(Castd_V1_GroupMember(member))
+        default: break
+        }
+    }
     for member in members {
         fuzzRequire(!member.deviceID.isEmpty, "a group member without an id")
         roundTrip(member)

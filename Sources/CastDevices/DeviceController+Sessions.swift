@@ -265,8 +265,8 @@ extension DeviceController {
                 let reply = try await receiverRequest(link) {
                     ReceiverRequest.getAppAvailability(appIDs: unknown, requestID: $0)
                 }
-                let answers = reply.payload["availability"]?.objectValue ?? [:]
-                receiverState.remember(unknown.map { ($0, answers[$0]?.stringValue == "APP_AVAILABLE") })
+                let answers = CastAppAvailability(payload: reply.payload)
+                receiverState.remember(unknown.map { ($0, answers.isAvailable($0)) })
             } catch {
                 throw Self.map(error, device: name)
             }
@@ -284,7 +284,7 @@ extension DeviceController {
     /// device was playing when it vanished there); if so castd joins it, without disturbing
     /// it, as the session that moved here. Nil when this device has nothing of the kind, or
     /// castd already holds a session here.
-    func adoptTransferred(appID: String, media: JSONValue, from source: String) async -> CastdSession? {
+    func adoptTransferred(appID: String, media: CastMediaInformation, from source: String) async -> CastdSession? {
         guard session == nil, suspended == nil else { return nil }
         await beginSessionChange()
         defer { endSessionChange() }
@@ -299,8 +299,8 @@ extension DeviceController {
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transport) {
                 MediaRequest.getStatus.payload(requestID: $0)
             }
-            let entries = reply.payload["status"]?.arrayValue ?? []
-            guard let here = entries.first?["media"], Self.sameMedia(here, media) else {
+            guard let here = CastMediaStatus.entries(in: reply.payload).first?.media, here.namesSameContent(as: media)
+            else {
                 await link.disconnect(from: transport)
                 return nil
             }
@@ -318,16 +318,5 @@ extension DeviceController {
             sessionLogger.debug("not the transfer target", metadata: ["error": "\(Self.describe(error))"])
             return nil
         }
-    }
-
-    /// Two media informations name the same content: the same contentId, else entity, else
-    /// contentUrl (senders fill different ones).
-    static func sameMedia(_ a: JSONValue, _ b: JSONValue) -> Bool {
-        for key in ["contentId", "entity", "contentUrl"] {
-            if let x = a[key]?.stringValue, !x.isEmpty, let y = b[key]?.stringValue, !y.isEmpty {
-                return x == y
-            }
-        }
-        return false
     }
 }

@@ -47,7 +47,7 @@ public actor DeviceController {
     let keyPins: DeviceKeyPins?
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
-    let sessionVanished: @Sendable (DeviceController, CastdSession, JSONValue) -> Void
+    let sessionVanished: @Sendable (DeviceController, CastdSession, CastMediaInformation) -> Void
     /// Told when castd stopped holding anything on the device (a link it wants, a session to
     /// rejoin): the registry forgets a device that nothing announces any more.
     let becameIdle: @Sendable (DeviceController) -> Void
@@ -108,7 +108,9 @@ public actor DeviceController {
         linkConfiguration: CastLinkConfiguration,
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil,
-        sessionVanished: @escaping @Sendable (DeviceController, CastdSession, JSONValue) -> Void = { _, _, _ in },
+        sessionVanished: @escaping @Sendable (DeviceController, CastdSession, CastMediaInformation) -> Void = {
+            _, _, _ in
+        },
         becameIdle: @escaping @Sendable (DeviceController) -> Void = { _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {

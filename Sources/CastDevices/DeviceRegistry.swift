@@ -339,7 +339,7 @@ public actor DeviceRegistry {
     /// `SESSION_STATE`, the destination's app gets `RESUME_SESSION`); a sender sees only the
     /// results: the app stops on the source and starts on the destination with the same media.
     /// That is what castd watches for.
-    func followTransfer(from source: DeviceController, session: CastdSession, media: JSONValue) async {
+    func followTransfer(from source: DeviceController, session: CastdSession, media: CastMediaInformation) async {
         let deadline = ContinuousClock.now + Self.transferWindow
         sessionLogger.info(
             "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])

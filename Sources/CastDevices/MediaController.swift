@@ -16,17 +16,17 @@ struct MediaController {
     private(set) var status: CastdMediaStatus?
     /// The last MEDIA_STATUS entry read: a repeat of it (a reply and its broadcast twin) is no
     /// news.
-    private(set) var lastEntry: JSONValue?
+    private(set) var lastEntry: CastMediaStatus?
     /// What castd last knew of the loaded media (of the latest media session only: an app that
     /// starts a new media session with every status must not grow castd), and of queue items
     /// (at most ``itemMediaLimit``).
-    private(set) var mediaJSON: [Int64: JSONValue] = [:]
-    private(set) var itemMedia: [Int64: JSONValue] = [:]
+    private(set) var knownMedia: [Int64: CastMediaInformation] = [:]
+    private(set) var itemMedia: [Int64: CastMediaInformation] = [:]
     /// The most queue items whose media castd keeps; past it, only the items the latest
     /// status names are kept.
     static let itemMediaLimit = 1024
     /// The last media seen playing, paused or buffering, and when.
-    private var lastActiveMedia: (media: JSONValue, at: ContinuousClock.Instant)?
+    private var lastActiveMedia: (media: CastMediaInformation, at: ContinuousClock.Instant)?
     /// The `arrival` of the newest MEDIA_STATUS applied from the current link.
     private var appliedArrival: UInt64 = 0
 
@@ -56,52 +56,50 @@ struct MediaController {
             guard arrival > appliedArrival else { return nil }
             appliedArrival = arrival
         }
-        guard let entries = Self.entries(payload["status"]) else {
+        guard let entries = CastMediaStatus.read(payload) else {
             // Not "no media session" (that is `[]`): a status castd cannot read says nothing.
             logger.warning(
                 "skipped a MEDIA_STATUS whose status cannot be read",
-                metadata: ["status": "\(String((payload["status"]?.jsonString ?? "").prefix(100)))"])
+                metadata: ["payload": "\(String(payload.jsonString.prefix(120)))"])
             return nil
         }
-        guard let entry = entries.first, let mediaSessionID = entry["mediaSessionId"]?.intValue else {
+        guard let entry = entries.first else {
             return lastEntry != nil ? clear() : nil
         }
         if entry == lastEntry { return nil }  // the reply and its broadcast twin
         lastEntry = entry
-        let currentItem = entry["currentItemId"]?.intValue
-        for item in entry["items"]?.arrayValue ?? [] {
-            if let itemID = item["itemId"]?.intValue, let media = item["media"], media.objectValue != nil {
-                itemMedia[itemID] = media
-            }
+        let mediaSessionID = entry.mediaSessionID
+        let currentItem = entry.currentItemID
+        for item in entry.items ?? [] {
+            if let itemID = item.itemID, let media = item.media { itemMedia[itemID] = media }
         }
-        var media: JSONValue?
-        if let sent = entry["media"], sent.objectValue != nil {
+        var media: CastMediaInformation?
+        if let sent = entry.media {
             media = sent
             if let currentItem { itemMedia[currentItem] = sent }
         } else if let currentItem, let known = itemMedia[currentItem] {
             media = known
         } else {
-            media = mediaJSON[mediaSessionID]
+            media = knownMedia[mediaSessionID]
         }
-        if let media { mediaJSON = [mediaSessionID: media] }
+        if let media { knownMedia = [mediaSessionID: media] }
         if itemMedia.count > Self.itemMediaLimit {
             // Item ids that keep changing: keep what this status names (bounded by the frame).
-            var named = Set((entry["items"]?.arrayValue ?? []).compactMap { $0["itemId"]?.intValue })
+            var named = Set((entry.items ?? []).compactMap(\.itemID))
             if let currentItem { named.insert(currentItem) }
             itemMedia = itemMedia.filter { named.contains($0.key) }
         }
-        if let media, let state = entry["playerState"]?.stringValue, ["PLAYING", "PAUSED", "BUFFERING"].contains(state)
-        {
+        if let media, entry.isActive {
             lastActiveMedia = (media, .now)
         }
-        if entry["playerState"]?.stringValue == "IDLE", entry["idleReason"] != nil, entry["items"] == nil {
+        if entry.hasEnded, entry.items == nil {
             // The media session ended; its items are gone with it.
             itemMedia.removeAll()
         }
         var next = CastdMediaStatus(
-            deviceID: deviceID, entry: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
+            deviceID: deviceID, status: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
         if let previous = status, previous.mediaSessionID == next.mediaSessionID {
-            keepKnown(of: previous, where: entry, in: &next)
+            keepKnown(of: previous, unreadable: entry.unreadable, in: &next)
         }
         status = next
         return next
@@ -113,7 +111,7 @@ struct MediaController {
     mutating func clear() -> CastdMediaStatus {
         lastEntry = nil
         status = nil
-        mediaJSON.removeAll()
+        knownMedia.removeAll()
         itemMedia.removeAll()
         return Self.idle(deviceID)
     }
@@ -121,14 +119,10 @@ struct MediaController {
     /// The media information of what was playing, paused or buffering when the app went away,
     /// if anything: the media still active, or active until moments ago (a receiver handing its
     /// session to another device ends the media, IDLE CANCELLED, just before its app stops).
-    mutating func takeActiveMedia() -> JSONValue? {
+    mutating func takeActiveMedia() -> CastMediaInformation? {
         defer { lastActiveMedia = nil }
         guard let (media, at) = lastActiveMedia, ContinuousClock.now - at < .seconds(5) else { return nil }
-        if let state = lastEntry?["playerState"]?.stringValue, state == "IDLE",
-            let reason = lastEntry?["idleReason"]?.stringValue, reason == "FINISHED" || reason == "ERROR"
-        {
-            return nil  // it ended on its own
-        }
+        if lastEntry?.endedByItself == true { return nil }
         return media
     }
 
@@ -139,63 +133,29 @@ struct MediaController {
         return empty
     }
 
-    /// The entries of a MEDIA_STATUS `status`: `[]` when there is no media session (absent,
-    /// null, an empty array, entries without `mediaSessionId`), nil when it cannot be read (a
-    /// string or a number, entries whose `mediaSessionId` is not a number).
-    static func entries(_ status: JSONValue?) -> [JSONValue]? {
-        func readable(_ entry: JSONValue) -> Bool { entry["mediaSessionId"]?.intValue != nil }
-        func unreadable(_ entry: JSONValue) -> Bool { entry.objectValue == nil || entry["mediaSessionId"] != nil }
-        switch status {
-        case nil, .null?:
-            return []
-        case .array(let items)?:
-            let entries = items.filter(readable)
-            return entries.isEmpty && items.contains(where: unreadable) ? nil : entries
-        case let object? where object.objectValue != nil:
-            return readable(object) ? [object] : (unreadable(object) ? nil : [])
-        default:
-            return nil
-        }
-    }
-
-    /// Fields of a MEDIA_STATUS entry that are there but cannot be read (a `currentTime` that is
-    /// an object, a volume level that is a word) are no news: `status` keeps what castd last
-    /// published for the same media session, rather than a position or a volume of 0.
-    private func keepKnown(of previous: CastdMediaStatus, where entry: JSONValue, in status: inout CastdMediaStatus) {
-        func unreadableNumber(_ value: JSONValue?) -> Bool {
-            guard let value, !value.isNull else { return false }
-            return !(value.doubleValue?.isFinite ?? false)
-        }
-        var kept: [String] = []
-        if unreadableNumber(entry["currentTime"]) {
-            kept.append("currentTime")
-            status.currentTime = previous.currentTime
-            status.updatedAtMs = previous.updatedAtMs  // the position as of then, not now
-        }
-        if unreadableNumber(entry["playbackRate"]) {
-            kept.append("playbackRate")
-            status.playbackRate = previous.playbackRate
-        }
-        if let volume = entry["volume"], !volume.isNull {
-            if volume.objectValue == nil {
-                kept.append("volume")
-                status.volume = previous.volume
-            } else {
-                if unreadableNumber(volume["level"]) {
-                    kept.append("volume.level")
-                    status.volume.level = previous.volume.level
-                }
-                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
-                    kept.append("volume.muted")
-                    status.volume.muted = previous.volume.muted
-                }
+    /// Fields of a MEDIA_STATUS entry that are there but cannot be read (`unreadable`: a
+    /// `currentTime` that is an object, a volume level that is a word) are no news: `status`
+    /// keeps what castd last published for the same media session, rather than a position or
+    /// a volume of 0.
+    private func keepKnown(
+        of previous: CastdMediaStatus, unreadable: [CastStatusField], in status: inout CastdMediaStatus
+    ) {
+        guard !unreadable.isEmpty else { return }
+        for field in unreadable {
+            switch field {
+            case .currentTime:
+                status.currentTime = previous.currentTime
+                status.updatedAtMs = previous.updatedAtMs  // the position as of then, not now
+            case .playbackRate: status.playbackRate = previous.playbackRate
+            case .volume: status.volume = previous.volume
+            case .volumeLevel: status.volume.level = previous.volume.level
+            case .volumeMuted: status.volume.muted = previous.volume.muted
+            case .applications: break
             }
         }
-        if !kept.isEmpty {
-            logger.warning(
-                "the device's MEDIA_STATUS has fields that cannot be read; kept what castd knew of them",
-                metadata: ["fields": "\(kept.joined(separator: ", "))"])
-        }
+        logger.warning(
+            "the device's MEDIA_STATUS has fields that cannot be read; kept what castd knew of them",
+            metadata: ["fields": "\(unreadable.map(\.rawValue).joined(separator: ", "))"])
     }
 
     // MARK: requests about the loaded media

@@ -2,28 +2,25 @@ import CastProtocol
 import CastdAPI
 import Foundation
 
-// The media namespace's JSON (what devices send and what LOAD and QUEUE_* carry) to and from the
-// castd.v1 messages clients see. Reading is lenient — a field of the wrong type reads as unset,
-// never fails the message; unknown keys are kept in `extra_json` so nothing is lost on the way
-// through. Writing leaves out what is unset, as the SDK does.
+// castd.v1's media messages to and from CastProtocol's typed media values (which alone know the
+// device's JSON). Reading: what a device left out or sent unreadable is castd.v1's default; keys
+// castd.v1 does not name travel in `extra_json`, so nothing is lost on the way through. Writing
+// leaves out what is unset (castd.v1's default), as the SDK does.
 
-// MARK: reading helpers
+// MARK: helpers
 
-extension JSONValue {
-    fileprivate var string: String { stringValue ?? "" }
-    fileprivate var double: Double { doubleValue.flatMap { $0.isFinite ? $0 : nil } ?? 0 }
-    fileprivate var uint32: UInt32 { intValue.map { UInt32(clamping: max(0, $0)) } ?? 0 }
-    fileprivate var int64: Int64 { intValue ?? 0 }
-    fileprivate var bool: Bool { boolValue ?? false }
-    fileprivate var ids: [Int64] { (arrayValue ?? []).compactMap(\.intValue) }
-    /// The value as JSON text, or "" for absent and null.
-    fileprivate var jsonText: String { isNull ? "" : jsonString }
+extension Optional where Wrapped == Int64 {
+    fileprivate var uint32: UInt32 { map { UInt32(clamping: max(0, $0)) } ?? 0 }
 }
 
-private func extraJSON(_ object: [String: JSONValue], known: Set<String>) -> String {
-    let extra = object.filter { !known.contains($0.key) }
-    return extra.isEmpty ? "" : JSONValue.object(extra).jsonString
-}
+private func unlessZero(_ value: Double) -> Double? { value != 0 ? value : nil }
+private func unlessZero(_ value: Int64) -> Int64? { value != 0 ? value : nil }
+private func unlessZero(_ value: UInt32) -> Int64? { value != 0 ? Int64(value) : nil }
+private func ifTrue(_ value: Bool) -> Bool? { value ? true : nil }
+private func unlessEmpty<T>(_ values: [T]) -> [T]? { values.isEmpty ? nil : values }
+
+/// A client's `*_json` text as castd.v1 carries it: "" for nothing.
+private func jsonText(_ value: JSONValue?) -> String { value?.jsonString ?? "" }
 
 /// Parses a client's `*_json` field; "" is nil. Throws INVALID_ARGUMENT naming the field.
 public func parseClientJSON(_ text: String, field: String) throws -> JSONValue? {
@@ -35,26 +32,17 @@ public func parseClientJSON(_ text: String, field: String) throws -> JSONValue? 
     }
 }
 
-/// A JSON object being built for the device; unset values are left out.
-struct JSONObjectBuilder {
-    var members: [String: JSONValue] = [:]
+/// A client's `extra_json`: the keys it adds to an object; "" is none. Throws INVALID_ARGUMENT
+/// when it is not a JSON object.
+private func clientExtra(_ text: String, field: String) throws -> [String: JSONValue] {
+    guard let value = try parseClientJSON(text, field: field) else { return [:] }
+    guard let members = value.objectValue else { throw CastdError(.invalidArgument, "\(field) must be a JSON object") }
+    return members
+}
 
-    init(_ base: [String: JSONValue] = [:]) { members = base }
-
-    mutating func set(_ key: String, _ value: String) { if !value.isEmpty { members[key] = .string(value) } }
-    mutating func set(_ key: String, _ value: Double) { if value != 0 { members[key] = .number(value) } }
-    mutating func set(_ key: String, _ value: Int64) { if value != 0 { members[key] = .number(Double(value)) } }
-    mutating func set(_ key: String, _ value: UInt32) { if value != 0 { members[key] = .number(Double(value)) } }
-    mutating func set(_ key: String, _ value: Bool) { if value { members[key] = .bool(true) } }
-    mutating func set(_ key: String, _ value: JSONValue?) { if let value { members[key] = value } }
-    mutating func set(_ key: String, ids: [Int64]) {
-        if !ids.isEmpty { members[key] = .array(ids.map { .number(Double($0)) }) }
-    }
-    mutating func set(_ key: String, json text: String, field: String) throws {
-        set(key, try parseClientJSON(text, field: field))
-    }
-
-    var value: JSONValue { .object(members) }
+/// Keys a client's own JSON adds, as castd.v1 carries them back: "" for none.
+private func extraText(_ others: [String: JSONValue]) -> String {
+    others.isEmpty ? "" : JSONValue.object(others).jsonString
 }
 
 // MARK: enums
@@ -127,297 +115,252 @@ extension Castd_V1_TextTrackSubtype {
 // MARK: metadata
 
 extension CastdMediaMetadata {
-    private static let known: Set<String> = [
-        "metadataType", "type", "title", "subtitle", "artist", "albumName", "images", "albumArtist", "composer",
-        "trackNumber", "discNumber", "seriesTitle", "season", "episode", "originalAirdate", "studio", "releaseDate",
-        "location", "latitude", "longitude", "width", "height", "creationDateTime",
-    ]
-
-    init(cast json: JSONValue) {
+    init(_ cast: CastMediaMetadata) {
         self.init()
-        let object = json.objectValue ?? [:]
         // Any number a device sends: one outside int32 would overflow the encoder (CastdAPI's
         // ProtobufEnumRange.swift), so it reads as generic, as an absent type does.
-        metadataType = json["metadataType"]?.intValue.flatMap(Castd_V1_MetadataType.init(checkedRawValue:)) ?? .generic
-        title = json["title"]?.string ?? ""
-        subtitle = json["subtitle"]?.string ?? ""
-        artist = json["artist"]?.string ?? ""
-        albumName = json["albumName"]?.string ?? ""
-        images = (json["images"]?.arrayValue ?? []).compactMap { image in
-            guard let url = image["url"]?.stringValue else { return nil }
+        metadataType = cast.metadataType.flatMap(Castd_V1_MetadataType.init(checkedRawValue:)) ?? .generic
+        title = cast.title ?? ""
+        subtitle = cast.subtitle ?? ""
+        artist = cast.artist ?? ""
+        albumName = cast.albumName ?? ""
+        images = (cast.images ?? []).map { image in
             var i = Castd_V1_Image()
-            i.url = url
-            i.width = image["width"]?.uint32 ?? 0
-            i.height = image["height"]?.uint32 ?? 0
+            i.url = image.url
+            i.width = image.width.uint32
+            i.height = image.height.uint32
             return i
         }
-        albumArtist = json["albumArtist"]?.string ?? ""
-        composer = json["composer"]?.string ?? ""
-        trackNumber = json["trackNumber"]?.uint32 ?? 0
-        discNumber = json["discNumber"]?.uint32 ?? 0
-        seriesTitle = json["seriesTitle"]?.string ?? ""
-        season = json["season"]?.uint32 ?? 0
-        episode = json["episode"]?.uint32 ?? 0
-        originalAirDate = json["originalAirdate"]?.string ?? ""
-        studio = json["studio"]?.string ?? ""
-        releaseDate = json["releaseDate"]?.string ?? ""
-        location = json["location"]?.string ?? ""
-        latitude = json["latitude"]?.double ?? 0
-        longitude = json["longitude"]?.double ?? 0
-        width = json["width"]?.uint32 ?? 0
-        height = json["height"]?.uint32 ?? 0
-        creationDateTime = json["creationDateTime"]?.string ?? ""
-        extraJson = extraJSON(object, known: Self.known)
+        albumArtist = cast.albumArtist ?? ""
+        composer = cast.composer ?? ""
+        trackNumber = cast.trackNumber.uint32
+        discNumber = cast.discNumber.uint32
+        seriesTitle = cast.seriesTitle ?? ""
+        season = cast.season.uint32
+        episode = cast.episode.uint32
+        originalAirDate = cast.originalAirdate ?? ""
+        studio = cast.studio ?? ""
+        releaseDate = cast.releaseDate ?? ""
+        location = cast.location ?? ""
+        latitude = cast.latitude ?? 0
+        longitude = cast.longitude ?? 0
+        width = cast.width.uint32
+        height = cast.height.uint32
+        creationDateTime = cast.creationDateTime ?? ""
+        extraJson = extraText(cast.others)
     }
 
-    public func castJSON() throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        if case .object(let extra)? = try parseClientJSON(extraJson, field: "metadata.extra_json") {
-            o = JSONObjectBuilder(extra)
-        } else if !extraJson.isEmpty {
-            throw CastdError(.invalidArgument, "metadata.extra_json must be a JSON object")
-        }
-        o.members["metadataType"] = .number(Double(metadataType.rawValue))
-        o.set("title", title)
-        o.set("subtitle", subtitle)
-        o.set("artist", artist)
-        o.set("albumName", albumName)
-        if !images.isEmpty {
-            o.members["images"] = .array(
-                images.map { image in
-                    var i = JSONObjectBuilder()
-                    i.members["url"] = .string(image.url)
-                    i.set("width", image.width)
-                    i.set("height", image.height)
-                    return i.value
-                })
-        }
-        o.set("albumArtist", albumArtist)
-        o.set("composer", composer)
-        o.set("trackNumber", trackNumber)
-        o.set("discNumber", discNumber)
-        o.set("seriesTitle", seriesTitle)
-        o.set("season", season)
-        o.set("episode", episode)
-        o.set("originalAirdate", originalAirDate)
-        o.set("studio", studio)
-        o.set("releaseDate", releaseDate)
-        o.set("location", location)
-        o.set("latitude", latitude)
-        o.set("longitude", longitude)
-        o.set("width", width)
-        o.set("height", height)
-        o.set("creationDateTime", creationDateTime)
-        return o.value
+    /// The metadata as the device takes it. Throws INVALID_ARGUMENT for a bad `extra_json`.
+    public func castValue() throws -> CastMediaMetadata {
+        var m = CastMediaMetadata(
+            metadataType: Int64(metadataType.rawValue), title: title.nonEmpty,
+            others: try clientExtra(extraJson, field: "metadata.extra_json"))
+        m.subtitle = subtitle.nonEmpty
+        m.artist = artist.nonEmpty
+        m.albumName = albumName.nonEmpty
+        m.images = unlessEmpty(
+            images.map { CastImage(url: $0.url, width: unlessZero($0.width), height: unlessZero($0.height)) })
+        m.albumArtist = albumArtist.nonEmpty
+        m.composer = composer.nonEmpty
+        m.trackNumber = unlessZero(trackNumber)
+        m.discNumber = unlessZero(discNumber)
+        m.seriesTitle = seriesTitle.nonEmpty
+        m.season = unlessZero(season)
+        m.episode = unlessZero(episode)
+        m.originalAirdate = originalAirDate.nonEmpty
+        m.studio = studio.nonEmpty
+        m.releaseDate = releaseDate.nonEmpty
+        m.location = location.nonEmpty
+        m.latitude = unlessZero(latitude)
+        m.longitude = unlessZero(longitude)
+        m.width = unlessZero(width)
+        m.height = unlessZero(height)
+        m.creationDateTime = creationDateTime.nonEmpty
+        return m
     }
 }
 
 // MARK: tracks and style
 
 extension CastdMediaTrack {
-    init(cast json: JSONValue) {
+    init(_ cast: CastMediaTrack) {
         self.init()
-        trackID = json["trackId"]?.int64 ?? 0
-        type = Castd_V1_TrackType(cast: json["type"]?.string ?? "")
-        subtype = Castd_V1_TextTrackSubtype(cast: json["subtype"]?.string ?? "")
-        contentID = json["trackContentId"]?.string ?? ""
-        contentType = json["trackContentType"]?.string ?? ""
-        name = json["name"]?.string ?? ""
-        language = json["language"]?.string ?? ""
-        customDataJson = json["customData"]?.jsonText ?? ""
+        trackID = cast.trackID ?? 0
+        type = Castd_V1_TrackType(cast: cast.type ?? "")
+        subtype = Castd_V1_TextTrackSubtype(cast: cast.subtype ?? "")
+        contentID = cast.trackContentID ?? ""
+        contentType = cast.trackContentType ?? ""
+        name = cast.name ?? ""
+        language = cast.language ?? ""
+        customDataJson = jsonText(cast.customData)
     }
 
-    public func castJSON() throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.members["trackId"] = .number(Double(trackID))
-        o.set("type", type.castValue.map(JSONValue.string))
-        o.set("subtype", subtype.castValue.map(JSONValue.string))
-        o.set("trackContentId", contentID)
-        o.set("trackContentType", contentType)
-        o.set("name", name)
-        o.set("language", language)
-        try o.set("customData", json: customDataJson, field: "track \(trackID) custom_data_json")
-        return o.value
+    public func castValue() throws -> CastMediaTrack {
+        var t = CastMediaTrack(trackID: trackID)
+        t.type = type.castValue
+        t.subtype = subtype.castValue
+        t.trackContentID = contentID.nonEmpty
+        t.trackContentType = contentType.nonEmpty
+        t.name = name.nonEmpty
+        t.language = language.nonEmpty
+        t.customData = try parseClientJSON(customDataJson, field: "track \(trackID) custom_data_json")
+        return t
     }
 }
 
 extension CastdTextTrackStyle {
-    init(cast json: JSONValue) {
+    init(_ cast: CastTextTrackStyle) {
         self.init()
-        foregroundColor = json["foregroundColor"]?.string ?? ""
-        backgroundColor = json["backgroundColor"]?.string ?? ""
-        edgeType = json["edgeType"]?.string ?? ""
-        edgeColor = json["edgeColor"]?.string ?? ""
-        fontScale = json["fontScale"]?.double ?? 0
-        fontFamily = json["fontFamily"]?.string ?? ""
-        fontGenericFamily = json["fontGenericFamily"]?.string ?? ""
-        fontStyle = json["fontStyle"]?.string ?? ""
-        windowType = json["windowType"]?.string ?? ""
-        windowColor = json["windowColor"]?.string ?? ""
-        windowRoundedCornerRadius = json["windowRoundedCornerRadius"]?.uint32 ?? 0
-        customDataJson = json["customData"]?.jsonText ?? ""
+        foregroundColor = cast.foregroundColor ?? ""
+        backgroundColor = cast.backgroundColor ?? ""
+        edgeType = cast.edgeType ?? ""
+        edgeColor = cast.edgeColor ?? ""
+        fontScale = cast.fontScale ?? 0
+        fontFamily = cast.fontFamily ?? ""
+        fontGenericFamily = cast.fontGenericFamily ?? ""
+        fontStyle = cast.fontStyle ?? ""
+        windowType = cast.windowType ?? ""
+        windowColor = cast.windowColor ?? ""
+        windowRoundedCornerRadius = cast.windowRoundedCornerRadius.uint32
+        customDataJson = jsonText(cast.customData)
     }
 
-    public func castJSON() throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.set("foregroundColor", foregroundColor)
-        o.set("backgroundColor", backgroundColor)
-        o.set("edgeType", edgeType)
-        o.set("edgeColor", edgeColor)
-        o.set("fontScale", fontScale)
-        o.set("fontFamily", fontFamily)
-        o.set("fontGenericFamily", fontGenericFamily)
-        o.set("fontStyle", fontStyle)
-        o.set("windowType", windowType)
-        o.set("windowColor", windowColor)
-        o.set("windowRoundedCornerRadius", windowRoundedCornerRadius)
-        try o.set("customData", json: customDataJson, field: "text_track_style.custom_data_json")
-        return o.value
+    public func castValue() throws -> CastTextTrackStyle {
+        var s = CastTextTrackStyle()
+        s.foregroundColor = foregroundColor.nonEmpty
+        s.backgroundColor = backgroundColor.nonEmpty
+        s.edgeType = edgeType.nonEmpty
+        s.edgeColor = edgeColor.nonEmpty
+        s.fontScale = unlessZero(fontScale)
+        s.fontFamily = fontFamily.nonEmpty
+        s.fontGenericFamily = fontGenericFamily.nonEmpty
+        s.fontStyle = fontStyle.nonEmpty
+        s.windowType = windowType.nonEmpty
+        s.windowColor = windowColor.nonEmpty
+        s.windowRoundedCornerRadius = unlessZero(windowRoundedCornerRadius)
+        s.customData = try parseClientJSON(customDataJson, field: "text_track_style.custom_data_json")
+        return s
     }
 }
 
 // MARK: ad breaks
 
 extension Castd_V1_AdBreak {
-    init(cast json: JSONValue) {
+    init(_ cast: CastAdBreak) {
         self.init()
-        id = json["id"]?.string ?? ""
-        position = json["position"]?.double ?? 0
-        duration = json["duration"]?.double ?? 0
-        breakClipIds = (json["breakClipIds"]?.arrayValue ?? []).compactMap(\.stringValue)
-        isWatched = json["isWatched"]?.bool ?? false
-        isEmbedded = json["isEmbedded"]?.bool ?? false
+        id = cast.id ?? ""
+        position = cast.position ?? 0
+        duration = cast.duration ?? 0
+        breakClipIds = cast.breakClipIDs ?? []
+        isWatched = cast.isWatched ?? false
+        isEmbedded = cast.isEmbedded ?? false
     }
 
-    public func castJSON() -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.members["id"] = .string(id)
-        o.members["position"] = .number(position)
-        o.set("duration", duration)
-        o.members["breakClipIds"] = .array(breakClipIds.map { .string($0) })
-        o.set("isWatched", isWatched)
-        o.set("isEmbedded", isEmbedded)
-        return o.value
+    public func castValue() -> CastAdBreak {
+        var b = CastAdBreak(id: id)
+        b.position = position
+        b.duration = unlessZero(duration)
+        b.breakClipIDs = breakClipIds
+        b.isWatched = ifTrue(isWatched)
+        b.isEmbedded = ifTrue(isEmbedded)
+        return b
     }
 }
 
 extension Castd_V1_AdBreakClip {
-    init(cast json: JSONValue) {
+    init(_ cast: CastAdBreakClip) {
         self.init()
-        id = json["id"]?.string ?? ""
-        title = json["title"]?.string ?? ""
-        contentID = json["contentId"]?.string ?? ""
-        contentURL = json["contentUrl"]?.string ?? ""
-        contentType = json["contentType"]?.string ?? ""
-        duration = json["duration"]?.double ?? 0
-        if let skippable = json["whenSkippable"]?.doubleValue, skippable.isFinite { whenSkippable = skippable }
-        posterURL = json["posterUrl"]?.string ?? ""
-        clickThroughURL = json["clickThroughUrl"]?.string ?? ""
-        customDataJson = json["customData"]?.jsonText ?? ""
+        id = cast.id ?? ""
+        title = cast.title ?? ""
+        contentID = cast.contentID ?? ""
+        contentURL = cast.contentURL ?? ""
+        contentType = cast.contentType ?? ""
+        duration = cast.duration ?? 0
+        if let skippable = cast.whenSkippable { whenSkippable = skippable }
+        posterURL = cast.posterURL ?? ""
+        clickThroughURL = cast.clickThroughURL ?? ""
+        customDataJson = jsonText(cast.customData)
     }
 
-    public func castJSON() throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        o.members["id"] = .string(id)
-        o.set("title", title)
-        o.set("contentId", contentID)
-        o.set("contentUrl", contentURL)
-        o.set("contentType", contentType)
-        o.set("duration", duration)
-        if hasWhenSkippable { o.members["whenSkippable"] = .number(whenSkippable) }
-        o.set("posterUrl", posterURL)
-        o.set("clickThroughUrl", clickThroughURL)
-        try o.set("customData", json: customDataJson, field: "break clip \(id) custom_data_json")
-        return o.value
+    public func castValue() throws -> CastAdBreakClip {
+        var c = CastAdBreakClip(id: id)
+        c.title = title.nonEmpty
+        c.contentID = contentID.nonEmpty
+        c.contentURL = contentURL.nonEmpty
+        c.contentType = contentType.nonEmpty
+        c.duration = unlessZero(duration)
+        c.whenSkippable = hasWhenSkippable ? whenSkippable : nil
+        c.posterURL = posterURL.nonEmpty
+        c.clickThroughURL = clickThroughURL.nonEmpty
+        c.customData = try parseClientJSON(customDataJson, field: "break clip \(id) custom_data_json")
+        return c
     }
 }
 
 // MARK: media information
 
 extension CastdMediaInformation {
-    private static let known: Set<String> = [
-        "contentId", "contentUrl", "contentType", "streamType", "duration", "metadata", "customData", "entity",
-        "tracks", "textTrackStyle", "breaks", "breakClips",
-    ]
-
-    init(cast json: JSONValue) {
+    init(_ cast: CastMediaInformation) {
         self.init()
-        let object = json.objectValue ?? [:]
-        contentID = json["contentId"]?.string ?? ""
-        contentURL = json["contentUrl"]?.string ?? ""
-        contentType = json["contentType"]?.string ?? ""
-        // Sloppy senders send null or nothing: that is BUFFERED.
-        streamType = Castd_V1_StreamType(cast: json["streamType"]?.string ?? "")
-        duration = max(0, json["duration"]?.double ?? 0)
-        if let metadata = json["metadata"], metadata.objectValue != nil {
-            self.metadata = CastdMediaMetadata(cast: metadata)
-        }
-        customDataJson = json["customData"]?.jsonText ?? ""
-        entity = json["entity"]?.string ?? ""
-        tracks = (json["tracks"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(CastdMediaTrack.init(cast:))
-        if let style = json["textTrackStyle"], style.objectValue != nil {
-            textTrackStyle = CastdTextTrackStyle(cast: style)
-        }
-        breaks = (json["breaks"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(Castd_V1_AdBreak.init(cast:))
-        breakClips = (json["breakClips"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map(
-            Castd_V1_AdBreakClip.init(cast:))
-        extraJson = extraJSON(object, known: Self.known)
+        contentID = cast.contentID ?? ""
+        contentURL = cast.contentURL ?? ""
+        contentType = cast.contentType ?? ""
+        streamType = Castd_V1_StreamType(cast: cast.streamType)
+        duration = max(0, cast.duration ?? 0)
+        if let metadata = cast.metadata { self.metadata = CastdMediaMetadata(metadata) }
+        customDataJson = jsonText(cast.customData)
+        entity = cast.entity ?? ""
+        tracks = (cast.tracks ?? []).map(CastdMediaTrack.init)
+        if let style = cast.textTrackStyle { textTrackStyle = CastdTextTrackStyle(style) }
+        breaks = (cast.breaks ?? []).map(Castd_V1_AdBreak.init)
+        breakClips = (cast.breakClips ?? []).map(Castd_V1_AdBreakClip.init)
+        extraJson = extraText(cast.others)
     }
 
-    /// The `media` object of a LOAD or a queue item. Throws INVALID_ARGUMENT for bad JSON fields.
-    public func castJSON() throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        if case .object(let extra)? = try parseClientJSON(extraJson, field: "media.extra_json") {
-            o = JSONObjectBuilder(extra)
-        } else if !extraJson.isEmpty {
-            throw CastdError(.invalidArgument, "media.extra_json must be a JSON object")
-        }
-        o.members["contentId"] = .string(contentID.isEmpty ? contentURL : contentID)
-        o.set("contentUrl", contentURL)
-        o.set("contentType", contentType)
-        o.members["streamType"] = .string(streamType.castValue)
-        o.set("duration", duration)
-        if hasMetadata { o.members["metadata"] = try metadata.castJSON() }
-        try o.set("customData", json: customDataJson, field: "media.custom_data_json")
-        o.set("entity", entity)
-        if !tracks.isEmpty { o.members["tracks"] = .array(try tracks.map { try $0.castJSON() }) }
-        if hasTextTrackStyle { o.members["textTrackStyle"] = try textTrackStyle.castJSON() }
-        if !breaks.isEmpty { o.members["breaks"] = .array(breaks.map { $0.castJSON() }) }
-        if !breakClips.isEmpty { o.members["breakClips"] = .array(try breakClips.map { try $0.castJSON() }) }
-        return o.value
+    /// The media of a LOAD or a queue item. Throws INVALID_ARGUMENT for bad JSON fields.
+    public func castValue() throws -> CastMediaInformation {
+        var m = CastMediaInformation(
+            contentID: contentID.isEmpty ? contentURL : contentID, contentURL: contentURL.nonEmpty,
+            streamType: streamType.castValue, contentType: contentType.nonEmpty, duration: unlessZero(duration),
+            metadata: hasMetadata ? try metadata.castValue() : nil,
+            others: try clientExtra(extraJson, field: "media.extra_json"))
+        m.customData = try parseClientJSON(customDataJson, field: "media.custom_data_json")
+        m.entity = entity.nonEmpty
+        m.tracks = unlessEmpty(try tracks.map { try $0.castValue() })
+        m.textTrackStyle = hasTextTrackStyle ? try textTrackStyle.castValue() : nil
+        m.breaks = unlessEmpty(breaks.map { $0.castValue() })
+        m.breakClips = unlessEmpty(try breakClips.map { try $0.castValue() })
+        return m
     }
 }
 
 // MARK: queue items
 
 extension CastdQueueItem {
-    init(cast json: JSONValue, knownMedia: JSONValue?) {
+    /// `knownMedia` stands in for media the item does not carry (devices leave it out once sent).
+    init(_ cast: CastQueueItem, knownMedia: CastMediaInformation?) {
         self.init()
-        itemID = json["itemId"]?.int64 ?? 0
-        if let media = json["media"].flatMap({ $0.objectValue != nil ? $0 : nil }) ?? knownMedia {
-            self.media = CastdMediaInformation(cast: media)
-        }
-        if let autoplay = json["autoplay"]?.boolValue { self.autoplay = autoplay }
-        startTime = json["startTime"]?.double ?? 0
-        preloadTime = json["preloadTime"]?.double ?? 0
-        activeTrackIds = json["activeTrackIds"]?.ids ?? []
-        playbackDuration = json["playbackDuration"]?.double ?? 0
-        customDataJson = json["customData"]?.jsonText ?? ""
-        orderID = json["orderId"]?.int64 ?? 0
+        itemID = cast.itemID ?? 0
+        if let media = cast.media ?? knownMedia { self.media = CastdMediaInformation(media) }
+        if let autoplay = cast.autoplay { self.autoplay = autoplay }
+        startTime = cast.startTime ?? 0
+        preloadTime = cast.preloadTime ?? 0
+        activeTrackIds = cast.activeTrackIDs ?? []
+        playbackDuration = cast.playbackDuration ?? 0
+        customDataJson = jsonText(cast.customData)
+        orderID = cast.orderID ?? 0
     }
 
     /// A queue item for QUEUE_LOAD, QUEUE_INSERT or QUEUE_UPDATE.
-    public func castJSON(includeItemID: Bool) throws -> JSONValue {
-        var o = JSONObjectBuilder()
-        if includeItemID { o.members["itemId"] = .number(Double(itemID)) }
-        if hasMedia { o.members["media"] = try media.castJSON() }
-        o.members["autoplay"] = .bool(hasAutoplay ? autoplay : true)
-        o.set("startTime", startTime)
-        o.set("preloadTime", preloadTime)
-        o.set("activeTrackIds", ids: activeTrackIds)
-        o.set("playbackDuration", playbackDuration)
-        try o.set("customData", json: customDataJson, field: "queue item custom_data_json")
-        return o.value
+    public func castValue(includeItemID: Bool) throws -> CastQueueItem {
+        var q = CastQueueItem(itemID: includeItemID ? itemID : nil, media: hasMedia ? try media.castValue() : nil)
+        q.autoplay = hasAutoplay ? autoplay : true
+        q.startTime = unlessZero(startTime)
+        q.preloadTime = unlessZero(preloadTime)
+        q.activeTrackIDs = unlessEmpty(activeTrackIds)
+        q.playbackDuration = unlessZero(playbackDuration)
+        q.customData = try parseClientJSON(customDataJson, field: "queue item custom_data_json")
+        return q
     }
 }
 
@@ -427,56 +370,57 @@ extension CastdMediaStatus {
     /// One MEDIA_STATUS entry as clients see it. `media` is what castd last knew of the media
     /// session (devices often leave it out); `itemMedia` likewise for queue items.
     package init(
-        deviceID: String, entry json: JSONValue, media: JSONValue?, itemMedia: [Int64: JSONValue], receivedAt: Date
+        deviceID: String, status cast: CastMediaStatus, media: CastMediaInformation?,
+        itemMedia: [Int64: CastMediaInformation], receivedAt: Date
     ) {
         self.init()
         self.deviceID = deviceID
-        mediaSessionID = json["mediaSessionId"]?.int64 ?? 0
-        playerState = Castd_V1_PlayerState(cast: json["playerState"]?.string ?? "")
-        idleReason = json["idleReason"]?.string ?? ""
-        currentTime = max(0, json["currentTime"]?.double ?? 0)
-        playbackRate = json["playbackRate"]?.doubleValue ?? 1
-        if let media { self.media = CastdMediaInformation(cast: media) }
-        if let volume = CastVolume(json: json["volume"]) { self.volume = CastdVolume(volume) }
-        supportedMediaCommands = UInt64(clamping: max(0, json["supportedMediaCommands"]?.int64 ?? 0))
+        mediaSessionID = cast.mediaSessionID
+        playerState = Castd_V1_PlayerState(cast: cast.playerState)
+        idleReason = cast.idleReason ?? ""
+        currentTime = max(0, cast.currentTime)
+        playbackRate = cast.playbackRate
+        if let media { self.media = CastdMediaInformation(media) }
+        if let volume = cast.volume { self.volume = CastdVolume(volume) }
+        supportedMediaCommands = UInt64(clamping: max(0, cast.supportedMediaCommands))
         supportedCommands = CastdMediaCommand.names(in: supportedMediaCommands)
         updatedAtMs = Int64(receivedAt.timeIntervalSince1970 * 1000)
-        activeTrackIds = json["activeTrackIds"]?.ids ?? []
-        items = (json["items"]?.arrayValue ?? []).filter { $0.objectValue != nil }.map { item in
-            CastdQueueItem(cast: item, knownMedia: item["itemId"]?.intValue.flatMap { itemMedia[$0] })
+        activeTrackIds = cast.activeTrackIDs ?? []
+        items = (cast.items ?? []).map { item in
+            CastdQueueItem(item, knownMedia: item.itemID.flatMap { itemMedia[$0] })
         }
-        currentItemID = json["currentItemId"]?.int64 ?? 0
-        loadingItemID = json["loadingItemId"]?.int64 ?? 0
-        preloadedItemID = json["preloadedItemId"]?.int64 ?? 0
-        repeatMode = Castd_V1_RepeatMode(cast: json["repeatMode"]?.string ?? "") ?? .off
-        if let breakStatus = json["breakStatus"], breakStatus.objectValue != nil {
+        currentItemID = cast.currentItemID ?? 0
+        loadingItemID = cast.loadingItemID ?? 0
+        preloadedItemID = cast.preloadedItemID ?? 0
+        repeatMode = cast.repeatMode.flatMap(Castd_V1_RepeatMode.init(cast:)) ?? .off
+        if let breakStatus = cast.breakStatus {
             var b = Castd_V1_BreakStatus()
-            b.breakID = breakStatus["breakId"]?.string ?? ""
-            b.breakClipID = breakStatus["breakClipId"]?.string ?? ""
-            b.currentBreakTime = breakStatus["currentBreakTime"]?.double ?? 0
-            b.currentBreakClipTime = breakStatus["currentBreakClipTime"]?.double ?? 0
-            if let when = breakStatus["whenSkippable"]?.doubleValue, when.isFinite, when >= 0 {
+            b.breakID = breakStatus.breakID ?? ""
+            b.breakClipID = breakStatus.breakClipID ?? ""
+            b.currentBreakTime = breakStatus.currentBreakTime ?? 0
+            b.currentBreakClipTime = breakStatus.currentBreakClipTime ?? 0
+            if let when = breakStatus.whenSkippable, when >= 0 {
                 b.secondsUntilSkippable = max(0, when - b.currentBreakClipTime)
             } else {
                 b.secondsUntilSkippable = -1
             }
             self.breakStatus = b
         }
-        if let video = json["videoInfo"], video.objectValue != nil {
+        if let video = cast.videoInfo {
             var v = Castd_V1_VideoInfo()
-            v.width = video["width"]?.uint32 ?? 0
-            v.height = video["height"]?.uint32 ?? 0
-            v.hdrType = video["hdrType"]?.string ?? ""
+            v.width = video.width.uint32
+            v.height = video.height.uint32
+            v.hdrType = video.hdrType ?? ""
             videoInfo = v
         }
-        if let range = json["liveSeekableRange"], range.objectValue != nil {
+        if let range = cast.liveSeekableRange {
             var r = Castd_V1_LiveSeekableRange()
-            r.start = range["start"]?.double ?? 0
-            r.end = range["end"]?.double ?? 0
-            r.isMovingWindow = range["isMovingWindow"]?.bool ?? false
-            r.isLiveDone = range["isLiveDone"]?.bool ?? false
+            r.start = range.start ?? 0
+            r.end = range.end ?? 0
+            r.isMovingWindow = range.isMovingWindow ?? false
+            r.isLiveDone = range.isLiveDone ?? false
             liveSeekableRange = r
         }
-        customDataJson = json["customData"]?.jsonText ?? ""
+        customDataJson = jsonText(cast.customData)
     }
 }

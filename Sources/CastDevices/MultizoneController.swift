@@ -7,15 +7,15 @@ import CastdAPI
 package enum MultizoneController {
     /// How the message of `type` changes the group's entry, or nil when it does not.
     package static func change(_ payload: JSONValue, type: String) -> ((inout CastdDevice) -> Void)? {
-        switch type {
-        case "MULTIZONE_STATUS":
-            let members = (payload["status"]?["devices"]?.arrayValue ?? []).compactMap(groupMember)
+        switch MultizoneUpdate(type: type, payload: payload) {
+        case .members(let members)?:
+            let members = members.map(Castd_V1_GroupMember.init)
             return {
                 $0.groupMembers = members
                 $0.isGroup = true
             }
-        case "DEVICE_ADDED", "DEVICE_UPDATED":
-            guard let changed = payload["device"].flatMap(groupMember) else { return nil }
+        case .memberChanged(let member)?:
+            let changed = Castd_V1_GroupMember(member)
             return { device in
                 if let index = device.groupMembers.firstIndex(where: { $0.deviceID == changed.deviceID }) {
                     device.groupMembers[index] = changed
@@ -23,22 +23,19 @@ package enum MultizoneController {
                     device.groupMembers.append(changed)
                 }
             }
-        case "DEVICE_REMOVED":
-            guard let removed = payload["deviceId"]?.stringValue else { return nil }
+        case .memberRemoved(let removed)?:
             return { $0.groupMembers.removeAll { $0.deviceID == removed } }
-        default:
+        case nil:
             return nil
         }
     }
+}
 
-    /// One member of a group, as MULTIZONE_STATUS and DEVICE_ADDED / DEVICE_UPDATED describe it;
-    /// nil without a device id.
-    package static func groupMember(_ json: JSONValue) -> Castd_V1_GroupMember? {
-        guard let id = json["deviceId"]?.stringValue, !id.isEmpty else { return nil }
-        var m = Castd_V1_GroupMember()
-        m.deviceID = id
-        m.name = json["name"]?.stringValue ?? ""
-        m.capabilities = json["capabilities"]?.intValue.map { UInt32(clamping: max(0, $0)) } ?? 0
-        return m
+extension Castd_V1_GroupMember {
+    package init(_ member: CastGroupMember) {
+        self.init()
+        deviceID = member.deviceID
+        name = member.name ?? ""
+        capabilities = member.capabilities.map { UInt32(clamping: max(0, $0)) } ?? 0
     }
 }

@@ -41,31 +41,20 @@ struct ReceiverController {
     /// news: it keeps what castd knew, rather than ending the session or showing a volume of 0.
     func read(_ payload: JSONValue) -> CastReceiverStatus {
         var read = CastReceiverStatus(payload: payload)
-        let object = payload["status"].flatMap { $0.objectValue != nil ? $0 : nil } ?? payload
-        var unreadable: [String] = []
-        if let applications = object["applications"], !applications.isNull, applications.arrayValue == nil {
-            unreadable.append("applications")
-            read.applications = status?.applications ?? []
-        }
-        if let volume = object["volume"], !volume.isNull {
-            if volume.objectValue == nil {
-                unreadable.append("volume")
-                read.volume = status?.volume
-            } else if read.volume != nil {
-                if let level = volume["level"], !level.isNull, level.doubleValue == nil {
-                    unreadable.append("volume.level")
-                    read.volume?.level = status?.volume?.level
-                }
-                if let muted = volume["muted"], !muted.isNull, muted.boolValue == nil {
-                    unreadable.append("volume.muted")
-                    read.volume?.muted = status?.volume?.muted
-                }
+        let unreadable = CastReceiverStatus.unreadableFields(in: payload)
+        for field in unreadable {
+            switch field {
+            case .applications: read.applications = status?.applications ?? []
+            case .volume: read.volume = status?.volume
+            case .volumeLevel: read.volume?.level = status?.volume?.level
+            case .volumeMuted: read.volume?.muted = status?.volume?.muted
+            case .currentTime, .playbackRate: break
             }
         }
         if !unreadable.isEmpty, badMessageLog.admit() != nil {
             logger.warning(
                 "the device's RECEIVER_STATUS has fields that cannot be read; kept what castd knew of them",
-                metadata: ["fields": "\(unreadable.joined(separator: ", "))"])
+                metadata: ["fields": "\(unreadable.map(\.rawValue).joined(separator: ", "))"])
         }
         return read
     }

@@ -9,7 +9,7 @@ extension MediaRequest {
     public init(load r: Castd_V1_LoadRequest) throws {
         self = .load(
             MediaLoad(
-                media: try r.media.castJSON(), autoplay: r.hasAutoplay ? r.autoplay : true, currentTime: r.startTime,
+                media: try r.media.castValue(), autoplay: r.hasAutoplay ? r.autoplay : true, currentTime: r.startTime,
                 playbackRate: r.playbackRate != 0 ? r.playbackRate : nil, activeTrackIDs: r.activeTrackIds,
                 credentials: r.credentials.nonEmpty, credentialsType: r.credentialsType.nonEmpty,
                 customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
@@ -19,7 +19,7 @@ extension MediaRequest {
     public init(queueLoad r: Castd_V1_QueueLoadRequest) throws {
         self = .queueLoad(
             QueueLoad(
-                items: try r.items.map { try $0.castJSON(includeItemID: false) }, startIndex: Int(r.startIndex),
+                items: try r.items.map { try $0.castValue(includeItemID: false) }, startIndex: Int(r.startIndex),
                 repeatMode: r.repeatMode.castValue, currentTime: r.startTime > 0 ? r.startTime : nil,
                 customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
         try checkFits()
@@ -27,7 +27,7 @@ extension MediaRequest {
 
     public init(queueInsert r: Castd_V1_QueueInsertRequest) throws {
         self = .queueInsert(
-            items: try r.items.map { try $0.castJSON(includeItemID: false) },
+            items: try r.items.map { try $0.castValue(includeItemID: false) },
             before: r.insertBeforeItemID != 0 ? r.insertBeforeItemID : nil, playNow: r.playNow)
     }
 
@@ -40,7 +40,7 @@ extension MediaRequest {
             QueueUpdate(
                 currentItemID: r.currentItemID != 0 ? r.currentItemID : nil, jump: r.jump != 0 ? r.jump : nil,
                 repeatMode: r.hasRepeatMode ? r.repeatMode.castValue : nil,
-                items: try r.items.map { try $0.castJSON(includeItemID: true) },
+                items: try r.items.map { try $0.castValue(includeItemID: true) },
                 currentTime: r.currentTime > 0 ? r.currentTime : nil))
     }
 
@@ -57,7 +57,7 @@ extension MediaRequest {
     public init(editTracks r: Castd_V1_EditTracksRequest) throws {
         self = .editTracks(
             activeTrackIDs: r.hasActiveTracks ? r.activeTracks.trackIds : nil,
-            textTrackStyle: r.hasTextTrackStyle ? try r.textTrackStyle.castJSON() : nil)
+            textTrackStyle: r.hasTextTrackStyle ? try r.textTrackStyle.castValue() : nil)
     }
 
     public init(streamVolume r: Castd_V1_SetVolumeRequest) {

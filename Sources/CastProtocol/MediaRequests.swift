@@ -15,13 +15,13 @@ public enum MediaRequest: Sendable, Hashable {
     /// if `resume` says so.
     case seek(position: Double, relative: Bool, resume: ResumeState?)
     case setPlaybackRate(Double)
-    /// EDIT_TRACKS_INFO: the active tracks (nil leaves them) and the text track style (a
-    /// TextTrackStyle object; nil leaves it).
-    case editTracks(activeTrackIDs: [Int64]?, textTrackStyle: JSONValue?)
+    /// EDIT_TRACKS_INFO: the active tracks (nil leaves them) and the text track style (nil
+    /// leaves it).
+    case editTracks(activeTrackIDs: [Int64]?, textTrackStyle: CastTextTrackStyle?)
     /// SET_VOLUME on the media namespace: the stream's volume.
     case setStreamVolume(level: Double?, muted: Bool?)
-    /// QUEUE_INSERT `items` (QueueItem objects without ids) before item `before` (nil: at the end).
-    case queueInsert(items: [JSONValue], before: Int64?, playNow: Bool)
+    /// QUEUE_INSERT `items` (without item ids) before item `before` (nil: at the end).
+    case queueInsert(items: [CastQueueItem], before: Int64?, playNow: Bool)
     case queueRemove(itemIDs: [Int64])
     /// QUEUE_REORDER `itemIDs` before item `before` (nil: to the end).
     case queueReorder(itemIDs: [Int64], before: Int64?)
@@ -80,11 +80,11 @@ public enum MediaRequest: Sendable, Hashable {
         case .editTracks(let activeTrackIDs, let style):
             o = [:]
             if let activeTrackIDs { o["activeTrackIds"] = Self.ids(activeTrackIDs) }
-            if let style { o["textTrackStyle"] = style }
+            if let style { o["textTrackStyle"] = style.json }
         case .setStreamVolume(let level, let muted):
             o = ["volume": CastVolume(level: level, muted: muted).json]
         case .queueInsert(let items, let before, let playNow):
-            o = ["items": .array(items)]
+            o = ["items": .array(items.map(\.json))]
             if let before { o["insertBefore"] = .number(Double(before)) }
             if playNow { o["currentItemIndex"] = 0 }
         case .queueRemove(let itemIDs):
@@ -104,9 +104,9 @@ public enum MediaRequest: Sendable, Hashable {
     private static func ids(_ ids: [Int64]) -> JSONValue { .array(ids.map { .number(Double($0)) }) }
 }
 
-/// LOAD's own fields: the media (a MediaInformation object) and how to start it.
+/// LOAD's own fields: the media and how to start it.
 public struct MediaLoad: Sendable, Hashable {
-    public var media: JSONValue
+    public var media: CastMediaInformation
     public var autoplay: Bool
     /// Where to start, in seconds.
     public var currentTime: Double
@@ -118,7 +118,7 @@ public struct MediaLoad: Sendable, Hashable {
     public var customData: JSONValue?
 
     public init(
-        media: JSONValue, autoplay: Bool = true, currentTime: Double = 0, playbackRate: Double? = nil,
+        media: CastMediaInformation, autoplay: Bool = true, currentTime: Double = 0, playbackRate: Double? = nil,
         activeTrackIDs: [Int64] = [], credentials: String? = nil, credentialsType: String? = nil,
         customData: JSONValue? = nil
     ) {
@@ -133,7 +133,9 @@ public struct MediaLoad: Sendable, Hashable {
     }
 
     var fields: [String: JSONValue] {
-        var o: [String: JSONValue] = ["media": media, "autoplay": .bool(autoplay), "currentTime": .number(currentTime)]
+        var o: [String: JSONValue] = [
+            "media": media.json, "autoplay": .bool(autoplay), "currentTime": .number(currentTime),
+        ]
         if let playbackRate { o["playbackRate"] = .number(playbackRate) }
         if !activeTrackIDs.isEmpty { o["activeTrackIds"] = .array(activeTrackIDs.map { .number(Double($0)) }) }
         if let credentials { o["credentials"] = .string(credentials) }
@@ -143,13 +145,13 @@ public struct MediaLoad: Sendable, Hashable {
     }
 
     /// The content id, for a log line.
-    public var contentID: String { media["contentId"]?.stringValue ?? "" }
+    public var contentID: String { media.contentID ?? "" }
 }
 
 /// QUEUE_LOAD's own fields.
 public struct QueueLoad: Sendable, Hashable {
-    /// QueueItem objects, without item ids (the receiver gives them).
-    public var items: [JSONValue]
+    /// The items, without item ids (the receiver gives them).
+    public var items: [CastQueueItem]
     public var startIndex: Int
     /// "REPEAT_OFF", "REPEAT_ALL", "REPEAT_SINGLE" or "REPEAT_ALL_AND_SHUFFLE".
     public var repeatMode: String
@@ -158,7 +160,7 @@ public struct QueueLoad: Sendable, Hashable {
     public var customData: JSONValue?
 
     public init(
-        items: [JSONValue], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF", currentTime: Double? = nil,
+        items: [CastQueueItem], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF", currentTime: Double? = nil,
         customData: JSONValue? = nil
     ) {
         self.items = items
@@ -170,7 +172,8 @@ public struct QueueLoad: Sendable, Hashable {
 
     var fields: [String: JSONValue] {
         var o: [String: JSONValue] = [
-            "items": .array(items), "startIndex": .number(Double(startIndex)), "repeatMode": .string(repeatMode),
+            "items": .array(items.map(\.json)), "startIndex": .number(Double(startIndex)),
+            "repeatMode": .string(repeatMode),
         ]
         if let currentTime { o["currentTime"] = .number(currentTime) }
         if let customData { o["customData"] = customData }
@@ -178,7 +181,7 @@ public struct QueueLoad: Sendable, Hashable {
     }
 
     /// The first item's content id, for a log line.
-    public var contentID: String { items.first?["media"]?["contentId"]?.stringValue ?? "" }
+    public var contentID: String { items.first?.media?.contentID ?? "" }
 }
 
 /// QUEUE_UPDATE's own fields: jump to an item or by an offset, change the repeat mode, update
@@ -187,13 +190,13 @@ public struct QueueUpdate: Sendable, Hashable {
     public var currentItemID: Int64?
     public var jump: Int32?
     public var repeatMode: String?
-    /// QueueItem objects with their item ids.
-    public var items: [JSONValue]
+    /// The items, with their item ids.
+    public var items: [CastQueueItem]
     /// Where to start in the item jumped to, in seconds.
     public var currentTime: Double?
 
     public init(
-        currentItemID: Int64? = nil, jump: Int32? = nil, repeatMode: String? = nil, items: [JSONValue] = [],
+        currentItemID: Int64? = nil, jump: Int32? = nil, repeatMode: String? = nil, items: [CastQueueItem] = [],
         currentTime: Double? = nil
     ) {
         self.currentItemID = currentItemID
@@ -204,7 +207,7 @@ public struct QueueUpdate: Sendable, Hashable {
     }
 
     /// The ids of the items it updates.
-    public var itemIDs: [Int64] { items.compactMap { $0["itemId"]?.intValue } }
+    public var itemIDs: [Int64] { items.compactMap(\.itemID) }
 
     /// Whether it moves to another item (and so supersedes an older move still waiting).
     public var moves: Bool { currentItemID != nil || jump != nil }
@@ -214,16 +217,8 @@ public struct QueueUpdate: Sendable, Hashable {
         if let currentItemID { o["currentItemId"] = .number(Double(currentItemID)) }
         if let jump { o["jump"] = .number(Double(jump)) }
         if let repeatMode { o["repeatMode"] = .string(repeatMode) }
-        if !items.isEmpty { o["items"] = .array(items) }
+        if !items.isEmpty { o["items"] = .array(items.map(\.json)) }
         if let currentTime { o["currentTime"] = .number(currentTime) }
         return o
-    }
-}
-
-/// Requests on the multizone namespace (groups).
-public enum MultizoneRequest {
-    /// GET_STATUS: the group's members (MULTIZONE_STATUS).
-    public static func getStatus(requestID: Int64) -> JSONValue {
-        ["type": "GET_STATUS", "requestId": .number(Double(requestID))]
     }
 }

@@ -130,6 +130,17 @@ public struct CastReceiverStatus: Sendable, Hashable {
         return .object(o)
     }
 
+    /// Fields of a RECEIVER_STATUS payload that are there but cannot be read (`applications`
+    /// that is not an array, a volume level that is not a number): no news about them.
+    public static func unreadableFields(in payload: JSONValue) -> [CastStatusField] {
+        let status = JSONFields(payload["status"].flatMap { $0.objectValue != nil ? $0 : nil } ?? payload)
+        var unreadable: [CastStatusField] = []
+        if let applications = status.members["applications"], !applications.isNull, applications.arrayValue == nil {
+            unreadable.append(.applications)
+        }
+        return unreadable + CastStatusField.unreadableVolume(status.members["volume"])
+    }
+
     public func application(id appID: String) -> CastApplication? {
         applications.first { $0.appID == appID }
     }
@@ -179,6 +190,19 @@ public enum ReceiverRequest {
             "appId": .array(appIDs.map { .string($0) }),
         ]
     }
+}
+
+/// A GET_APP_AVAILABILITY reply: for each app asked about, "APP_AVAILABLE" or
+/// "APP_UNAVAILABLE".
+public struct CastAppAvailability: Sendable, Hashable {
+    public var answers: [String: String]
+
+    public init(payload: JSONValue) {
+        answers = (payload["availability"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+    }
+
+    /// Whether the device said it has `appID`; false when it did not answer about it.
+    public func isAvailable(_ appID: String) -> Bool { answers[appID] == "APP_AVAILABLE" }
 }
 
 /// An error reply from a device (LAUNCH_ERROR, LOAD_FAILED, INVALID_REQUEST, …).

@@ -20,13 +20,13 @@ import Testing
     ]
 
     static func status(_ json: String) throws -> CastdMediaStatus {
-        let entry = try #require(try JSONValue.parse(json)["status"]?.arrayValue?.first)
-        var itemMedia: [Int64: JSONValue] = [:]
-        for item in entry["items"]?.arrayValue ?? [] {
-            if let id = item["itemId"]?.intValue, let media = item["media"] { itemMedia[id] = media }
+        let entry = try #require(CastMediaStatus.entries(in: try JSONValue.parse(json)).first)
+        var itemMedia: [Int64: CastMediaInformation] = [:]
+        for item in entry.items ?? [] {
+            if let id = item.itemID, let media = item.media { itemMedia[id] = media }
         }
         return CastdMediaStatus(
-            deviceID: "d", entry: entry, media: entry["media"], itemMedia: itemMedia, receivedAt: receivedAt)
+            deviceID: "d", status: entry, media: entry.media, itemMedia: itemMedia, receivedAt: receivedAt)
     }
 
     static func expectEncodes(_ status: CastdMediaStatus) throws {
@@ -52,7 +52,7 @@ import Testing
         let status = try Self.status(
             #"{"status":[{"mediaSessionId":1,"media":{"contentId":"x","metadata":{"metadataType":2147483647}}}]}"#)
         #expect(status.media.metadata.metadataType == .UNRECOGNIZED(2_147_483_647))
-        #expect(try status.media.metadata.castJSON()["metadataType"]?.intValue == 2_147_483_647)
+        #expect(try status.media.metadata.castValue().json["metadataType"]?.intValue == 2_147_483_647)
         try Self.expectEncodes(status)
     }
 

@@ -37,7 +37,7 @@ import Testing
             _ = media.apply(
                 Self.status(mediaSessionID: index + 1, items: [3 * index + 1, 3 * index + 2, 3 * index + 3]))
         }
-        let (sessions, items) = (media.mediaJSON.count, media.itemMedia.count)
+        let (sessions, items) = (media.knownMedia.count, media.itemMedia.count)
         #expect(sessions == 1)
         #expect(items <= MediaController.itemMediaLimit + 3, "\(items) queue items' media kept")
         // What the latest status said is still known.

@@ -110,7 +110,7 @@ import Testing
         #expect(!envelope.type.isEmpty)
         if envelope.type == "LOAD" {
             let media = try #require(CastMediaInformation(json: fixture.payload["media"]))
-            #expect(!media.contentID.isEmpty)
+            #expect(!(media.contentID ?? media.contentURL ?? "").isEmpty)
             // Sloppy senders: null or missing streamType means BUFFERED; LIVE stays LIVE.
             let sent = fixture.payload["media"]?["streamType"]?.stringValue
             #expect(media.streamType == (sent ?? "BUFFERED"))
