@@ -84,7 +84,7 @@ extension DeviceController {
             do {
                 let reply = try await send(status.mediaSessionID)
                 applyMedia(reply)
-            } catch let error as CastLinkError where error.deviceError?.reason == "INVALID_MEDIA_SESSION_ID" {
+            } catch let error as CastLinkError where error.deviceError?.isStaleMediaSession == true {
                 let refreshed = try await link.requestReply(
                     namespace: CastNamespace.media, destination: session.transportID
                 ) {

@@ -11,7 +11,7 @@ extension DeviceController {
     func handle(_ received: LinkMessage, on link: CastLink) {
         let message = received.message
         guard message.payloadType == .string else { return }
-        if !message.namespace.hasPrefix("urn:x-cast:com.google.cast.") {
+        if !CastNamespace.isPlatform(message.namespace) {
             deliverAppMessage(message)
             return
         }
@@ -26,16 +26,16 @@ extension DeviceController {
         }
         let type = CastEnvelope(payload).type
         switch (message.namespace, type) {
-        case (CastNamespace.receiver, "RECEIVER_STATUS"):
+        case (CastNamespace.receiver, CastMessageType.receiverStatus):
             applyReceiver(receiverState.read(payload), arrival: received.arrival)
-        case (CastNamespace.media, "MEDIA_STATUS"):
+        case (CastNamespace.media, CastMessageType.mediaStatus):
             guard let session,
                 message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
             applyMedia(payload, arrival: received.arrival)
         case (CastNamespace.multizone, _):
             applyMultizone(payload, type: type)
-        case (CastNamespace.connection, "CLOSE"):
+        case (CastNamespace.connection, CastMessageType.close):
             logger.debug("device closed a virtual connection", metadata: ["cast.source": "\(message.sourceID)"])
         default:
             logger.trace("message", metadata: ["cast.namespace": "\(message.namespace)", "cast.type": "\(type)"])

@@ -105,7 +105,7 @@ extension DeviceController {
             let reply = try await receiverRequest(link) {
                 ReceiverRequest.launch(
                     appID: appID, requestID: $0, language: options.language.nonEmpty,
-                    supportedAppTypes: options.androidTv ? ["WEB", "ANDROID_TV"] : nil,
+                    androidTV: options.androidTv,
                     credentials: options.credentials.nonEmpty, credentialsType: options.credentialsType.nonEmpty)
             }
             var status = applyReceiver(reply)

@@ -206,10 +206,10 @@ public actor DeviceController {
             case .deviceError:
                 let deviceError = error.deviceError
                 let code: CastdCode
-                switch deviceError?.type {
-                case "INVALID_REQUEST": code = .invalidArgument
-                case "LOAD_CANCELLED": code = .aborted
-                case "LAUNCH_ERROR" where deviceError?.reason == "NOT_FOUND": code = .notFound
+                switch deviceError {
+                case let e? where e.isInvalidRequest: code = .invalidArgument
+                case let e? where e.isLoadCancelled: code = .aborted
+                case let e? where e.isUnknownApp: code = .notFound
                 default: code = .failedPrecondition
                 }
                 var details = Castd_V1_DeviceError()

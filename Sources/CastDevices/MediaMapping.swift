@@ -48,66 +48,96 @@ private func extraText(_ others: [String: JSONValue]) -> String {
 // MARK: enums
 
 extension Castd_V1_RepeatMode {
-    init?(cast text: String) {
-        switch text {
-        case "REPEAT_OFF": self = .off
-        case "REPEAT_ALL": self = .all
-        case "REPEAT_SINGLE": self = .single
-        case "REPEAT_ALL_AND_SHUFFLE": self = .allAndShuffle
-        default: return nil
+    init(_ mode: CastRepeatMode) {
+        switch mode {
+        case .off: self = .off
+        case .all: self = .all
+        case .single: self = .single
+        case .allAndShuffle: self = .allAndShuffle
         }
     }
 
-    public var castValue: String {
+    var castValue: CastRepeatMode {
         switch self {
-        case .all: return "REPEAT_ALL"
-        case .single: return "REPEAT_SINGLE"
-        case .allAndShuffle: return "REPEAT_ALL_AND_SHUFFLE"
-        default: return "REPEAT_OFF"
+        case .all: .all
+        case .single: .single
+        case .allAndShuffle: .allAndShuffle
+        default: .off
         }
     }
 }
 
 extension Castd_V1_TrackType {
-    init(cast text: String) {
-        switch text.uppercased() {
-        case "TEXT": self = .text
-        case "AUDIO": self = .audio
-        case "VIDEO": self = .video
-        default: self = .unspecified
+    init(_ type: CastTrackType?) {
+        switch type {
+        case .text?: self = .text
+        case .audio?: self = .audio
+        case .video?: self = .video
+        case nil: self = .unspecified
         }
     }
 
-    var castValue: String? {
+    var castValue: CastTrackType? {
         switch self {
-        case .text: return "TEXT"
-        case .audio: return "AUDIO"
-        case .video: return "VIDEO"
-        default: return nil
+        case .text: .text
+        case .audio: .audio
+        case .video: .video
+        default: nil
         }
     }
 }
 
 extension Castd_V1_TextTrackSubtype {
-    init(cast text: String) {
-        switch text.uppercased() {
-        case "SUBTITLES": self = .subtitles
-        case "CAPTIONS": self = .captions
-        case "DESCRIPTIONS": self = .descriptions
-        case "CHAPTERS": self = .chapters
-        case "METADATA": self = .metadata
-        default: self = .unspecified
+    init(_ subtype: CastTextTrackSubtype?) {
+        switch subtype {
+        case .subtitles?: self = .subtitles
+        case .captions?: self = .captions
+        case .descriptions?: self = .descriptions
+        case .chapters?: self = .chapters
+        case .metadata?: self = .metadata
+        case nil: self = .unspecified
         }
     }
 
-    var castValue: String? {
+    var castValue: CastTextTrackSubtype? {
         switch self {
-        case .subtitles: return "SUBTITLES"
-        case .captions: return "CAPTIONS"
-        case .descriptions: return "DESCRIPTIONS"
-        case .chapters: return "CHAPTERS"
-        case .metadata: return "METADATA"
-        default: return nil
+        case .subtitles: .subtitles
+        case .captions: .captions
+        case .descriptions: .descriptions
+        case .chapters: .chapters
+        case .metadata: .metadata
+        default: nil
+        }
+    }
+}
+
+extension Castd_V1_PlayerState {
+    init(_ state: CastPlayerState?) {
+        switch state {
+        case .idle?: self = .idle
+        case .playing?: self = .playing
+        case .paused?: self = .paused
+        case .buffering?: self = .buffering
+        case .loading?: self = .loading
+        case nil: self = .unknown
+        }
+    }
+}
+
+extension Castd_V1_StreamType {
+    init(_ type: CastStreamType) {
+        switch type {
+        case .none: self = .none
+        case .buffered: self = .buffered
+        case .live: self = .live
+        }
+    }
+
+    var castValue: CastStreamType {
+        switch self {
+        case .none: .none
+        case .live: .live
+        default: .buffered
         }
     }
 }
@@ -186,8 +216,8 @@ extension CastdMediaTrack {
     init(_ cast: CastMediaTrack) {
         self.init()
         trackID = cast.trackID ?? 0
-        type = Castd_V1_TrackType(cast: cast.type ?? "")
-        subtype = Castd_V1_TextTrackSubtype(cast: cast.subtype ?? "")
+        type = Castd_V1_TrackType(cast.trackType)
+        subtype = Castd_V1_TextTrackSubtype(cast.textSubtype)
         contentID = cast.trackContentID ?? ""
         contentType = cast.trackContentType ?? ""
         name = cast.name ?? ""
@@ -197,8 +227,8 @@ extension CastdMediaTrack {
 
     public func castValue() throws -> CastMediaTrack {
         var t = CastMediaTrack(trackID: trackID)
-        t.type = type.castValue
-        t.subtype = subtype.castValue
+        t.trackType = type.castValue
+        t.textSubtype = subtype.castValue
         t.trackContentID = contentID.nonEmpty
         t.trackContentType = contentType.nonEmpty
         t.name = name.nonEmpty
@@ -305,7 +335,7 @@ extension CastdMediaInformation {
         contentID = cast.contentID ?? ""
         contentURL = cast.contentURL ?? ""
         contentType = cast.contentType ?? ""
-        streamType = Castd_V1_StreamType(cast: cast.streamType)
+        streamType = Castd_V1_StreamType(cast.stream)
         duration = max(0, cast.duration ?? 0)
         if let metadata = cast.metadata { self.metadata = CastdMediaMetadata(metadata) }
         customDataJson = jsonText(cast.customData)
@@ -321,7 +351,8 @@ extension CastdMediaInformation {
     public func castValue() throws -> CastMediaInformation {
         var m = CastMediaInformation(
             contentID: contentID.isEmpty ? contentURL : contentID, contentURL: contentURL.nonEmpty,
-            streamType: streamType.castValue, contentType: contentType.nonEmpty, duration: unlessZero(duration),
+            streamType: streamType.castValue.rawValue, contentType: contentType.nonEmpty,
+            duration: unlessZero(duration),
             metadata: hasMetadata ? try metadata.castValue() : nil,
             others: try clientExtra(extraJson, field: "media.extra_json"))
         m.customData = try parseClientJSON(customDataJson, field: "media.custom_data_json")
@@ -376,7 +407,7 @@ extension CastdMediaStatus {
         self.init()
         self.deviceID = deviceID
         mediaSessionID = cast.mediaSessionID
-        playerState = Castd_V1_PlayerState(cast: cast.playerState)
+        playerState = Castd_V1_PlayerState(cast.state)
         idleReason = cast.idleReason ?? ""
         currentTime = max(0, cast.currentTime)
         playbackRate = cast.playbackRate
@@ -392,7 +423,7 @@ extension CastdMediaStatus {
         currentItemID = cast.currentItemID ?? 0
         loadingItemID = cast.loadingItemID ?? 0
         preloadedItemID = cast.preloadedItemID ?? 0
-        repeatMode = cast.repeatMode.flatMap(Castd_V1_RepeatMode.init(cast:)) ?? .off
+        repeatMode = cast.repetition.map(Castd_V1_RepeatMode.init) ?? .off
         if let breakStatus = cast.breakStatus {
             var b = Castd_V1_BreakStatus()
             b.breakID = breakStatus.breakID ?? ""

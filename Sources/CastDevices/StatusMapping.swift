@@ -54,37 +54,6 @@ extension Castd_V1_ReceiverStatus {
     }
 }
 
-extension Castd_V1_PlayerState {
-    init(cast state: String) {
-        switch state.uppercased() {
-        case "IDLE": self = .idle
-        case "PLAYING": self = .playing
-        case "PAUSED": self = .paused
-        case "BUFFERING": self = .buffering
-        case "LOADING": self = .loading
-        default: self = .unknown
-        }
-    }
-}
-
-extension Castd_V1_StreamType {
-    init(cast type: String) {
-        switch type.uppercased() {
-        case "NONE": self = .none
-        case "LIVE": self = .live
-        default: self = .buffered
-        }
-    }
-
-    var castValue: String {
-        switch self {
-        case .none: return "NONE"
-        case .live: return "LIVE"
-        default: return "BUFFERED"
-        }
-    }
-}
-
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -29,10 +29,24 @@ public enum CastNamespace {
     public static let media = "urn:x-cast:com.google.cast.media"
     public static let multizone = "urn:x-cast:com.google.cast.multizone"
 
+    /// The Cast platform's own namespaces (`com.google.cast.*`); apps use others.
+    public static func isPlatform(_ namespace: String) -> Bool {
+        namespace.hasPrefix("urn:x-cast:com.google.cast.")
+    }
+
     /// `tp.*` namespaces need no virtual connection.
     public static func isTransport(_ namespace: String) -> Bool {
         namespace.hasPrefix("urn:x-cast:com.google.cast.tp.")
     }
+}
+
+/// The `type` of the messages castd reads by type (requests are typed: `MediaRequest`,
+/// `ReceiverRequest`).
+public enum CastMessageType {
+    public static let receiverStatus = "RECEIVER_STATUS"
+    public static let mediaStatus = "MEDIA_STATUS"
+    /// On the connection namespace: the other side closed a virtual connection.
+    public static let close = "CLOSE"
 }
 
 /// Well-known app ids.

@@ -14,7 +14,7 @@ public enum ConnectionMessage {
         ]
     }
 
-    public static let close: JSONValue = ["type": "CLOSE"]
+    public static let close: JSONValue = ["type": .string(CastMessageType.close)]
     public static let ping: JSONValue = ["type": "PING"]
     public static let pong: JSONValue = ["type": "PONG"]
 }

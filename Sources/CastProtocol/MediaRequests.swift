@@ -153,14 +153,13 @@ public struct QueueLoad: Sendable, Hashable {
     /// The items, without item ids (the receiver gives them).
     public var items: [CastQueueItem]
     public var startIndex: Int
-    /// "REPEAT_OFF", "REPEAT_ALL", "REPEAT_SINGLE" or "REPEAT_ALL_AND_SHUFFLE".
-    public var repeatMode: String
+    public var repeatMode: CastRepeatMode
     /// Where to start in the first item played, in seconds; nil: its start.
     public var currentTime: Double?
     public var customData: JSONValue?
 
     public init(
-        items: [CastQueueItem], startIndex: Int = 0, repeatMode: String = "REPEAT_OFF", currentTime: Double? = nil,
+        items: [CastQueueItem], startIndex: Int = 0, repeatMode: CastRepeatMode = .off, currentTime: Double? = nil,
         customData: JSONValue? = nil
     ) {
         self.items = items
@@ -173,7 +172,7 @@ public struct QueueLoad: Sendable, Hashable {
     var fields: [String: JSONValue] {
         var o: [String: JSONValue] = [
             "items": .array(items.map(\.json)), "startIndex": .number(Double(startIndex)),
-            "repeatMode": .string(repeatMode),
+            "repeatMode": .string(repeatMode.rawValue),
         ]
         if let currentTime { o["currentTime"] = .number(currentTime) }
         if let customData { o["customData"] = customData }
@@ -189,14 +188,14 @@ public struct QueueLoad: Sendable, Hashable {
 public struct QueueUpdate: Sendable, Hashable {
     public var currentItemID: Int64?
     public var jump: Int32?
-    public var repeatMode: String?
+    public var repeatMode: CastRepeatMode?
     /// The items, with their item ids.
     public var items: [CastQueueItem]
     /// Where to start in the item jumped to, in seconds.
     public var currentTime: Double?
 
     public init(
-        currentItemID: Int64? = nil, jump: Int32? = nil, repeatMode: String? = nil, items: [CastQueueItem] = [],
+        currentItemID: Int64? = nil, jump: Int32? = nil, repeatMode: CastRepeatMode? = nil, items: [CastQueueItem] = [],
         currentTime: Double? = nil
     ) {
         self.currentItemID = currentItemID
@@ -216,7 +215,7 @@ public struct QueueUpdate: Sendable, Hashable {
         var o: [String: JSONValue] = [:]
         if let currentItemID { o["currentItemId"] = .number(Double(currentItemID)) }
         if let jump { o["jump"] = .number(Double(jump)) }
-        if let repeatMode { o["repeatMode"] = .string(repeatMode) }
+        if let repeatMode { o["repeatMode"] = .string(repeatMode.rawValue) }
         if !items.isEmpty { o["items"] = .array(items.map(\.json)) }
         if let currentTime { o["currentTime"] = .number(currentTime) }
         return o

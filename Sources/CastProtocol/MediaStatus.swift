@@ -80,11 +80,11 @@ public struct CastMediaStatus: Sendable, Hashable {
     }
 
     /// Playing, paused or buffering: media someone has going.
-    public var isActive: Bool { ["PLAYING", "PAUSED", "BUFFERING"].contains(playerState) }
+    public var isActive: Bool { [.playing, .paused, .buffering].contains(state) }
     /// Idle with a reason: the media session is over.
-    public var hasEnded: Bool { playerState == "IDLE" && idleReason != nil }
+    public var hasEnded: Bool { state == .idle && idleReason != nil }
     /// Over by itself, finished or failed; not stopped, cancelled or interrupted.
-    public var endedByItself: Bool { playerState == "IDLE" && (idleReason == "FINISHED" || idleReason == "ERROR") }
+    public var endedByItself: Bool { state == .idle && (idleReason == "FINISHED" || idleReason == "ERROR") }
 
     /// The entries of a MEDIA_STATUS payload: `[]` when there is no media session (`status`
     /// absent, null, an empty array, entries without `mediaSessionId`); nil when `status`

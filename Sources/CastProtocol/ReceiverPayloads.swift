@@ -152,18 +152,18 @@ public enum ReceiverRequest {
         ["type": "GET_STATUS", "requestId": .number(Double(requestID))]
     }
 
-    /// LAUNCH. `supportedAppTypes` ["WEB", "ANDROID_TV"] lets a Cast Connect app start its
-    /// Android TV receiver; credentials go in `appParams.launchCheckerParams.credentialsData`,
+    /// LAUNCH. `androidTV` lets a Cast Connect app start its Android TV receiver (supported app
+    /// types WEB and ANDROID_TV); credentials go in `appParams.launchCheckerParams.credentialsData`,
     /// where Chromium's and the Android sender SDK's LAUNCH put them.
     public static func launch(
-        appID: String, requestID: Int64, language: String? = nil, supportedAppTypes: [String]? = nil,
+        appID: String, requestID: Int64, language: String? = nil, androidTV: Bool = false,
         credentials: String? = nil, credentialsType: String? = nil
     ) -> JSONValue {
         var o: [String: JSONValue] = [
             "type": "LAUNCH", "requestId": .number(Double(requestID)), "appId": .string(appID),
         ]
         if let language { o["language"] = .string(language) }
-        if let supportedAppTypes { o["supportedAppTypes"] = .array(supportedAppTypes.map { .string($0) }) }
+        if androidTV { o["supportedAppTypes"] = ["WEB", "ANDROID_TV"] }
         if credentials != nil || credentialsType != nil {
             var data: [String: JSONValue] = [:]
             if let credentials { data["credentials"] = .string(credentials) }
@@ -233,6 +233,15 @@ public struct CastDeviceError: Error, Sendable, Hashable, CustomStringConvertibl
         "LAUNCH_ERROR", "LOAD_FAILED", "LOAD_CANCELLED", "INVALID_PLAYER_STATE", "INVALID_REQUEST",
         "ERROR", "INVALID_MEDIA_SESSION_ID",
     ]
+
+    /// The device refused the request as malformed (INVALID_REQUEST).
+    public var isInvalidRequest: Bool { type == "INVALID_REQUEST" }
+    /// A newer LOAD replaced the one this answers (LOAD_CANCELLED).
+    public var isLoadCancelled: Bool { type == "LOAD_CANCELLED" }
+    /// The device does not know the app asked for (LAUNCH_ERROR, NOT_FOUND).
+    public var isUnknownApp: Bool { type == "LAUNCH_ERROR" && reason == "NOT_FOUND" }
+    /// The request named a media session that is over (INVALID_MEDIA_SESSION_ID).
+    public var isStaleMediaSession: Bool { reason == "INVALID_MEDIA_SESSION_ID" }
 
     public var description: String {
         var s = type

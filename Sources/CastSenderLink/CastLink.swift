@@ -406,7 +406,7 @@ public final class CastLink: Sendable {
         }
         if message.payloadType == .string, let payload = try? message.jsonPayload() {
             let envelope = CastEnvelope(payload)
-            if message.namespace == CastNamespace.connection, envelope.type == "CLOSE" {
+            if message.namespace == CastNamespace.connection, envelope.type == CastMessageType.close {
                 // The device closed a virtual connection (e.g. the app stopped).
                 _ = state.withLock { $0.connectedDestinations.remove(message.sourceID) }
             }

@@ -1,0 +1,79 @@
+// The media namespace's words for states and kinds, typed. The payload types keep the word a
+// device sent (so a word castd does not know is not lost on the way through); these read it and
+// write it.
+
+/// A media player's state (MEDIA_STATUS `playerState`).
+public enum CastPlayerState: String, Sendable, Hashable, CaseIterable {
+    case idle = "IDLE"
+    case playing = "PLAYING"
+    case paused = "PAUSED"
+    case buffering = "BUFFERING"
+    case loading = "LOADING"
+}
+
+/// How the media streams (MediaInformation `streamType`).
+public enum CastStreamType: String, Sendable, Hashable, CaseIterable {
+    case none = "NONE"
+    case buffered = "BUFFERED"
+    case live = "LIVE"
+}
+
+/// How a queue repeats (`repeatMode`).
+public enum CastRepeatMode: String, Sendable, Hashable, CaseIterable {
+    case off = "REPEAT_OFF"
+    case all = "REPEAT_ALL"
+    case single = "REPEAT_SINGLE"
+    case allAndShuffle = "REPEAT_ALL_AND_SHUFFLE"
+}
+
+/// A track's kind (MediaTrack `type`).
+public enum CastTrackType: String, Sendable, Hashable, CaseIterable {
+    case text = "TEXT"
+    case audio = "AUDIO"
+    case video = "VIDEO"
+}
+
+/// What a text track holds (MediaTrack `subtype`).
+public enum CastTextTrackSubtype: String, Sendable, Hashable, CaseIterable {
+    case subtitles = "SUBTITLES"
+    case captions = "CAPTIONS"
+    case descriptions = "DESCRIPTIONS"
+    case chapters = "CHAPTERS"
+    case metadata = "METADATA"
+}
+
+extension CastMediaStatus {
+    /// `playerState`, typed (in any case); nil for a state castd does not know.
+    public var state: CastPlayerState? {
+        get { CastPlayerState(rawValue: playerState.uppercased()) }
+        set { playerState = newValue?.rawValue ?? "UNKNOWN" }
+    }
+
+    /// `repeatMode`, typed; nil when absent or unknown.
+    public var repetition: CastRepeatMode? {
+        get { repeatMode.flatMap(CastRepeatMode.init(rawValue:)) }
+        set { repeatMode = newValue?.rawValue }
+    }
+}
+
+extension CastMediaInformation {
+    /// `streamType`, typed (in any case): what is absent or unknown is buffered.
+    public var stream: CastStreamType {
+        get { CastStreamType(rawValue: streamType.uppercased()) ?? .buffered }
+        set { streamType = newValue.rawValue }
+    }
+}
+
+extension CastMediaTrack {
+    /// `type`, typed (in any case); nil when absent or unknown.
+    public var trackType: CastTrackType? {
+        get { type.flatMap { CastTrackType(rawValue: $0.uppercased()) } }
+        set { type = newValue?.rawValue }
+    }
+
+    /// `subtype`, typed (in any case); nil when absent or unknown.
+    public var textSubtype: CastTextTrackSubtype? {
+        get { subtype.flatMap { CastTextTrackSubtype(rawValue: $0.uppercased()) } }
+        set { subtype = newValue?.rawValue }
+    }
+}
