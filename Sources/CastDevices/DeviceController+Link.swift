@@ -11,7 +11,7 @@ extension DeviceController {
     /// The connected link, connecting first if needed. Fails with UNAVAILABLE if the device
     /// cannot be reached within the connect timeout.
     func link() async throws -> CastLink {
-        switch phase {
+        switch keeper.phase {
         case .connected(let link):
             return link
         case .connecting:
@@ -21,14 +21,13 @@ extension DeviceController {
         }
         // A request whose caller gives up (its deadline, a cancelled call, castd stopping) stops
         // waiting at once, rather than when the attempt ends (or never, if it never runs).
-        nextLinkWaiter += 1
-        let id = nextLinkWaiter
+        let id = keeper.nextWaiterID()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                 } else {
-                    linkWaiters.append((id, continuation))
+                    keeper.wait(id, continuation)
                 }
             }
         } onCancel: {
@@ -42,20 +41,20 @@ extension DeviceController {
     /// takes no place.
     func link(openingWithin limiter: LinkAttemptLimiter) async throws -> CastLink {
         while true {
-            switch phase {
+            switch keeper.phase {
             case .connected(let link):
                 return link
             case .connecting:
                 return try await link()
             case .idle:
-                let gap = remainingGap()
+                let gap = keeper.remainingGap()
                 if gap > .zero {
                     try await Task.sleep(for: gap)
                     continue
                 }
                 try await limiter.acquire()
                 // Things may have moved while this call waited.
-                guard case .idle = phase, remainingGap() == .zero else {
+                guard keeper.isIdle, keeper.remainingGap() == .zero else {
                     limiter.release()
                     continue
                 }
@@ -66,8 +65,7 @@ extension DeviceController {
     }
 
     func dropLinkWaiter(_ id: UInt64) {
-        guard let index = linkWaiters.firstIndex(where: { $0.id == id }) else { return }
-        linkWaiters.remove(at: index).continuation.resume(throwing: CancellationError())
+        keeper.removeWaiter(id)?.resume(throwing: CancellationError())
     }
 
     /// Connects in the background (a group, to learn its members), without waiting.
@@ -78,18 +76,13 @@ extension DeviceController {
     /// Starts an attempt now, or as soon as the last one is a ``ReconnectBackoff/minimumGap``
     /// old: never more than one attempt per second per device, however many reasons to try.
     func attemptSoon() {
-        guard case .idle = phase else { return }
-        let gap = remainingGap()
+        guard keeper.isIdle else { return }
+        let gap = keeper.remainingGap()
         if gap > .zero {
             scheduleAttempt(after: gap)
         } else {
             startAttempt()
         }
-    }
-
-    /// How long until an attempt may start: the rest of the minimum gap since the last one.
-    func remainingGap() -> Duration {
-        lastAttemptStart.map { backoff.remainingGap(sinceLastAttempt: ContinuousClock.now - $0) } ?? .zero
     }
 
     /// Stops waiting to rejoin the suspended session (if any) and tells everyone it ended.
@@ -104,11 +97,7 @@ extension DeviceController {
     }
 
     func startAttempt(permit: LinkAttemptLimiter? = nil) {
-        retryGeneration += 1  // a retry still sleeping is now moot
-        phase = .connecting
-        attemptPermit = permit
-        lastAttemptStart = .now
-        let retrying = failedRetries > 0 || wantsLink
+        let retrying = keeper.startAttempt(permit: permit)
         hub.updateKnownDevice(id: id) {
             $0.linkState = .connecting
             $0.nextRetryAtMs = 0
@@ -120,10 +109,9 @@ extension DeviceController {
 
     /// Tries again after `delay`, unless something starts an attempt first.
     func scheduleAttempt(after delay: Duration) {
-        retryGeneration += 1
-        let generation = retryGeneration
+        let generation = keeper.scheduleRetry()
         let at = Date().addingTimeInterval(Double(ReconnectBackoff.milliseconds(delay)) / 1000)
-        let attempts = failedRetries
+        let attempts = keeper.failedRetries
         hub.updateKnownDevice(id: id) {
             $0.linkState = .reconnecting
             $0.nextRetryAtMs = Int64((at.timeIntervalSince1970 * 1000).rounded())
@@ -140,14 +128,14 @@ extension DeviceController {
     }
 
     func retryFired(_ generation: UInt64) {
-        guard generation == retryGeneration, case .idle = phase else { return }
+        guard keeper.retryIsDue(generation) else { return }
         startAttempt()
     }
 
     /// mDNS announced the device (again, or at a new address): if castd is waiting to retry,
     /// retry now rather than at the end of the backoff.
     func announced() {
-        guard case .idle = phase, wantsLink || suspended != nil else { return }
+        guard keeper.isIdle, keeper.wantsLink || suspended != nil else { return }
         logger.debug("announced while disconnected; retrying now")
         attemptSoon()
     }
@@ -157,10 +145,9 @@ extension DeviceController {
     @discardableResult
     func vanished() -> Bool {
         guard suspended == nil, session == nil else { return false }
-        wantsLink = false
-        guard case .idle = phase else { return false }
-        retryGeneration += 1
-        failedRetries = 0
+        keeper.wantsLink = false
+        guard keeper.isIdle else { return false }
+        keeper.callOffRetries()
         hub.updateKnownDevice(id: id) {
             if $0.linkState == .reconnecting { $0.linkState = .disconnected }
             $0.nextRetryAtMs = 0
@@ -172,8 +159,8 @@ extension DeviceController {
     /// one), no session (live or to rejoin), no link it will open on its own, no client
     /// listening on its channels. A registry may then forget it.
     var isIdle: Bool {
-        guard case .idle = phase else { return false }
-        return !wantsLink && session == nil && suspended == nil && linkWaiters.isEmpty && !channels.hasListeners
+        keeper.isIdle && !keeper.wantsLink && session == nil && suspended == nil && !keeper.hasWaiters
+            && !channels.hasListeners
     }
 
     /// A session saved by a castd that stopped (or was killed): hold it as suspended and connect,
@@ -183,7 +170,7 @@ extension DeviceController {
         suspended = saved.suspendedSession
         suspendedAt = .now
         hub.updateSession(saved.suspendedSession)
-        wantsLink = true
+        keeper.wantsLink = true
         attemptSoon()
     }
 
@@ -223,19 +210,13 @@ extension DeviceController {
         ) {
             ReceiverRequest.getStatus(requestID: $0)
         }
-        phase = .connected(link)
-        releaseAttemptPermit()
-        let downtime = lostAt.map { ContinuousClock.now - $0 }
+        let (downtime, failedRetries) = keeper.up(link)
         logger.info(
             "connected",
             metadata: [
                 "device.address": "\(endpoint)",
                 "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")",
             ])
-        wantsLink = true
-        everUp = true
-        failedRetries = 0
-        lostAt = nil
         hub.updateKnownDevice(id: id) {
             $0.linkState = .connected
             $0.linkError = ""
@@ -249,32 +230,14 @@ extension DeviceController {
         if let suspended {
             await resume(suspended, status: status, on: link)
         }
-        let waiters = linkWaiters
-        linkWaiters.removeAll()
-        for waiter in waiters { waiter.continuation.resume(returning: link) }
-    }
-
-    func releaseAttemptPermit() {
-        attemptPermit?.release()
-        attemptPermit = nil
+        for waiter in keeper.takeWaiters() { waiter.resume(returning: link) }
     }
 
     func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
-        releaseAttemptPermit()
-        let wasConnected: Bool
-        if case .connected = phase { wasConnected = true } else { wasConnected = false }
-        phase = .idle
-        if wasConnected || wasUp {
-            lostAt = .now
-            failedRetries = 0
-        } else if wantsLink || suspended != nil {
-            failedRetries += 1
-        }
-        logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(failedRetries)"])
-        let waiters = linkWaiters
-        linkWaiters.removeAll()
+        let wasConnected = keeper.down(wasUp: wasUp, holdsSession: suspended != nil)
+        logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(keeper.failedRetries)"])
         let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
-        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        for waiter in keeper.takeWaiters() { waiter.resume(throwing: error) }
         if var session {
             session.state = .suspended
             session.reason = "connection to the device lost: \(reason)"
@@ -288,7 +251,7 @@ extension DeviceController {
             // What answers at this address is not a device castd trusts: no retrying on its own
             // (a client's request or the device's next announcement tries again), and a session
             // waiting for the genuine device is not rejoined through it.
-            wantsLink = false
+            keeper.wantsLink = false
             endSuspended(reason: "castd refused the device: \(reason)")
         }
         var gaveUp = false
@@ -296,14 +259,12 @@ extension DeviceController {
             // Long enough: stop holding the session (the app, if it still runs, is untouched).
             endSuspended(
                 reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
-            if !everUp { wantsLink = false }
+            if !keeper.everUp { keeper.wantsLink = false }
             gaveUp = true
         }
-        if wantsLink || suspended != nil {
-            // Retry on our own: within a second of a loss, then backing off.
-            let delay = backoff.delay(afterFailures: failedRetries)
+        if keeper.wantsLink || suspended != nil {
             hub.updateKnownDevice(id: id) { $0.linkError = reason }
-            scheduleAttempt(after: max(delay, remainingGap()))
+            scheduleAttempt(after: keeper.retryDelay())
         } else {
             hub.updateKnownDevice(id: id) {
                 $0.linkState = wasConnected ? .disconnected : .failed

@@ -26,7 +26,8 @@ public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
 /// Each namespace's messages and state have a controller of their own, which the actor owns
 /// and its isolation guards: `ReceiverController` (RECEIVER_STATUS, app availability),
 /// `MediaController` (MEDIA_STATUS, the one source of what the device plays, and the checks of
-/// requests about it), `MultizoneController` (a group's members). The actor does the sending,
+/// requests about it), `MultizoneController` (a group's members); so does the link
+/// (`LinkKeeper`: whether castd has one, and when it tries again). The actor does the sending,
 /// the publishing and what spans them, a file per concern: `+Link` (connect, reconnect,
 /// rejoin), `+Receiver` (the link's messages, in order, to their controllers; the session a
 /// RECEIVER_STATUS implies), `+MediaStatus`, `+Multizone`, `+Authentication`; and what clients
@@ -41,7 +42,6 @@ public actor DeviceController {
     public nonisolated let channels = NamespaceListeners()
     let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     let linkConfiguration: CastLinkConfiguration
-    let backoff: ReconnectBackoff
     let sessionStore: SessionStore?
     /// The key each device id first authenticated with; nil: no pinning.
     let keyPins: DeviceKeyPins?
@@ -59,32 +59,10 @@ public actor DeviceController {
     /// Messages the device (or an app on it) sent that castd cannot read: a few logged a minute.
     let badMessageLog = LogThrottle()
 
-    enum Phase {
-        case idle
-        case connecting
-        case connected(CastLink)
-    }
-    var phase: Phase = .idle
-    /// Where the attempt in flight holds its place, when a read call started it
-    /// (`link(openingWithin:)`): given back when the attempt ends.
-    var attemptPermit: LinkAttemptLimiter?
-    /// castd keeps this device's link: once a link has been up, castd reconnects on its own
-    /// whenever it drops, until the device leaves mDNS with no session to rejoin.
-    var wantsLink = false
-    /// Attempts that failed since the link was lost (the backoff's exponent).
-    var failedRetries = 0
-    var lastAttemptStart: ContinuousClock.Instant?
-    var lostAt: ContinuousClock.Instant?
-    /// Whether a link to this device has been up in this castd's life.
-    var everUp = false
+    /// The link: whether castd has one, and when it tries again.
+    var keeper: LinkKeeper<CastLink>
     /// How long a suspended session waits for its device before castd gives it up.
     let resumeWindow: Duration
-    /// Bumped whenever an attempt starts or is rescheduled: a sleeping retry with an older
-    /// generation does nothing when it wakes.
-    var retryGeneration: UInt64 = 0
-    /// Requests waiting for the link, by a number each, so a cancelled one can leave.
-    var linkWaiters: [(id: UInt64, continuation: CheckedContinuation<CastLink, any Error>)] = []
-    var nextLinkWaiter: UInt64 = 0
     /// The receiver namespace: what the device last said of itself, and of the apps it can run.
     var receiverState: ReceiverController
     var session: CastdSession?
@@ -118,7 +96,7 @@ public actor DeviceController {
         self.info = Locked((name, endpoint))
         self.hub = hub
         self.linkConfiguration = linkConfiguration
-        self.backoff = backoff
+        self.keeper = LinkKeeper(backoff: backoff)
         self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
         self.keyPins = keyPins
