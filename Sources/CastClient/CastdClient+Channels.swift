@@ -21,7 +21,6 @@ extension CastdClient {
         request.device = device
         request.namespace = namespace
         request.text = text
-        try CastdValidation.sendMessage(request)
         return try await unary(CastdMethods.sendMessage, request)
     }
 
@@ -65,11 +64,6 @@ extension CastdClient {
     /// A namespace that is not a `urn:x-cast:` namespace fails the first `next()` with
     /// INVALID_ARGUMENT, without calling the daemon.
     public func listen(device: String = "", namespace: String) -> CastdChannelEventStream {
-        do throws(CastdError) {
-            try CastdValidation.namespace(namespace)
-        } catch {
-            return CastdChannelEventStream(client: self, method: .listen, request: .failure(error))
-        }
         var request = Castd_V1_ListenRequest()
         request.device = device
         request.namespace = namespace

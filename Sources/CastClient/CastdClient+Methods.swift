@@ -67,7 +67,6 @@ extension CastdClient {
         var request = Castd_V1_AppAvailabilityRequest()
         request.device = device
         request.appIds = appIDs
-        try CastdValidation.appAvailability(request)
         return try await unary(CastdMethods.getAppAvailability, request)
     }
 
@@ -94,7 +93,6 @@ extension CastdClient {
         request.appID = appID
         request.mode = mode
         if let launch { request.launch = launch }
-        try CastdValidation.startSession(request)
         return try await unary(CastdMethods.startSession, request)
     }
 
@@ -151,7 +149,6 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if the playback
     ///   rate is neither 0 nor within 0.5…2.0, or `customDataJson` is not a JSON object.
     public func load(_ request: CastdLoadRequest) async throws -> CastdMediaStatus {
-        try CastdValidation.load(request)
         if !request.customDataJson.isEmpty { try Self.checkJSONObject(request.customDataJson, what: "customDataJson") }
         return try await unary(CastdMethods.load, request)
     }
@@ -189,7 +186,6 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if `rate` is outside
     ///   ``CastdValidation/playbackRates`` (0.5…2.0).
     public func setPlaybackRate(_ rate: Double, device: String = "") async throws -> CastdMediaStatus {
-        try CastdValidation.rate(rate)
         var request = Castd_V1_SetPlaybackRateRequest()
         request.device = device
         request.rate = rate
@@ -217,7 +213,6 @@ extension CastdClient {
             request.activeTracks = tracks
         }
         if let textTrackStyle { request.textTrackStyle = textTrackStyle }
-        try CastdValidation.editTracks(request)
         return try await unary(CastdMethods.editTracks, request)
     }
 
@@ -230,7 +225,7 @@ extension CastdClient {
         muted: Bool? = nil,
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: false)
+        let request = Self.volumeRequest(level: level, muted: muted, device: device)
         return try await unary(CastdMethods.setStreamVolume, request)
     }
 
@@ -253,7 +248,7 @@ extension CastdClient {
     /// - Throws: ``CastdError`` INVALID_ARGUMENT, without calling the daemon, if neither is given
     ///   or the level is outside 0…1.
     public func setVolume(level: Double? = nil, muted: Bool? = nil, device: String = "") async throws -> CastdVolume {
-        let request = try Self.volumeRequest(level: level, muted: muted, device: device, allowSteps: true)
+        let request = Self.volumeRequest(level: level, muted: muted, device: device)
         return try await unary(CastdMethods.setVolume, request)
     }
 
@@ -266,7 +261,6 @@ extension CastdClient {
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
         request.steps = steps
-        try CastdValidation.volume(request, allowSteps: true)
         return try await unary(CastdMethods.setVolume, request)
     }
 
@@ -278,17 +272,11 @@ extension CastdClient {
         return request
     }
 
-    private static func volumeRequest(
-        level: Double?,
-        muted: Bool?,
-        device: String,
-        allowSteps: Bool
-    ) throws(CastdError) -> Castd_V1_SetVolumeRequest {
+    private static func volumeRequest(level: Double?, muted: Bool?, device: String) -> Castd_V1_SetVolumeRequest {
         var request = Castd_V1_SetVolumeRequest()
         request.device = device
         if let level { request.level = level }
         if let muted { request.muted = muted }
-        try CastdValidation.volume(request, allowSteps: allowSteps)
         return request
     }
 

@@ -54,6 +54,7 @@ extension CastdClient {
         guard !method.isStreaming else {
             throw CastdError(.invalidArgument, "\(method.path) is a streaming method; unaryOnce makes unary calls")
         }
+        try CastdValidation.check(request, for: method)
         let path = CastdSocketPath.resolve(explicit: socketPath)
         let requestData: Data
         do {

@@ -44,7 +44,6 @@ extension CastdClient {
         request.repeatMode = repeatMode
         request.startTime = startTime
         request.customDataJson = customDataJSON
-        try CastdValidation.queueLoad(request)
         if !customDataJSON.isEmpty { try Self.checkJSONObject(customDataJSON, what: "customDataJSON") }
         return try await unary(CastdMethods.queueLoad, request)
     }
@@ -62,7 +61,6 @@ extension CastdClient {
         playNow: Bool = false,
         device: String = ""
     ) async throws -> CastdMediaStatus {
-        try CastdValidation.newItems(items)
         var request = Castd_V1_QueueInsertRequest()
         request.device = device
         request.items = items
@@ -79,7 +77,6 @@ extension CastdClient {
         var request = Castd_V1_QueueRemoveRequest()
         request.device = device
         request.itemIds = itemIDs
-        try CastdValidation.queueRemove(request)
         return try await unary(CastdMethods.queueRemove, request)
     }
 
@@ -95,7 +92,6 @@ extension CastdClient {
         request.device = device
         request.itemIds = itemIDs
         request.insertBeforeItemID = before
-        try CastdValidation.queueReorder(request)
         return try await unary(CastdMethods.queueReorder, request)
     }
 
@@ -105,7 +101,6 @@ extension CastdClient {
     /// item jumped to). ``queueNext(device:)``, ``queuePrevious(device:)``,
     /// ``queueJump(to:startTime:device:)`` and ``setRepeatMode(_:device:)`` are the common cases.
     public func queueUpdate(_ request: CastdQueueUpdateRequest) async throws -> CastdMediaStatus {
-        try CastdValidation.queueUpdate(request)
         return try await unary(CastdMethods.queueUpdate, request)
     }
 

@@ -228,6 +228,7 @@ public final class CastdClient: Sendable {
                 }
             throw CastdError(.invalidArgument, "\(method.path) is a streaming method; use \(alternative)")
         }
+        try CastdValidation.check(request, for: method)
         let requestData: Data
         do {
             requestData = try request.serializedData()
@@ -273,6 +274,11 @@ public final class CastdClient: Sendable {
     ) -> CastdServerStream<Response> {
         guard method.isStreaming else {
             let error = CastdError(.invalidArgument, "\(method.path) is a unary method; use unary(_:_:as:timeout:)")
+            return CastdServerStream(client: self, method: method, request: .failure(error))
+        }
+        do throws(CastdError) {
+            try CastdValidation.check(request, for: method)
+        } catch {
             return CastdServerStream(client: self, method: method, request: .failure(error))
         }
         do {

@@ -3,6 +3,7 @@
 #else
     import Foundation
 #endif
+import SwiftProtobuf
 
 /// The rules a castd.v1 request must meet, in one place: castd checks every request with them
 /// before anything reaches a device, and clients (CastClient, castc) may check with them before
@@ -22,6 +23,43 @@ public enum CastdValidation {
 
     /// Custom namespaces start with this.
     public static let namespacePrefix = "urn:x-cast:"
+
+    /// Checks `request` against the rules of `method`: the one table of which rule applies to
+    /// which method. castd's router applies it to every call it decodes, and CastClient to every
+    /// call before sending; a method without rules of its own says so here. Throws
+    /// INVALID_ARGUMENT, also for a request that is not the method's request type.
+    public static func check(_ request: any SwiftProtobuf.Message, for method: CastdMethod) throws(CastdError) {
+        func typed<Request: SwiftProtobuf.Message>(_: Request.Type) throws(CastdError) -> Request {
+            guard let typed = request as? Request else {
+                throw CastdError(
+                    .invalidArgument,
+                    "\(method.path) takes a \(Request.protoMessageName), not a \(type(of: request).protoMessageName)")
+            }
+            return typed
+        }
+        switch method {
+        case .listDevices: try appIDs(try typed(Castd_V1_ListDevicesRequest.self).appIds)
+        case .getAppAvailability: try appAvailability(try typed(Castd_V1_AppAvailabilityRequest.self))
+        case .startSession: try startSession(try typed(Castd_V1_StartSessionRequest.self))
+        case .load: try load(try typed(Castd_V1_LoadRequest.self))
+        case .seek: try seek(try typed(Castd_V1_SeekRequest.self))
+        case .setPlaybackRate: try rate(try typed(Castd_V1_SetPlaybackRateRequest.self).rate)
+        case .editTracks: try editTracks(try typed(Castd_V1_EditTracksRequest.self))
+        case .setStreamVolume: try volume(try typed(Castd_V1_SetVolumeRequest.self), allowSteps: false)
+        case .setVolume: try volume(try typed(Castd_V1_SetVolumeRequest.self), allowSteps: true)
+        case .queueLoad: try queueLoad(try typed(Castd_V1_QueueLoadRequest.self))
+        case .queueInsert: try newItems(try typed(Castd_V1_QueueInsertRequest.self).items)
+        case .queueRemove: try queueRemove(try typed(Castd_V1_QueueRemoveRequest.self))
+        case .queueReorder: try queueReorder(try typed(Castd_V1_QueueReorderRequest.self))
+        case .queueUpdate: try queueUpdate(try typed(Castd_V1_QueueUpdateRequest.self))
+        case .sendMessage: try sendMessage(try typed(Castd_V1_SendMessageRequest.self))
+        case .listen: try namespace(try typed(Castd_V1_ListenRequest.self).namespace)
+        // Their requests name a device or a session (castd resolves the selector) or nothing.
+        case .getStatus, .endSession, .play, .pause, .stop, .skipAd, .requestMediaStatus, .watch, .getLogFilter,
+            .setLogFilter, .streamLogs, .forgetDevice, .getDevice:
+            return
+        }
+    }
 
     public static func appIDs(_ ids: [String]) throws(CastdError) {
         guard ids.count <= maximumAppIDs else {
@@ -304,5 +342,19 @@ public enum CastdValidation {
                 "a message of \(text.utf8.count) bytes does not fit in a 64 KiB Cast message (limit \(maximumCastPayload) bytes)"
             )
         }
+    }
+}
+
+extension CastdUnaryMethod {
+    /// Checks `request` against this method's rules (``CastdValidation/check(_:for:)``).
+    public func validate(_ request: Request) throws(CastdError) {
+        try CastdValidation.check(request, for: method)
+    }
+}
+
+extension CastdServerStreamingMethod {
+    /// Checks `request` against this method's rules (``CastdValidation/check(_:for:)``).
+    public func validate(_ request: Request) throws(CastdError) {
+        try CastdValidation.check(request, for: method)
     }
 }

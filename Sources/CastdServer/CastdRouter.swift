@@ -70,7 +70,7 @@ struct CastdRouter: Sendable {
         _ body: @escaping @Sendable (CastdService, Request, CallContext) async throws -> Response
     ) {
         add(method.method, available) { service, bytes, context, send in
-            try await send(try await body(service, try Self.decode(Request.self, bytes), context))
+            try await send(try await body(service, try Self.request(method.method, bytes), context))
         }
     }
 
@@ -82,7 +82,7 @@ struct CastdRouter: Sendable {
         _ body: @escaping @Sendable (CastdService, Request, CallContext) throws -> EncodedMessage
     ) {
         let answer: InlineHandler = { service, bytes, context in
-            try body(service, try Self.decode(Request.self, bytes), context)
+            try body(service, try Self.request(method.method, bytes), context)
         }
         inline[method.method] = Inline(accepts: { _ in true }, answer: answer)
         add(method.method, nil) { service, bytes, context, send in
@@ -100,14 +100,14 @@ struct CastdRouter: Sendable {
         _ body: @escaping @Sendable (CastdService, Request, CallContext) async throws -> Response
     ) {
         let answer: InlineHandler = { service, bytes, context in
-            try inline(service, try Self.decode(Request.self, bytes), context)
+            try inline(service, try Self.request(method.method, bytes), context)
         }
         self.inline[method.method] = Inline(accepts: accepts, answer: answer)
         add(method.method, nil) { service, bytes, context, send in
             if accepts(bytes) {
                 try await send(try answer(service, bytes, context))
             } else {
-                try await send(try await body(service, try Self.decode(Request.self, bytes), context))
+                try await send(try await body(service, try Self.request(method.method, bytes), context))
             }
         }
     }
@@ -120,7 +120,7 @@ struct CastdRouter: Sendable {
         _ body: @escaping @Sendable (CastdService, Request, CallContext, ResponseStream<Response>) async throws -> Void
     ) {
         add(method.method, available) { service, bytes, context, send in
-            try await body(service, try Self.decode(Request.self, bytes), context, ResponseStream(write: send))
+            try await body(service, try Self.request(method.method, bytes), context, ResponseStream(write: send))
         }
     }
 
@@ -134,6 +134,15 @@ struct CastdRouter: Sendable {
             try available(service)
             try await handler(service, bytes, context, send)
         }
+    }
+
+    /// A method's request from its bytes, checked against the method's rules
+    /// (``CastdValidation/check(_:for:)``): what every handler gets. INVALID_ARGUMENT if the
+    /// bytes are not a request of its type, or the request breaks a rule.
+    static func request<M: SwiftProtobuf.Message>(_ method: CastdMethod, _ bytes: [UInt8]) throws(CastdError) -> M {
+        let request = try decode(M.self, bytes)
+        try CastdValidation.check(request, for: method)
+        return request
     }
 
     /// A method's request message from its bytes; INVALID_ARGUMENT if they are not one.

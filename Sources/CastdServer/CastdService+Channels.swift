@@ -6,7 +6,6 @@ import CastdAPI
 extension CastdService {
     static func registerChannels(_ router: inout CastdRouter) {
         router.unary(CastdMethods.sendMessage) { service, request, _ in
-            try CastdValidation.sendMessage(request)
             let text = try request.castText()
             let device = try await service.registry.sessionController(for: request.device)
             let session = try await device.sendMessage(namespace: request.namespace, text: text)
@@ -16,7 +15,6 @@ extension CastdService {
             return response
         }
         router.serverStreaming(CastdMethods.listen) { service, request, _, stream in
-            try CastdValidation.namespace(request.namespace)
             let device = try await service.registry.controller(for: request.device)
             for await event in device.listen(namespace: request.namespace) {
                 try await stream.send(event)

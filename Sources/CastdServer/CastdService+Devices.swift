@@ -17,7 +17,6 @@ extension CastdService {
                 return response
             }
         ) { service, request, _ in
-            try CastdValidation.appIDs(request.appIds)
             var response = Castd_V1_ListDevicesResponse()
             response.devices = await service.devices(matching: request)
             return response
@@ -30,7 +29,6 @@ extension CastdService {
             return device
         }
         router.unary(CastdMethods.getAppAvailability) { service, request, _ in
-            try CastdValidation.appAvailability(request)
             let device = try await service.registry.controller(for: request.device)
             var response = Castd_V1_AppAvailabilityResponse()
             response.deviceID = device.id
@@ -39,7 +37,6 @@ extension CastdService {
             return response
         }
         router.unary(CastdMethods.setVolume) { service, request, _ in
-            try CastdValidation.volume(request, allowSteps: true)
             let device = try await service.registry.controller(for: request.device)
             return try await device.setVolume(
                 level: request.hasLevel ? request.level : nil, muted: request.hasMuted ? request.muted : nil,

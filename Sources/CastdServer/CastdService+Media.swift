@@ -3,12 +3,11 @@ import CastProtocol
 import CastdAPI
 
 /// The session's media player: load, play, pause, stop, seek, rate, tracks, the stream's volume,
-/// ads and its status. Each call is checked (`CastdValidation`), mapped to a typed
+/// ads and its status. Each call, checked by the router (`CastdValidation`), is mapped to a typed
 /// `MediaRequest` and handed to the device's controller; its answer is the media status.
 extension CastdService {
     static func registerMedia(_ router: inout CastdRouter) {
         router.unary(CastdMethods.load) { service, request, _ in
-            try CastdValidation.load(request)
             return try await service.media(try MediaRequest(load: request), on: request.device)
         }
         router.unary(CastdMethods.play) { service, request, _ in try await service.media(.play, on: request.device) }
@@ -21,19 +20,15 @@ extension CastdService {
             try await service.media(.getStatus, on: request.device)
         }
         router.unary(CastdMethods.seek) { service, request, _ in
-            try CastdValidation.seek(request)
             return try await service.media(MediaRequest(seek: request), on: request.device)
         }
         router.unary(CastdMethods.setPlaybackRate) { service, request, _ in
-            try CastdValidation.rate(request.rate)
             return try await service.media(.setPlaybackRate(request.rate), on: request.device)
         }
         router.unary(CastdMethods.editTracks) { service, request, _ in
-            try CastdValidation.editTracks(request)
             return try await service.media(try MediaRequest(editTracks: request), on: request.device)
         }
         router.unary(CastdMethods.setStreamVolume) { service, request, _ in
-            try CastdValidation.volume(request, allowSteps: false)
             return try await service.media(MediaRequest(streamVolume: request), on: request.device)
         }
     }

@@ -7,23 +7,18 @@ import CastdAPI
 extension CastdService {
     static func registerQueue(_ router: inout CastdRouter) {
         router.unary(CastdMethods.queueLoad) { service, request, _ in
-            try CastdValidation.queueLoad(request)
             return try await service.media(try MediaRequest(queueLoad: request), on: request.device)
         }
         router.unary(CastdMethods.queueInsert) { service, request, _ in
-            try CastdValidation.newItems(request.items)
             return try await service.media(try MediaRequest(queueInsert: request), on: request.device)
         }
         router.unary(CastdMethods.queueRemove) { service, request, _ in
-            try CastdValidation.queueRemove(request)
             return try await service.media(.queueRemove(itemIDs: request.itemIds), on: request.device)
         }
         router.unary(CastdMethods.queueReorder) { service, request, _ in
-            try CastdValidation.queueReorder(request)
             return try await service.media(MediaRequest(queueReorder: request), on: request.device)
         }
         router.unary(CastdMethods.queueUpdate) { service, request, _ in
-            try CastdValidation.queueUpdate(request)
             return try await service.media(try MediaRequest(queueUpdate: request), on: request.device)
         }
     }

@@ -6,7 +6,6 @@ import CastdAPI
 extension CastdService {
     static func registerSessions(_ router: inout CastdRouter) {
         router.unary(CastdMethods.startSession) { service, request, _ in
-            try CastdValidation.startSession(request)
             let device = try await service.registry.controller(for: request.device)
             return try await device.startSession(
                 SessionRequest(appID: request.appID, mode: request.mode, launch: request.launch))
