@@ -1,7 +1,8 @@
 // The media namespace's MediaInformation and what it holds, typed: what a LOAD or a queue item
-// carries and what MEDIA_STATUS says is loaded. Each reads leniently (a member of the wrong type
-// reads as nil) and writes what is not nil. Keys the types do not name are kept in `others`
-// where the SDK lets apps put their own (media, metadata), so nothing is lost on the way through.
+// carries and what MEDIA_STATUS says is loaded. Each type is a table of its members
+// (`JSONRecord`): it reads leniently (a member of the wrong type reads as nil) and writes what is
+// not nil. Keys the types do not name are kept in `others` where the SDK lets apps put their own
+// (media, metadata), so nothing is lost on the way through.
 
 /// An image in media metadata.
 public struct CastImage: Sendable, Hashable {
@@ -34,7 +35,7 @@ public struct CastImage: Sendable, Hashable {
 
 /// Media metadata: the fields of every metadata type (generic, movie, TV show, music track,
 /// photo) in one value.
-public struct CastMediaMetadata: Sendable, Hashable {
+public struct CastMediaMetadata: Sendable, Hashable, JSONRecord {
     /// 0 generic, 1 movie, 2 TV show, 3 music track, 4 photo; any number a device sends.
     public var metadataType: Int64?
     public var title: String?
@@ -60,13 +61,26 @@ public struct CastMediaMetadata: Sendable, Hashable {
     public var height: Int64?
     public var creationDateTime: String?
     /// The keys none of the above names (`type`, the old spelling of `metadataType`, aside).
-    public var others: [String: JSONValue]
+    public var others: [String: JSONValue] = [:]
 
-    private static let known: Set<String> = [
-        "metadataType", "type", "title", "subtitle", "artist", "albumName", "images", "albumArtist", "composer",
-        "trackNumber", "discNumber", "seriesTitle", "season", "episode", "originalAirdate", "studio", "releaseDate",
-        "location", "latitude", "longitude", "width", "height", "creationDateTime",
+    static let members: [JSONMember<Self>] = [
+        .others(\.others, known: { known }),
+        .integer("metadataType", \.metadataType), .string("title", \.title), .string("subtitle", \.subtitle),
+        .string("artist", \.artist), .string("albumName", \.albumName),
+        JSONMember(
+            key: "images", read: { $0.images = $1.members["images"]?.arrayValue?.compactMap(CastImage.init(json:)) },
+            write: { $1.put("images", $0.images?.map(\.json)) }),
+        .string("albumArtist", \.albumArtist), .string("composer", \.composer),
+        .integer("trackNumber", \.trackNumber), .integer("discNumber", \.discNumber),
+        .string("seriesTitle", \.seriesTitle), .integer("season", \.season), .integer("episode", \.episode),
+        .string("originalAirdate", \.originalAirdate), .string("studio", \.studio),
+        .string("releaseDate", \.releaseDate), .string("location", \.location),
+        .number("latitude", \.latitude), .number("longitude", \.longitude),
+        .integer("width", \.width), .integer("height", \.height), .string("creationDateTime", \.creationDateTime),
     ]
+    private static let known = keys.union(["type"])
+
+    init() {}
 
     public init(metadataType: Int64? = nil, title: String? = nil, others: [String: JSONValue] = [:]) {
         self.metadataType = metadataType
@@ -77,66 +91,19 @@ public struct CastMediaMetadata: Sendable, Hashable {
     /// Nil when `json` is not an object.
     public init?(json: JSONValue?) {
         guard let json, json.objectValue != nil else { return nil }
-        let f = JSONFields(json)
-        metadataType = f.integer("metadataType")
-        title = f.string("title")
-        subtitle = f.string("subtitle")
-        artist = f.string("artist")
-        albumName = f.string("albumName")
-        images = f.members["images"]?.arrayValue?.compactMap(CastImage.init(json:))
-        albumArtist = f.string("albumArtist")
-        composer = f.string("composer")
-        trackNumber = f.integer("trackNumber")
-        discNumber = f.integer("discNumber")
-        seriesTitle = f.string("seriesTitle")
-        season = f.integer("season")
-        episode = f.integer("episode")
-        originalAirdate = f.string("originalAirdate")
-        studio = f.string("studio")
-        releaseDate = f.string("releaseDate")
-        location = f.string("location")
-        latitude = f.number("latitude")
-        longitude = f.number("longitude")
-        width = f.integer("width")
-        height = f.integer("height")
-        creationDateTime = f.string("creationDateTime")
-        others = f.others(known: Self.known)
+        self.init(reading: json)
     }
 
-    public var json: JSONValue {
-        var o = JSONMembers(others)
-        o.put("metadataType", metadataType)
-        o.put("title", title)
-        o.put("subtitle", subtitle)
-        o.put("artist", artist)
-        o.put("albumName", albumName)
-        o.put("images", images?.map(\.json))
-        o.put("albumArtist", albumArtist)
-        o.put("composer", composer)
-        o.put("trackNumber", trackNumber)
-        o.put("discNumber", discNumber)
-        o.put("seriesTitle", seriesTitle)
-        o.put("season", season)
-        o.put("episode", episode)
-        o.put("originalAirdate", originalAirdate)
-        o.put("studio", studio)
-        o.put("releaseDate", releaseDate)
-        o.put("location", location)
-        o.put("latitude", latitude)
-        o.put("longitude", longitude)
-        o.put("width", width)
-        o.put("height", height)
-        o.put("creationDateTime", creationDateTime)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// A track of the media (MediaTrack): text, audio or video.
-public struct CastMediaTrack: Sendable, Hashable {
+public struct CastMediaTrack: Sendable, Hashable, JSONRecord {
     public var trackID: Int64?
-    /// "TEXT", "AUDIO" or "VIDEO".
+    /// "TEXT", "AUDIO" or "VIDEO" (``trackType``).
     public var type: String?
-    /// For text tracks: "SUBTITLES", "CAPTIONS", "DESCRIPTIONS", "CHAPTERS" or "METADATA".
+    /// For text tracks: "SUBTITLES", "CAPTIONS", "DESCRIPTIONS", "CHAPTERS" or "METADATA"
+    /// (``textSubtype``).
     public var subtype: String?
     public var trackContentID: String?
     public var trackContentType: String?
@@ -144,36 +111,23 @@ public struct CastMediaTrack: Sendable, Hashable {
     public var language: String?
     public var customData: JSONValue?
 
+    static let members: [JSONMember<Self>] = [
+        .integer("trackId", \.trackID), .string("type", \.type), .string("subtype", \.subtype),
+        .string("trackContentId", \.trackContentID), .string("trackContentType", \.trackContentType),
+        .string("name", \.name), .string("language", \.language), .json("customData", \.customData),
+    ]
+
+    init() {}
+
     public init(trackID: Int64? = nil) { self.trackID = trackID }
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        trackID = f.integer("trackId")
-        type = f.string("type")
-        subtype = f.string("subtype")
-        trackContentID = f.string("trackContentId")
-        trackContentType = f.string("trackContentType")
-        name = f.string("name")
-        language = f.string("language")
-        customData = f.json("customData")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("trackId", trackID)
-        o.put("type", type)
-        o.put("subtype", subtype)
-        o.put("trackContentId", trackContentID)
-        o.put("trackContentType", trackContentType)
-        o.put("name", name)
-        o.put("language", language)
-        o.put("customData", customData)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// How text tracks look (TextTrackStyle).
-public struct CastTextTrackStyle: Sendable, Hashable {
+public struct CastTextTrackStyle: Sendable, Hashable, JSONRecord {
     public var foregroundColor: String?
     public var backgroundColor: String?
     public var edgeType: String?
@@ -187,44 +141,24 @@ public struct CastTextTrackStyle: Sendable, Hashable {
     public var windowRoundedCornerRadius: Int64?
     public var customData: JSONValue?
 
+    static let members: [JSONMember<Self>] = [
+        .string("foregroundColor", \.foregroundColor), .string("backgroundColor", \.backgroundColor),
+        .string("edgeType", \.edgeType), .string("edgeColor", \.edgeColor), .number("fontScale", \.fontScale),
+        .string("fontFamily", \.fontFamily), .string("fontGenericFamily", \.fontGenericFamily),
+        .string("fontStyle", \.fontStyle), .string("windowType", \.windowType),
+        .string("windowColor", \.windowColor), .integer("windowRoundedCornerRadius", \.windowRoundedCornerRadius),
+        .json("customData", \.customData),
+    ]
+
     public init() {}
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        foregroundColor = f.string("foregroundColor")
-        backgroundColor = f.string("backgroundColor")
-        edgeType = f.string("edgeType")
-        edgeColor = f.string("edgeColor")
-        fontScale = f.number("fontScale")
-        fontFamily = f.string("fontFamily")
-        fontGenericFamily = f.string("fontGenericFamily")
-        fontStyle = f.string("fontStyle")
-        windowType = f.string("windowType")
-        windowColor = f.string("windowColor")
-        windowRoundedCornerRadius = f.integer("windowRoundedCornerRadius")
-        customData = f.json("customData")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("foregroundColor", foregroundColor)
-        o.put("backgroundColor", backgroundColor)
-        o.put("edgeType", edgeType)
-        o.put("edgeColor", edgeColor)
-        o.put("fontScale", fontScale)
-        o.put("fontFamily", fontFamily)
-        o.put("fontGenericFamily", fontGenericFamily)
-        o.put("fontStyle", fontStyle)
-        o.put("windowType", windowType)
-        o.put("windowColor", windowColor)
-        o.put("windowRoundedCornerRadius", windowRoundedCornerRadius)
-        o.put("customData", customData)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// An ad break (Break): where in the content it plays, and its clips.
-public struct CastAdBreak: Sendable, Hashable {
+public struct CastAdBreak: Sendable, Hashable, JSONRecord {
     public var id: String?
     /// Seconds into the content; -1 is a post-roll.
     public var position: Double?
@@ -233,32 +167,22 @@ public struct CastAdBreak: Sendable, Hashable {
     public var isWatched: Bool?
     public var isEmbedded: Bool?
 
+    static let members: [JSONMember<Self>] = [
+        .string("id", \.id), .number("position", \.position), .number("duration", \.duration),
+        .strings("breakClipIds", \.breakClipIDs), .bool("isWatched", \.isWatched), .bool("isEmbedded", \.isEmbedded),
+    ]
+
+    init() {}
+
     public init(id: String? = nil) { self.id = id }
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        id = f.string("id")
-        position = f.number("position")
-        duration = f.number("duration")
-        breakClipIDs = f.strings("breakClipIds")
-        isWatched = f.bool("isWatched")
-        isEmbedded = f.bool("isEmbedded")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("id", id)
-        o.put("position", position)
-        o.put("duration", duration)
-        o.put("breakClipIds", breakClipIDs)
-        o.put("isWatched", isWatched)
-        o.put("isEmbedded", isEmbedded)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// One clip of an ad break (BreakClip).
-public struct CastAdBreakClip: Sendable, Hashable {
+public struct CastAdBreakClip: Sendable, Hashable, JSONRecord {
     public var id: String?
     public var title: String?
     public var contentID: String?
@@ -271,44 +195,30 @@ public struct CastAdBreakClip: Sendable, Hashable {
     public var clickThroughURL: String?
     public var customData: JSONValue?
 
+    static let members: [JSONMember<Self>] = [
+        .string("id", \.id), .string("title", \.title), .string("contentId", \.contentID),
+        .string("contentUrl", \.contentURL), .string("contentType", \.contentType),
+        .number("duration", \.duration), .number("whenSkippable", \.whenSkippable),
+        .string("posterUrl", \.posterURL), .string("clickThroughUrl", \.clickThroughURL),
+        .json("customData", \.customData),
+    ]
+
+    init() {}
+
     public init(id: String? = nil) { self.id = id }
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        id = f.string("id")
-        title = f.string("title")
-        contentID = f.string("contentId")
-        contentURL = f.string("contentUrl")
-        contentType = f.string("contentType")
-        duration = f.number("duration")
-        whenSkippable = f.number("whenSkippable")
-        posterURL = f.string("posterUrl")
-        clickThroughURL = f.string("clickThroughUrl")
-        customData = f.json("customData")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("id", id)
-        o.put("title", title)
-        o.put("contentId", contentID)
-        o.put("contentUrl", contentURL)
-        o.put("contentType", contentType)
-        o.put("duration", duration)
-        o.put("whenSkippable", whenSkippable)
-        o.put("posterUrl", posterURL)
-        o.put("clickThroughUrl", clickThroughURL)
-        o.put("customData", customData)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// MediaInformation: what is loaded, or what a LOAD or a queue item asks for.
-public struct CastMediaInformation: Sendable, Hashable {
+public struct CastMediaInformation: Sendable, Hashable, JSONRecord {
     public var contentID: String?
     public var contentURL: String?
-    /// "NONE", "BUFFERED" or "LIVE". Senders are sloppy (catt sends null): absent means BUFFERED.
-    public var streamType: String
+    /// "NONE", "BUFFERED" or "LIVE" (``stream``). Senders are sloppy (catt sends null): absent
+    /// means BUFFERED.
+    public var streamType = "BUFFERED"
     public var contentType: String?
     /// Seconds; nil when unknown or live.
     public var duration: Double?
@@ -320,12 +230,18 @@ public struct CastMediaInformation: Sendable, Hashable {
     public var breaks: [CastAdBreak]?
     public var breakClips: [CastAdBreakClip]?
     /// The keys none of the above names.
-    public var others: [String: JSONValue]
+    public var others: [String: JSONValue] = [:]
 
-    private static let known: Set<String> = [
-        "contentId", "contentUrl", "contentType", "streamType", "duration", "metadata", "customData", "entity",
-        "tracks", "textTrackStyle", "breaks", "breakClips",
+    static let members: [JSONMember<Self>] = [
+        .others(\.others, known: { keys }),
+        .string("contentId", \.contentID), .string("contentUrl", \.contentURL),
+        .string("streamType", \.streamType, default: "BUFFERED"), .string("contentType", \.contentType),
+        .number("duration", \.duration), .record("metadata", \.metadata), .json("customData", \.customData),
+        .string("entity", \.entity), .records("tracks", \.tracks), .record("textTrackStyle", \.textTrackStyle),
+        .records("breaks", \.breaks), .records("breakClips", \.breakClips),
     ]
+
+    init() {}
 
     public init(
         contentID: String?, contentURL: String? = nil, streamType: String = "BUFFERED", contentType: String? = nil,
@@ -343,38 +259,10 @@ public struct CastMediaInformation: Sendable, Hashable {
     /// Nil when `json` is not an object.
     public init?(json: JSONValue?) {
         guard let json, json.objectValue != nil else { return nil }
-        let f = JSONFields(json)
-        contentID = f.string("contentId")
-        contentURL = f.string("contentUrl")
-        streamType = f.string("streamType") ?? "BUFFERED"
-        contentType = f.string("contentType")
-        duration = f.number("duration")
-        metadata = f.object("metadata", CastMediaMetadata.init(json:))
-        customData = f.json("customData")
-        entity = f.string("entity")
-        tracks = f.objects("tracks", CastMediaTrack.init(json:))
-        textTrackStyle = f.object("textTrackStyle", CastTextTrackStyle.init(json:))
-        breaks = f.objects("breaks", CastAdBreak.init(json:))
-        breakClips = f.objects("breakClips", CastAdBreakClip.init(json:))
-        others = f.others(known: Self.known)
+        self.init(reading: json)
     }
 
-    public var json: JSONValue {
-        var o = JSONMembers(others)
-        o.put("contentId", contentID)
-        o.put("contentUrl", contentURL)
-        o.put("streamType", streamType)
-        o.put("contentType", contentType)
-        o.put("duration", duration)
-        o.put("metadata", metadata?.json)
-        o.put("customData", customData)
-        o.put("entity", entity)
-        o.put("tracks", tracks?.map(\.json))
-        o.put("textTrackStyle", textTrackStyle?.json)
-        o.put("breaks", breaks?.map(\.json))
-        o.put("breakClips", breakClips?.map(\.json))
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 
     /// Whether `other` names the same content: the same contentId, else entity, else contentUrl
     /// (senders fill different ones).
@@ -389,7 +277,7 @@ public struct CastMediaInformation: Sendable, Hashable {
 }
 
 /// One item of a media queue (QueueItem).
-public struct CastQueueItem: Sendable, Hashable {
+public struct CastQueueItem: Sendable, Hashable, JSONRecord {
     /// Given by the receiver: absent in QUEUE_LOAD and QUEUE_INSERT.
     public var itemID: Int64?
     /// Devices often leave it out of MEDIA_STATUS once they have sent it.
@@ -402,35 +290,21 @@ public struct CastQueueItem: Sendable, Hashable {
     public var customData: JSONValue?
     public var orderID: Int64?
 
+    static let members: [JSONMember<Self>] = [
+        .integer("itemId", \.itemID), .record("media", \.media), .bool("autoplay", \.autoplay),
+        .number("startTime", \.startTime), .number("preloadTime", \.preloadTime),
+        .integers("activeTrackIds", \.activeTrackIDs), .number("playbackDuration", \.playbackDuration),
+        .json("customData", \.customData), .integer("orderId", \.orderID),
+    ]
+
+    init() {}
+
     public init(itemID: Int64? = nil, media: CastMediaInformation? = nil) {
         self.itemID = itemID
         self.media = media
     }
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        itemID = f.integer("itemId")
-        media = f.object("media", CastMediaInformation.init(json:))
-        autoplay = f.bool("autoplay")
-        startTime = f.number("startTime")
-        preloadTime = f.number("preloadTime")
-        activeTrackIDs = f.integers("activeTrackIds")
-        playbackDuration = f.number("playbackDuration")
-        customData = f.json("customData")
-        orderID = f.integer("orderId")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("itemId", itemID)
-        o.put("media", media?.json)
-        o.put("autoplay", autoplay)
-        o.put("startTime", startTime)
-        o.put("preloadTime", preloadTime)
-        o.put("activeTrackIds", activeTrackIDs)
-        o.put("playbackDuration", playbackDuration)
-        o.put("customData", customData)
-        o.put("orderId", orderID)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }

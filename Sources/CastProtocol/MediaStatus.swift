@@ -1,26 +1,26 @@
 /// One entry of MEDIA_STATUS `status[]`: the state of one media session.
-public struct CastMediaStatus: Sendable, Hashable {
-    public var mediaSessionID: Int64
-    /// "IDLE", "PLAYING", "PAUSED", "BUFFERING", "LOADING"; "UNKNOWN" when absent.
-    public var playerState: String
+public struct CastMediaStatus: Sendable, Hashable, JSONRecord {
+    public var mediaSessionID: Int64 = 0
+    /// "IDLE", "PLAYING", "PAUSED", "BUFFERING", "LOADING" (``state``); "UNKNOWN" when absent.
+    public var playerState = "UNKNOWN"
     /// Why the player is idle: "CANCELLED", "INTERRUPTED", "FINISHED", "ERROR".
     public var idleReason: String?
     /// Seconds; 0 when absent or not a finite number.
-    public var currentTime: Double
+    public var currentTime: Double = 0
     /// 1 when absent or not a finite number.
-    public var playbackRate: Double
+    public var playbackRate: Double = 1
     /// Often omitted by devices after the first status: keep the last one per media session.
     public var media: CastMediaInformation?
     public var volume: CastVolume?
     /// The bits of the media commands the receiver supports.
-    public var supportedMediaCommands: Int64
+    public var supportedMediaCommands: Int64 = 0
     public var activeTrackIDs: [Int64]?
     /// The queue, when the receiver lists it.
     public var items: [CastQueueItem]?
     public var currentItemID: Int64?
     public var loadingItemID: Int64?
     public var preloadedItemID: Int64?
-    /// "REPEAT_OFF", "REPEAT_ALL", "REPEAT_SINGLE" or "REPEAT_ALL_AND_SHUFFLE".
+    /// "REPEAT_OFF", "REPEAT_ALL", "REPEAT_SINGLE" or "REPEAT_ALL_AND_SHUFFLE" (``repetition``).
     public var repeatMode: String?
     public var breakStatus: CastBreakStatus?
     public var videoInfo: CastVideoInfo?
@@ -28,7 +28,25 @@ public struct CastMediaStatus: Sendable, Hashable {
     public var customData: JSONValue?
     /// Fields the entry has but that cannot be read (a `currentTime` that is an object, a volume
     /// level that is a word): no news about them, not 0.
-    public var unreadable: [CastStatusField]
+    public var unreadable: [CastStatusField] = []
+
+    static let members: [JSONMember<Self>] = [
+        .integer("mediaSessionId", \.mediaSessionID, default: 0),
+        .string("playerState", \.playerState, default: "UNKNOWN"),
+        .string("idleReason", \.idleReason), .number("currentTime", \.currentTime, default: 0),
+        .number("playbackRate", \.playbackRate, default: 1), .record("media", \.media),
+        JSONMember(
+            key: "volume", read: { $0.volume = CastVolume(json: $1.members["volume"]) },
+            write: { $1.put("volume", $0.volume?.json) }),
+        .integer("supportedMediaCommands", \.supportedMediaCommands, default: 0),
+        .integers("activeTrackIds", \.activeTrackIDs), .records("items", \.items),
+        .integer("currentItemId", \.currentItemID), .integer("loadingItemId", \.loadingItemID),
+        .integer("preloadedItemId", \.preloadedItemID), .string("repeatMode", \.repeatMode),
+        .record("breakStatus", \.breakStatus), .record("videoInfo", \.videoInfo),
+        .record("liveSeekableRange", \.liveSeekableRange), .json("customData", \.customData),
+    ]
+
+    init() {}
 
     public init(
         mediaSessionID: Int64, playerState: String, idleReason: String? = nil, currentTime: Double = 0,
@@ -43,31 +61,13 @@ public struct CastMediaStatus: Sendable, Hashable {
         self.media = media
         self.volume = volume
         self.supportedMediaCommands = supportedMediaCommands
-        self.unreadable = []
     }
 
     /// Nil without a `mediaSessionId` (an entry that says there is no media session).
     public init?(json: JSONValue) {
         let f = JSONFields(json)
-        guard let id = f.integer("mediaSessionId") else { return nil }
-        mediaSessionID = id
-        playerState = f.string("playerState") ?? "UNKNOWN"
-        idleReason = f.string("idleReason")
-        currentTime = f.number("currentTime") ?? 0
-        playbackRate = f.number("playbackRate") ?? 1
-        media = f.object("media", CastMediaInformation.init(json:))
-        volume = CastVolume(json: f.members["volume"])
-        supportedMediaCommands = f.integer("supportedMediaCommands") ?? 0
-        activeTrackIDs = f.integers("activeTrackIds")
-        items = f.objects("items", CastQueueItem.init(json:))
-        currentItemID = f.integer("currentItemId")
-        loadingItemID = f.integer("loadingItemId")
-        preloadedItemID = f.integer("preloadedItemId")
-        repeatMode = f.string("repeatMode")
-        breakStatus = f.object("breakStatus", CastBreakStatus.init(json:))
-        videoInfo = f.object("videoInfo", CastVideoInfo.init(json:))
-        liveSeekableRange = f.object("liveSeekableRange", CastLiveSeekableRange.init(json:))
-        customData = f.json("customData")
+        guard f.integer("mediaSessionId") != nil else { return nil }
+        self.init(reading: json)
         unreadable = Self.unreadableFields(f)
     }
 
@@ -108,33 +108,11 @@ public struct CastMediaStatus: Sendable, Hashable {
     /// The entries of a MEDIA_STATUS payload; none when `status` is absent or cannot be read.
     public static func entries(in payload: JSONValue) -> [CastMediaStatus] { read(payload) ?? [] }
 
-    public var json: JSONValue {
-        var o = JSONMembers([
-            "mediaSessionId": .number(Double(mediaSessionID)),
-            "playerState": .string(playerState),
-            "currentTime": .number(currentTime),
-            "playbackRate": .number(playbackRate),
-            "supportedMediaCommands": .number(Double(supportedMediaCommands)),
-        ])
-        o.put("idleReason", idleReason)
-        o.put("media", media?.json)
-        o.put("volume", volume?.json)
-        o.put("activeTrackIds", activeTrackIDs)
-        o.put("items", items?.map(\.json))
-        o.put("currentItemId", currentItemID)
-        o.put("loadingItemId", loadingItemID)
-        o.put("preloadedItemId", preloadedItemID)
-        o.put("repeatMode", repeatMode)
-        o.put("breakStatus", breakStatus?.json)
-        o.put("videoInfo", videoInfo?.json)
-        o.put("liveSeekableRange", liveSeekableRange?.json)
-        o.put("customData", customData)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// Where an ad break is (BreakStatus in MEDIA_STATUS).
-public struct CastBreakStatus: Sendable, Hashable {
+public struct CastBreakStatus: Sendable, Hashable, JSONRecord {
     public var breakID: String?
     public var breakClipID: String?
     public var currentBreakTime: Double?
@@ -142,78 +120,54 @@ public struct CastBreakStatus: Sendable, Hashable {
     /// Seconds into the clip after which it may be skipped; nil: never.
     public var whenSkippable: Double?
 
+    static let members: [JSONMember<Self>] = [
+        .string("breakId", \.breakID), .string("breakClipId", \.breakClipID),
+        .number("currentBreakTime", \.currentBreakTime), .number("currentBreakClipTime", \.currentBreakClipTime),
+        .number("whenSkippable", \.whenSkippable),
+    ]
+
     public init() {}
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        breakID = f.string("breakId")
-        breakClipID = f.string("breakClipId")
-        currentBreakTime = f.number("currentBreakTime")
-        currentBreakClipTime = f.number("currentBreakClipTime")
-        whenSkippable = f.number("whenSkippable")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("breakId", breakID)
-        o.put("breakClipId", breakClipID)
-        o.put("currentBreakTime", currentBreakTime)
-        o.put("currentBreakClipTime", currentBreakClipTime)
-        o.put("whenSkippable", whenSkippable)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// The video being played (VideoInformation).
-public struct CastVideoInfo: Sendable, Hashable {
+public struct CastVideoInfo: Sendable, Hashable, JSONRecord {
     public var width: Int64?
     public var height: Int64?
     /// "sdr", "hdr", "dv".
     public var hdrType: String?
 
+    static let members: [JSONMember<Self>] = [
+        .integer("width", \.width), .integer("height", \.height), .string("hdrType", \.hdrType),
+    ]
+
     public init() {}
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        width = f.integer("width")
-        height = f.integer("height")
-        hdrType = f.string("hdrType")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("width", width)
-        o.put("height", height)
-        o.put("hdrType", hdrType)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// The part of a live stream one can seek in (LiveSeekableRange).
-public struct CastLiveSeekableRange: Sendable, Hashable {
+public struct CastLiveSeekableRange: Sendable, Hashable, JSONRecord {
     public var start: Double?
     public var end: Double?
     public var isMovingWindow: Bool?
     public var isLiveDone: Bool?
 
+    static let members: [JSONMember<Self>] = [
+        .number("start", \.start), .number("end", \.end), .bool("isMovingWindow", \.isMovingWindow),
+        .bool("isLiveDone", \.isLiveDone),
+    ]
+
     public init() {}
 
-    public init(json: JSONValue) {
-        let f = JSONFields(json)
-        start = f.number("start")
-        end = f.number("end")
-        isMovingWindow = f.bool("isMovingWindow")
-        isLiveDone = f.bool("isLiveDone")
-    }
+    public init(json: JSONValue) { self.init(reading: json) }
 
-    public var json: JSONValue {
-        var o = JSONMembers()
-        o.put("start", start)
-        o.put("end", end)
-        o.put("isMovingWindow", isMovingWindow)
-        o.put("isLiveDone", isLiveDone)
-        return o.json
-    }
+    public var json: JSONValue { writing() }
 }
 
 /// A field of RECEIVER_STATUS or MEDIA_STATUS that a device can send in a form castd cannot read;
