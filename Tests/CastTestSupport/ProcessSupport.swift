@@ -1,5 +1,6 @@
 import CastdSupport
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -155,6 +156,12 @@ public struct CommandResult: Sendable, CustomStringConvertible {
     public var stdout: String
     public var stderr: String
     public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+}
+
+/// Expects `result` to be a success (exit 0); when it is not, the failure says what the command
+/// printed (a sanitizer's report, castc's error), so that a failure seen once can be explained.
+public func expectSuccess(_ result: CommandResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
 }
 
 /// Runs a short-lived command (e.g. castc) to completion.

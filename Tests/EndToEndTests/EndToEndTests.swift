@@ -131,18 +131,18 @@ struct EndToEndTests {
                 "--content-type", "video/mp4", "--title", "Big Buck Bunny",
             ])
             #expect(load.status == 0, "\(load)")
-            #expect(try await setup.castc(["pause", "--device", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["pause", "--device", setup.deviceName]))
             var status = try await setup.status()
             var media = try #require(status.media.first { $0.deviceID == device.id })
             #expect(media.playerState == .paused)
             #expect(media.media.metadata.title == "Big Buck Bunny")
-            #expect(try await setup.castc(["play", "--device", setup.deviceName]).status == 0)
-            #expect(try await setup.castc(["seek", "120", "--device", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["play", "--device", setup.deviceName]))
+            expectSuccess(try await setup.castc(["seek", "120", "--device", setup.deviceName]))
             status = try await setup.status()
             media = try #require(status.media.first { $0.deviceID == device.id })
             #expect(media.playerState == .playing)
             #expect(media.currentTime >= 120 && media.currentTime < 125)
-            #expect(try await setup.castc(["stop", "--device", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["stop", "--device", setup.deviceName]))
             let disconnect = try await setup.castc(["disconnect", "--device", setup.deviceName, "--stop-app"])
             #expect(disconnect.status == 0, "\(disconnect)")
 
@@ -161,7 +161,7 @@ struct EndToEndTests {
                 "castc", ["watch", "--json"], directory: setup.directory, environment: setup.environment)
             defer { watcher.signal(SIGKILL) }
             try await eventually("the watcher's snapshot") { watcher.stdout.contains("snapshot") }
-            #expect(try await setup.castc(["pause", "--device", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["pause", "--device", setup.deviceName]))
             try await eventually("the watcher to see PAUSED") { watcher.stdout.contains("PLAYER_STATE_PAUSED") }
             // Ctrl-C ends castc watch cleanly.
             watcher.signal(SIGINT)
@@ -275,15 +275,15 @@ struct EndToEndTests {
             #expect(subtitled.status == 0, "\(subtitled)")
             media = try #require(try await setup.status().media.first)
             #expect(media.media.tracks.count == 1 && media.activeTrackIds == [1])
-            #expect(try await setup.castc(["tracks", "disable", "--all"]).status == 0)
+            expectSuccess(try await setup.castc(["tracks", "disable", "--all"]))
             #expect(try await setup.status().media.first?.activeTrackIds.isEmpty == true)
-            #expect(try await setup.castc(["rate", "1.5"]).status == 0)
+            expectSuccess(try await setup.castc(["rate", "1.5"]))
             #expect(try await setup.status().media.first?.playbackRate == 1.5)
             let badRate = try await setup.castc(["rate", "4"])
             #expect(badRate.status != 0 && badRate.stderr.contains("0.5"), "\(badRate)")
 
-            #expect(try await setup.castc(["volume", "0.5"]).status == 0)
-            #expect(try await setup.castc(["volume", "up"]).status == 0)
+            expectSuccess(try await setup.castc(["volume", "0.5"]))
+            expectSuccess(try await setup.castc(["volume", "up"]))
             let level = try #require(
                 try await setup.status().devices.first { $0.friendlyName == setup.deviceName }?.receiver.volume.level)
             #expect(abs(level - 0.55) < 0.001)
@@ -414,7 +414,7 @@ struct EndToEndTests {
             #expect(!sent.contains { $0.type == "STOP" })
             #expect(sent.filter { $0.type == "LOAD" }.count == 1)
             // And it is controlled as before.
-            #expect(try await setup.castc(["pause"]).status == 0)
+            expectSuccess(try await setup.castc(["pause"]))
             await again.stop()
         }
     }
@@ -471,7 +471,7 @@ struct EndToEndTests {
     /// one of time only, so it is not asserted here.)
     @Test func sigtermEndsListeners() async throws {
         try await withSetup { setup in
-            #expect(try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["launch", "E2C0EC40", "--device", setup.deviceName]))
             let listener = try ChildProcess(
                 "castc", ["listen", "urn:x-cast:com.castd.echo"], directory: setup.directory,
                 environment: setup.environment)

@@ -128,8 +128,8 @@ struct LoggingEndToEndTests {
                 })
 
             // Lowering RPC too shows what the minimum had kept out.
-            #expect(try await setup.castc(["log-level", "debug", "RPC"]).status == 0)
-            #expect(try await setup.castc(["status"]).status == 0)
+            expectSuccess(try await setup.castc(["log-level", "debug", "RPC"]))
+            expectSuccess(try await setup.castc(["status"]))
             let rpc = try await setup.records().filter { $0.subsystem == "RPC" && $0.level == .debug }
             #expect(rpc.contains { $0.message == "call ok" && $0.fields["rpc.method"] == "GetStatus" }, "\(rpc)")
 
@@ -145,7 +145,7 @@ struct LoggingEndToEndTests {
     @Test func secretsInAMediaURLStayOutOfTheLog() async throws {
         try await withEmulator { setup in
             _ = try await setup.startCastd()
-            #expect(try await setup.castc(["log-level", "verbose", "*"]).status == 0)
+            expectSuccess(try await setup.castc(["log-level", "verbose", "*"]))
             let url =
                 "https://someone:hunter2@cdn.example.com/films/movie.mp4?X-Amz-Signature=s3cr3tsig&token=abc123#t=tok456"
             let load = try await setup.castc(["load", url, "--device", setup.deviceName, "--content-type", "video/mp4"])
@@ -177,7 +177,7 @@ struct LoggingEndToEndTests {
             try await eventually("castc logs -f to print the newest record") { follower.stdout.contains("\n") }
             let first = try CastdLogRecord(jsonString: String(follower.stdout.split(separator: "\n")[0]))
 
-            #expect(try await setup.castc(["log-level", "debug", "Discovery*"]).status == 0)
+            expectSuccess(try await setup.castc(["log-level", "debug", "Discovery*"]))
             try await eventually("the follower to print the change") { follower.stdout.contains("log filter changed") }
             follower.signal(SIGINT)
             #expect(try await follower.waitForExit() == 0)
@@ -224,7 +224,7 @@ struct LoggingEndToEndTests {
             #expect(filter.subsystems.map(\.pattern) == ["RPC", "Cast*", "CastAuth"])
             #expect(filter.subsystems.map(\.level) == [.debug, .verbose, .error])
 
-            #expect(try await setup.castc(["connect", setup.deviceName]).status == 0)
+            expectSuccess(try await setup.castc(["connect", setup.deviceName]))
             let records = try await setup.records()
             #expect(records.contains { $0.subsystem == "RPC" && $0.level == .debug })
             #expect(records.contains { $0.subsystem == "CastChannel" && $0.level == .verbose })
@@ -236,7 +236,7 @@ struct LoggingEndToEndTests {
             #expect(castd.stderr.contains(" verbose CastChannel: sent"))
             #expect(!castd.stderr.contains(" Daemon: "))
 
-            #expect(try await setup.castc(["log-level", "info"]).status == 0)
+            expectSuccess(try await setup.castc(["log-level", "info"]))
             let reset = try await setup.castc(["log-level", "--reset", "--json"])
             #expect(try CastdLogFilter(jsonString: reset.stdout).minimumLevel == .warning)
         }
@@ -295,8 +295,8 @@ struct LoggingEndToEndTests {
             defer { journal.stop() }
             let castd = try await setup.startCastd(
                 ["--log-level", "debug", "--log-filter", "CastChannel=verbose"], wrapper: journalWrapper(journal))
-            #expect(try await setup.castc(["connect", setup.deviceName]).status == 0)
-            #expect(try await setup.castc(["launch", "E2C0EC40"]).status == 0)
+            expectSuccess(try await setup.castc(["connect", setup.deviceName]))
+            expectSuccess(try await setup.castc(["launch", "E2C0EC40"]))
             let send = try await setup.castc(["send", "urn:x-cast:com.castd.echo", "--json", #"{"type":"two\nlines"}"#])
             #expect(send.status == 0, "\(send)")
 
@@ -353,7 +353,7 @@ struct LoggingEndToEndTests {
             let castd = try await setup.startCastd(
                 ["--log-level", "debug"],
                 wrapper: journalWrapper(journal, journalStream: "\(null.st_dev):\(null.st_ino)"))
-            #expect(try await setup.castc(["status"]).status == 0)
+            expectSuccess(try await setup.castc(["status"]))
             try await eventually("castd's stderr to have the call") { castd.stderr.contains(" debug RPC: call ok") }
             #expect(castd.stderr.contains("log.output=stderr"))
             #expect(journal.entries.isEmpty, "\(journal.entries)")
