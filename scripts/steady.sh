@@ -19,6 +19,10 @@ mkdir -p "$logs"
 summary=$logs/summary.txt
 : >"$summary"
 
+# Each run reports its stalls (Tests/CastTestSupport/StallCheck.swift): a run that fails on a
+# deadline then says whether the test process computed, waited for a CPU, or slept meanwhile.
+export CASTD_TEST_STALL_CHECK=${CASTD_TEST_STALL_CHECK:-1}
+
 hog_pid=
 if $hog; then
     command -v stress-ng >/dev/null || { echo "steady: --hog needs stress-ng (apt-get install stress-ng)" >&2; exit 2; }
