@@ -3,7 +3,9 @@ import NIOCore
 
 /// The device's side of `tp.heartbeat`: answers PING with PONG, sends PING when the sender has
 /// been quiet for `pingAfter`, and closes the connection when it has been quiet for `closeAfter`.
-/// Any message received resets both timers.
+/// Any message received resets both timers. `closeAfter` counts only the time the device was
+/// reading (``PeerSilence``): while the emulator has not taken what it read, it reads nothing
+/// more, and that is not the sender's silence.
 ///
 /// Fault injection can stop the heartbeat (no PONG, no PING) or make the device silent (no PONG,
 /// no PING, and quiet links are not closed either: a device that vanished): `mode` is asked at
@@ -20,6 +22,7 @@ final class DeviceHeartbeatHandler: ChannelDuplexHandler {
     private let closeAfter: TimeAmount
     private var pingTimer: Scheduled<Void>?
     private var closeTimer: Scheduled<Void>?
+    private var silence = PeerSilence(now: .now())
     /// Whom to PING: the last sender heard on this connection.
     private var peer = "sender-0"
     private let mode: @Sendable () -> EmulatorFaults.Heartbeat
@@ -60,6 +63,16 @@ final class DeviceHeartbeatHandler: ChannelDuplexHandler {
         if context.channel.isActive { arm(context: context) }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        silence.readCompleted(at: context.eventLoop.now)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        silence.readRequested(at: context.eventLoop.now)
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let message = unwrapInboundIn(data)
         if message.sourceID != CastWire.broadcastID { peer = message.sourceID }
@@ -81,6 +94,7 @@ final class DeviceHeartbeatHandler: ChannelDuplexHandler {
 
     private func arm(context: ChannelHandlerContext) {
         disarm()
+        silence.heard(at: context.eventLoop.now)
         let loop = context.eventLoop.assumeIsolated()
         pingTimer = loop.scheduleTask(in: pingAfter) { [self] in
             guard mode() == .normal else { return }
@@ -93,11 +107,16 @@ final class DeviceHeartbeatHandler: ChannelDuplexHandler {
         armCloseTimer(context: context)
     }
 
-    private func armCloseTimer(context: ChannelHandlerContext) {
+    private func armCloseTimer(context: ChannelHandlerContext, in delay: TimeAmount? = nil) {
         let closeAfter = closeAfter
-        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: closeAfter) { [self] in
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay ?? closeAfter) { [self] in
             guard mode() != .silent else {
                 armCloseTimer(context: context)  // a vanished device closes nothing
+                return
+            }
+            let silent = silence.length(at: context.eventLoop.now)
+            guard silent >= closeAfter else {
+                armCloseTimer(context: context, in: closeAfter - silent)  // the emulator was not reading
                 return
             }
             context.fireErrorCaught(

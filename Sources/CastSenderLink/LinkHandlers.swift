@@ -34,6 +34,10 @@ final class BadMessageLog: CastBadMessageReporter {
 /// Answers the device's PINGs, sends a PING after `pingInterval` without any message from the
 /// device, and closes the link after `deadAfter` without one (Chromium's numbers: 5 s and 10 s).
 /// Heartbeat messages are consumed here and never reach the application.
+///
+/// `deadAfter` counts only the time the link was reading (``PeerSilence``): while castd has not
+/// taken what the link read, the link reads nothing more, and a device sending all along would
+/// otherwise be declared silent. PINGs go out by the clock all the same.
 final class SenderHeartbeatHandler: ChannelDuplexHandler {
     typealias InboundIn = CastMessage
     typealias InboundOut = CastMessage
@@ -45,6 +49,7 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
     private let deadAfter: TimeAmount
     private let logger: Logger
     private var lastReceived: NIODeadline = .now()
+    private var silence = PeerSilence(now: .now())
     private var timer: Scheduled<Void>?
     /// PINGs left unanswered because the device did not read (see `channelRead`).
     private(set) var unansweredPings = 0
@@ -80,6 +85,7 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
     private func start(context: ChannelHandlerContext) {
         guard timer == nil else { return }
         lastReceived = context.eventLoop.now
+        silence = PeerSilence(now: lastReceived)
         schedule(context: context, in: pingInterval)
     }
 
@@ -92,7 +98,9 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
     }
 
     private func tick(context: ChannelHandlerContext) {
-        let silent = context.eventLoop.now - lastReceived
+        let now = context.eventLoop.now
+        let quiet = now - lastReceived
+        let silent = silence.length(at: now)
         if silent >= deadAfter {
             logger.warning("device silent; closing link", metadata: ["silent.ms": "\(silent.nanoseconds / 1_000_000)"])
             context.fireErrorCaught(
@@ -100,14 +108,24 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
             context.close(promise: nil)
             return
         }
-        if silent >= pingInterval {
-            logger.trace("sent PING", metadata: ["silent.ms": "\(silent.nanoseconds / 1_000_000)"])
+        if quiet >= pingInterval {
+            logger.trace("sent PING", metadata: ["silent.ms": "\(quiet.nanoseconds / 1_000_000)"])
             send(ConnectionMessage.ping, destination: CastWire.platformReceiverID, context: context)
             // Next check when the link would be declared dead, or at the next ping.
             schedule(context: context, in: min(pingInterval, deadAfter - silent))
         } else {
-            schedule(context: context, in: pingInterval - silent)
+            schedule(context: context, in: min(pingInterval - quiet, deadAfter - silent))
         }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        silence.readCompleted(at: context.eventLoop.now)
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        silence.readRequested(at: context.eventLoop.now)
+        context.read()
     }
 
     private func send(_ payload: JSONValue, destination: String, context: ChannelHandlerContext) {
@@ -121,6 +139,7 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastReceived = context.eventLoop.now
+        silence.heard(at: lastReceived)
         let message = Self.unwrapInboundIn(data)
         guard message.namespace == CastNamespace.heartbeat else {
             context.fireChannelRead(data)

@@ -9,12 +9,13 @@ import Testing
 
 /// The heartbeat on an embedded channel with a virtual clock: no waiting.
 @Suite(.tags(.cpuBound)) struct HeartbeatTests {
-    func makeChannel() throws -> EmbeddedChannel {
+    func makeChannel(readGate: ReadGate? = nil) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             SenderHeartbeatHandler(
                 senderID: "sender-test", pingInterval: .seconds(5), deadAfter: .seconds(10),
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
+        if let readGate { try channel.pipeline.syncOperations.addHandler(readGate) }
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         return channel
     }
@@ -52,6 +53,31 @@ import Testing
         #expect(channel.isActive)
         // Application messages pass through; heartbeats do not.
         #expect(try channel.readInbound(as: CastMessage.self)?.namespace == CastNamespace.receiver)
+    }
+
+    /// While castd has not taken what the link read, the link reads nothing more (NIOAsyncChannel's
+    /// back-pressure, played by a ReadGate): what the device sends meanwhile waits in TCP, and
+    /// that time is not the device's silence. PINGs still go out by the clock; once the link
+    /// reads again, a device that says nothing for 10 s is dead. (Counted as silence, a consumer
+    /// held up for 10 s closed links to devices that were sending: seen under AddressSanitizer.)
+    @Test func timeNotReadingIsNotTheDevicesSilence() throws {
+        let gate = ReadGate()
+        let channel = try makeChannel(readGate: gate)
+        channel.read()
+        try channel.writeInbound(inbound(["type": "RECEIVER_STATUS"], namespace: CastNamespace.receiver))
+        // That read has ended (writeInbound fires channelReadComplete). castd stops taking
+        // messages, so the next read is held.
+        gate.isOpen = false
+        channel.read()
+        for _ in 0..<12 { channel.embeddedEventLoop.advanceTime(by: .seconds(5)) }
+        #expect(channel.isActive)
+        #expect(try sent(channel).map { CastEnvelope($0).type } == Array(repeating: "PING", count: 12))
+
+        gate.open()  // castd takes them again: the link reads, and the device is silent from now
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(9_900))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
+        #expect(!channel.isActive)
     }
 
     /// A device that PINGs and does not read what castd writes (the channel stays unwritable)

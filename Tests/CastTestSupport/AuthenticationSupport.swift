@@ -21,6 +21,10 @@ extension CastLinkConfiguration {
     public static func trustingEmulators(policy: DeviceAuthenticationPolicy = .require) -> CastLinkConfiguration {
         var configuration = CastLinkConfiguration()
         configuration.connectTimeout = .seconds(60)
+        // The device's liveness windows (5 s, 10 s) stretch with `testTimeScale` like every
+        // deadline of the suite: the emulators answering are in this process, on its threads.
+        configuration.pingInterval = configuration.pingInterval.scaledForTests
+        configuration.deadAfter = configuration.deadAfter.scaledForTests
         // The shared authority is made in memory; a failure to make it fails every emulator
         // test anyway, with its own error.
         configuration.authentication = DeviceAuthenticationSettings(

@@ -36,6 +36,14 @@ public func withEmulator<T>(
 ) async throws -> T {
     var configuration = configuration
     configuration.host = "127.0.0.1"  // the port: 0 (any) unless a test asks for one
+    if configuration.heartbeat == EmulatorHeartbeat() {
+        // A device's 5 s and 10 s assume it has a CPU of its own. This emulator shares the test
+        // process's threads with every test running (a sanitized build, hundreds of tests, a CPU
+        // hog): its windows stretch with `testTimeScale` like every deadline of the suite. Tests
+        // of the heartbeat itself give their own.
+        configuration.heartbeat = EmulatorHeartbeat(
+            pingAfter: Duration.seconds(5).scaledForTests, closeAfter: Duration.seconds(10).scaledForTests)
+    }
     let emulator = CastDeviceEmulator(configuration: configuration, logger: logger)
     let endpoints = try await emulator.start()
     return try await withThrowingTaskGroup(of: Void.self) { group in

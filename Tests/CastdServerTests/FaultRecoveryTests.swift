@@ -54,7 +54,8 @@ struct FaultRecoveryTests {
     }
 
     /// A device that goes silent (TCP open, nothing said) is declared dead after 10 s without a
-    /// message — not before — and the session is suspended; once it speaks again castd
+    /// message (stretched by the test time scale: `trustingEmulators`) — not before — and the
+    /// session is suspended; once it speaks again castd
     /// reconnects and resumes the same session, playback untouched.
     @Test func aSilentDeviceIsDeclaredDeadThenResumed() async throws {
         try await withDevice { client, emulator, hub, recorder in
@@ -67,7 +68,7 @@ struct FaultRecoveryTests {
             print("silent device declared dead after \(deadAfter)")
             // The link dies 10 s after the last message castd heard, which came at most 5 s
             // before the silence (either side speaks after 5 s of quiet): so never within 5 s.
-            #expect(deadAfter > .seconds(5), "declared dead too early: \(deadAfter)")
+            #expect(deadAfter > Duration.seconds(5).scaledForTests, "declared dead too early: \(deadAfter)")
             let speaking = ContinuousClock.now
             emulator.updateFaults { $0.heartbeat = .normal }
             let (resumed, resumedAt) = try await recorder.session(.resumed, timeout: .seconds(60))
