@@ -77,7 +77,8 @@ public final class CastLink: Sendable {
     /// for) goes to that request and only there: it is handled once, by whoever asked. A reply
     /// nobody waits for any more (its request timed out or was cancelled) comes here. At most
     /// ``messageBufferLimit`` wait: while they do, the link reads nothing more from the device,
-    /// replies included, so a link's user must keep taking them.
+    /// replies included, so a link's user must keep taking them. (That time is not counted as
+    /// the device's silence: the heartbeat counts only while the link reads, ``PeerSilence``.)
     public let messages: Messages
     let inbox: LinkInbox
 
