@@ -97,7 +97,12 @@ def emulator(tmp_path: Path):
 
 
 def log_lines(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    """The log's complete lines: one the emulator is still writing has no newline yet."""
+    return [json.loads(line) for line in log.read_text().split("\n")[:-1] if line.strip()]
+
+
+def volume_is(level: float):
+    return lambda payload: abs(payload.get("status", {}).get("volume", {}).get("level", 0) - level) < 0.001
 
 
 def received(log: Path, namespace_suffix: str, message_type: str, source: str | None = None) -> list[dict]:
@@ -169,6 +174,12 @@ def test_pychromecast_plays_pauses_seeks_and_sets_volume(emulator):
 
         cast.set_volume(0.3)
         eventually(lambda: abs(cast.status.volume_level - 0.3) < 0.001, "volume 0.3")
+        # The device answers SET_VOLUME twice, each written on its own: the reply, which
+        # pychromecast acts on, then the broadcast. Hang up only once the emulator has sent the
+        # broadcast (and so everything before it, in order), or a busy machine closes the link
+        # between the two (seen beside a CPU hog under AddressSanitizer).
+        eventually(lambda: any(line["destination"] == "*" for line in sent(log, ".receiver", volume_is(0.3))),
+                   "the emulator to broadcast the volume")
         assert cast.status.volume_muted is False
         assert cast.status.volume_control_type == "attenuation"
         app_id = cast.app_id
@@ -217,7 +228,7 @@ def test_pychromecast_plays_pauses_seeks_and_sets_volume(emulator):
     assert first_media_status(seek_replies[0]["payload"])["currentTime"] == pytest.approx(100, abs=0.01)
 
     volume_id = volumes[0]["payload"]["requestId"]
-    volume_statuses = sent(log, ".receiver", lambda p: abs(p.get("status", {}).get("volume", {}).get("level", 0) - 0.3) < 0.001)
+    volume_statuses = sent(log, ".receiver", volume_is(0.3))
     assert {line["destination"] for line in volume_statuses} == {sender, "*"}
     assert any(line["payload"]["requestId"] == volume_id for line in volume_statuses)
     assert all(line["source"] == "receiver-0" for line in volume_statuses)
