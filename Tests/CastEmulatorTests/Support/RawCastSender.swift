@@ -55,7 +55,9 @@ final class RawCastSender: Sendable {
         let context = try NIOSSLContext(configuration: tls)
         let inbox = Inbox()
         let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup)
-            .connectTimeout(.seconds(5))
+            // A deadline of the test machine's, stretched like every other (a busy event loop
+            // handles the connection's completion late: seen beside a CPU hog).
+            .connectTimeout(TimeAmount(Duration.seconds(5).scaledForTests))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
