@@ -38,9 +38,6 @@ public struct PeerSilence: Sendable {
         pausedAt = nil
     }
 
-    /// Whether this end is reading now.
-    public var isListening: Bool { pausedAt == nil }
-
     /// The peer's silence at `now`: time since it was last heard, less the time not listening.
     public func length(at now: NIODeadline) -> TimeAmount {
         max(.zero, (pausedAt ?? now) - since)
