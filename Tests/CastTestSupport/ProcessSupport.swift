@@ -131,23 +131,26 @@ public final class ChildProcess: Sendable {
     }
 }
 
-/// Runs `body` with processes it starts through `launch`, and stops them all afterwards.
+/// Runs `body` with processes it starts through `launch`, and stops them all afterwards. Their
+/// output files live in a directory of their own, removed afterwards (they are read through
+/// `ChildProcess.stdout` and `.stderr` meanwhile): a run of the suite leaves nothing in /tmp.
 public func withProcesses<T>(
     _ body: (_ launch: (String, [String], [String: String]) throws -> ChildProcess) async throws -> T
 ) async throws -> T {
-    var started: [ChildProcess] = []
-    defer {
-        // Best effort when body threw; the normal path stops them below.
-        for child in started where child.isRunning { child.signal(SIGKILL) }
+    try await withTemporaryDirectory { directory in
+        var started: [ChildProcess] = []
+        defer {
+            // Best effort when body threw; the normal path stops them below.
+            for child in started where child.isRunning { child.signal(SIGKILL) }
+        }
+        let result = try await body { executable, arguments, environment in
+            let child = try ChildProcess(executable, arguments, directory: directory, environment: environment)
+            started.append(child)
+            return child
+        }
+        for child in started.reversed() { await child.stop() }
+        return result
     }
-    let directory = NSTemporaryDirectory()
-    let result = try await body { executable, arguments, environment in
-        let child = try ChildProcess(executable, arguments, directory: directory, environment: environment)
-        started.append(child)
-        return child
-    }
-    for child in started.reversed() { await child.stop() }
-    return result
 }
 
 /// The result of running a command to completion.

@@ -23,9 +23,9 @@ struct StartUpRefusalTests {
     }
 
     /// castd on `socket`, with nothing else of the machine's: no discovery, no state, an empty
-    /// configuration file (made beside the socket's directory).
+    /// configuration file (made in the socket's directory, so that it goes with it).
     static func arguments(_ socket: String, mode: String = "user") -> [String] {
-        let config = (socket as NSString).deletingLastPathComponent + "-castd.toml"
+        let config = (socket as NSString).deletingLastPathComponent + "/empty-castd.toml"
         if !FileManager.default.fileExists(atPath: config) {
             _ = FileManager.default.createFile(atPath: config, contents: Data(), attributes: [.posixPermissions: 0o644])
         }
