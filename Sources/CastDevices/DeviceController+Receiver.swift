@@ -78,6 +78,8 @@ extension DeviceController {
         if changed {
             hub.updateKnownDevice(id: id) {
                 $0.receiver = Castd_V1_ReceiverStatus(status)
+                $0.tvPower = CastdTvPower(standBy: status.isStandBy)
+                $0.tvInput = CastdTvInput(activeInput: status.isActiveInput)
                 let running = status.applications.first(where: { !$0.isIdleScreen })
                 $0.statusText = running.map { $0.statusText.isEmpty ? $0.displayName : $0.statusText } ?? ""
                 $0.busy = running != nil

@@ -54,6 +54,28 @@ extension Castd_V1_ReceiverStatus {
     }
 }
 
+extension CastdTvPower {
+    /// RECEIVER_STATUS's `isStandBy`; absent, the device does not say.
+    init(standBy: Bool?) {
+        switch standBy {
+        case nil: self = .unknown
+        case true?: self = .standby
+        case false?: self = .on
+        }
+    }
+}
+
+extension CastdTvInput {
+    /// RECEIVER_STATUS's `isActiveInput`; absent, the device does not say.
+    init(activeInput: Bool?) {
+        switch activeInput {
+        case nil: self = .unknown
+        case true?: self = .this
+        case false?: self = .other
+        }
+    }
+}
+
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -30,6 +30,9 @@ import NIOHTTP1
 ///   MEDIA_STATUS at that rate to every sender connected to the app (409 with nothing
 ///   loaded); answers when done: `{"perSecond", "requested", "sent", "links", "linksOpen",
 ///   "elapsedMs", "achievedPerSecond"}`.
+/// - `POST /emulator/tv` `{"standBy": bool, "activeInput": bool}`, either or both — on a
+///   device started with a TV (`--tv`, ``EmulatorConfiguration/tv``): the TV's new state, told
+///   to every sender; answers `{"standBy", "activeInput"}` (409 on a device without a TV).
 /// - `POST /emulator/transfer` `{"to": "http://HOST:PORT"}` — moves the session to the emulator
 ///   whose control interface is there: `{"appId", "from": {…}, "to": {…}}`.
 /// - `POST /emulator/resume-session` `{"appId", "sessionState"}` — the destination's half of a
@@ -163,6 +166,18 @@ extension CastDeviceEmulator {
             let milliseconds = try request.integer("durationMs", in: 1...600_000) ?? 1000
             let report = try await emulator.floodMediaStatus(perSecond: perSecond, for: .milliseconds(milliseconds))
             return HTTPResponse(.ok, json: report.json)
+        },
+        ControlRoute(
+            method: .POST, path: "/emulator/tv",
+            summary: #"{"standBy": bool, "activeInput": bool}, either or both: the TV's state now (--tv)"#
+        ) { emulator, body in
+            let request = try ControlRequestBody(body, keys: ["standBy", "activeInput"])
+            let standBy = try request.bool("standBy")
+            let activeInput = try request.bool("activeInput")
+            guard standBy != nil || activeInput != nil else {
+                throw ControlRequestError(key: nil, "give standBy, activeInput, or both")
+            }
+            return HTTPResponse(.ok, json: try emulator.changeTV(standBy: standBy, activeInput: activeInput).json)
         },
         ControlRoute(
             method: .POST, path: "/emulator/transfer",

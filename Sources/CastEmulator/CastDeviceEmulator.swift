@@ -310,6 +310,27 @@ public final class CastDeviceEmulator: Sendable {
         report(outcome, logger: logger)
     }
 
+    /// What the TV does (its remote, another HDMI source switched to): on a device configured
+    /// with ``EmulatorConfiguration/tv``, its state changes and every sender connected to
+    /// receiver-0 gets an unsolicited RECEIVER_STATUS. Nil leaves that part as it is. Throws
+    /// `invalidState` on a device that reports no TV, `invalidArgument` for neither.
+    @discardableResult
+    public func changeTV(standBy: Bool? = nil, activeInput: Bool? = nil) throws -> EmulatorTV {
+        guard standBy != nil || activeInput != nil else {
+            throw EmulatorError(.invalidArgument, "give standBy, activeInput, or both")
+        }
+        guard configuration.tv != nil else {
+            throw EmulatorError(.invalidState, "this device reports no TV (start it with --tv)")
+        }
+        var after = EmulatorTV()
+        let outcome = transition { device in
+            defer { after = device.tv ?? after }
+            return device.changeTV(standBy: standBy, activeInput: activeInput)
+        }
+        report(outcome, logger: logger)
+        return after
+    }
+
     // MARK: internals
 
     /// Where the emulator makes its keys and certificates: RSA work that takes seconds in a

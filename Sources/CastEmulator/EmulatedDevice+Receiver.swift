@@ -14,6 +14,19 @@ extension EmulatedDevice {
         return outcome
     }
 
+    /// The TV changed (its remote, another HDMI source): every sender hears of it. Nil leaves
+    /// that part as it is.
+    mutating func changeTV(standBy: Bool?, activeInput: Bool?) -> DeviceOutcome {
+        var outcome = DeviceOutcome()
+        guard var next = tv else { return outcome }
+        if let standBy { next.standBy = standBy }
+        if let activeInput { next.activeInput = activeInput }
+        tv = next
+        outcome.note(.info, "TV \(next.standBy ? "in standby" : "on"), \(next.activeInput ? "this" : "another") input")
+        broadcast(from: Self.receiverID, CastNamespace.receiver, receiverStatusPayload(requestID: 0), &outcome)
+        return outcome
+    }
+
     mutating func handleReceiverRequest(
         _ request: JSONValue, from sender: String, on connection: Int, now: Duration, into outcome: inout DeviceOutcome
     ) {
@@ -168,6 +181,10 @@ extension EmulatedDevice {
     /// RECEIVER_STATUS's `status`, with the fields real devices send.
     var receiverStatusObject: JSONValue {
         var status: [String: JSONValue] = ["userEq": [:], "volume": volumeJSON]
+        if let tv {
+            status["isStandBy"] = .bool(tv.standBy)
+            status["isActiveInput"] = .bool(tv.activeInput)
+        }
         if let running {
             let app = running.app
             status["applications"] = [

@@ -56,17 +56,21 @@ struct EmulatedDevice {
         var groupMembers: [EmulatorGroupMember]
         /// Video content reports `videoInfo` only on a device with a screen.
         var hasDisplay: Bool
+        /// Set: the TV's state at start (the device reports one).
+        var tv: EmulatorTV?
 
         init(
             defaultMediaDuration: Double = 596.5,
             unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes,
-            fixedVolume: Bool = false, groupMembers: [EmulatorGroupMember] = [], hasDisplay: Bool = true
+            fixedVolume: Bool = false, groupMembers: [EmulatorGroupMember] = [], hasDisplay: Bool = true,
+            tv: EmulatorTV? = nil
         ) {
             self.defaultMediaDuration = defaultMediaDuration
             self.unplayableContentTypes = Set(unplayableContentTypes.map { $0.lowercased() })
             self.fixedVolume = fixedVolume
             self.groupMembers = groupMembers
             self.hasDisplay = hasDisplay
+            self.tv = tv
         }
 
         init(_ configuration: EmulatorConfiguration) {
@@ -75,7 +79,8 @@ struct EmulatedDevice {
                 unplayableContentTypes: configuration.unplayableContentTypes,
                 fixedVolume: configuration.fixedVolume,
                 groupMembers: configuration.groupMembers,
-                hasDisplay: configuration.capabilities & 1 != 0
+                hasDisplay: configuration.capabilities & 1 != 0,
+                tv: configuration.tv
             )
         }
     }
@@ -89,6 +94,8 @@ struct EmulatedDevice {
 
     var volumeLevel = 1.0
     var muted = false
+    /// The TV's state, on a device that reports one.
+    var tv: EmulatorTV?
     var running: RunningApp?
     /// The running app's media session; nil when nothing is loaded.
     var player: MediaPlayer?
@@ -104,6 +111,7 @@ struct EmulatedDevice {
         self.apps = byID
         self.idleApp = apps.first(where: \.isIdleScreen)
         self.settings = settings
+        self.tv = settings.tv
         if let idleApp { running = Self.start(idleApp) }
     }
 

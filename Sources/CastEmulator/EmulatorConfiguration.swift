@@ -61,6 +61,11 @@ public struct EmulatorConfiguration: Sendable {
     /// (castd-bench stamps PAUSE arrivals and MEDIA_STATUS departures on its own clock).
     /// `nil`: none.
     public var messageTap: EmulatorMessageTap? = nil
+    /// Set: the device is on a TV that reports its state over HDMI-CEC, as Google TVs and
+    /// Chromecasts in a TV's HDMI port do (`isStandBy`, `isActiveInput` in RECEIVER_STATUS),
+    /// starting in this state; it changes with ``CastDeviceEmulator/changeTV(standBy:activeInput:)``
+    /// or `POST /emulator/tv`. `nil`: the device says nothing of a TV, as most do.
+    public var tv: EmulatorTV? = nil
 
     public init() {}
 
@@ -99,6 +104,22 @@ public typealias EmulatorMessageTap =
 public enum EmulatorMessageDirection: Sendable, Hashable {
     case received
     case sent
+}
+
+/// What a TV says of itself over HDMI-CEC.
+public struct EmulatorTV: Sendable, Hashable {
+    /// The TV is in standby (`isStandBy`).
+    public var standBy: Bool
+    /// The TV shows this device's input (`isActiveInput`).
+    public var activeInput: Bool
+
+    /// A TV that is on and shows this device: what a TV says once a sender cast to it.
+    public init(standBy: Bool = false, activeInput: Bool = true) {
+        self.standBy = standBy
+        self.activeInput = activeInput
+    }
+
+    var json: JSONValue { ["standBy": .bool(standBy), "activeInput": .bool(activeInput)] }
 }
 
 /// When a device pings a quiet sender and when it gives up on it.

@@ -108,6 +108,7 @@ extension EmulatedDevice {
             "app": app,
             "player": playerJSON,
             "volume": volumeJSON,
+            "tv": tv?.json ?? .null,
             "launches": .array(history.launches.map(\.json)),
             "loads": .array(history.loads.map(\.json)),
             "senders": .array(senders.map(JSONValue.string)),

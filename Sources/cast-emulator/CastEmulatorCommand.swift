@@ -84,6 +84,14 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             A device whose volume cannot be changed (SET_VOLUME with a level is refused with \
             BAD_PARAMETER, muting works): cast-emulator --fixed-volume
 
+            A Google TV, or a Chromecast in a TV's HDMI port, says whether the TV is in \
+            standby and whether it shows the device's input (isStandBy, isActiveInput in \
+            RECEIVER_STATUS). --tv reports them (on, this input, at start); the TV changes \
+            with POST /emulator/tv while it runs:
+
+              cast-emulator --tv --http-port 8008 &
+              curl -s -X POST http://127.0.0.1:8008/emulator/tv -d '{"standBy": true}'
+
             What the emulator saw, for tests and app developers: with --http-port, \
             GET /emulator/state returns JSON with the running app, the media session, the \
             volume, the connected senders and the last 100 launches and loads (with their \
@@ -236,6 +244,12 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Flag(help: "The device volume is fixed: SET_VOLUME with a level is refused (BAD_PARAMETER); mute still works.")
     var fixedVolume = false
 
+    @Flag(
+        help:
+            "The device is on a TV that says whether it is in standby and shows this input (on, this input, at start). Changeable at run time: POST /emulator/tv {\"standBy\": true}."
+    )
+    var tv = false
+
     @Option(
         help: ArgumentHelp(
             "Fault injection: send every reply and status (but tp.* messages) this many milliseconds late, like a slow device. Changeable at run time: POST /emulator/faults {\"replyDelayMs\": MS}.",
@@ -332,6 +346,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         configuration.apps = try parsedApps() + configuration.apps
         if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
         configuration.fixedVolume = fixedVolume
+        if tv { configuration.tv = EmulatorTV() }
         configuration.replyDelay = .milliseconds(replyDelay)
         configuration.impostor = impostor
         if let authority {

@@ -443,7 +443,7 @@ struct FaultTests {
             for path in [
                 "/emulator/faults", "/emulator/faults/clear", "/emulator/faults/drop-links", "/emulator/faults/restart",
                 "/emulator/faults/stop-listening", "/emulator/faults/resume-listening", "/emulator/faults/move-port",
-                "/emulator/transfer", "/emulator/resume-session",
+                "/emulator/transfer", "/emulator/resume-session", "/emulator/tv",
             ] {
                 #expect(routes.contains { $0["path"] == .string(path) && $0["method"] == "POST" }, "\(path)")
             }

@@ -160,6 +160,33 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     @Test func noDevicesSaysWhy() {
         #expect(DeviceTable.render([]).contains("mDNS"))
     }
+
+    /// The TV column appears when a device says something of its TV; each half is shown only
+    /// when known, and in standby the input does not matter.
+    @Test func aTVSaysWhetherItIsOnAndShowsThisInput() {
+        var den = castDevice("a", "Den TV", model: "Google TV", host: "10.0.0.2", link: .connected)
+        den.tvPower = .on
+        den.tvInput = .this
+        let kitchen = castDevice("b", "Kitchen", model: "Google Home", host: "10.0.0.3", link: .connected)
+        #expect(
+            DeviceTable.render([den, kitchen]) == """
+                NAME     MODEL        ADDRESS        STATE      AUTH  TV              APP
+                Den TV   Google TV    10.0.0.2:8009  connected  -     on, this input  -
+                Kitchen  Google Home  10.0.0.3:8009  connected  -     -               -
+                """
+        )
+        #expect(!DeviceTable.render([kitchen]).contains("TV"), "no device says: no column")
+        let cases: [(CastdTvPower, CastdTvInput, String?)] = [
+            (.on, .other, "on, other input"), (.on, .unknown, "on"), (.standby, .this, "standby"),
+            (.standby, .other, "standby"), (.unknown, .this, "this input"), (.unknown, .other, "other input"),
+            (.unknown, .unknown, nil), (.UNRECOGNIZED(7), .UNRECOGNIZED(9), nil),
+        ]
+        for (power, input, text) in cases {
+            den.tvPower = power
+            den.tvInput = input
+            #expect(DeviceTable.tv(den) == text, "\(power), \(input)")
+        }
+    }
 }
 
 @Suite(.tags(.cpuBound)) struct MediaSummaryTests {
@@ -284,6 +311,17 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
     @Test func noDevices() {
         #expect(StatusReport.render(CastdStatusResponse(), now: .now) == DeviceTable.noDevices)
     }
+
+    @Test func aTVInStandbySaysSo() {
+        var den = castDevice("a", "Den TV", model: "Google TV", host: "10.0.0.2", link: .connected)
+        den.tvPower = .standby
+        den.tvInput = .other
+        #expect(
+            StatusReport.device(id: "a", device: den, sessions: [], media: [], now: .now) == """
+                Den TV (Google TV, 10.0.0.2:8009): connected
+                  tv  standby
+                """)
+    }
 }
 
 @Suite(.tags(.cpuBound)) struct DeviceFilterTests {
@@ -403,6 +441,15 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
                 "22:13:24.000  lagged          fell behind, 12 events dropped; a fresh snapshot follows",
             ]
         )
+    }
+
+    @Test func aTVGoingToStandbyIsADeviceUpdate() throws {
+        var formatter = EventFormatter(timeZone: try #require(TimeZone(identifier: "UTC")))
+        var den = castDevice("a", "Den TV", model: "Google TV", host: "10.0.0.2", link: .connected)
+        den.tvPower = .standby
+        den.tvInput = .other
+        let line = formatter.line(for: event(7, at: 1_700_000_000_000) { $0.deviceUpdated = den }, now: .now)
+        #expect(line == "22:13:20.000  device updated  Den TV: connected, tv standby")
     }
 
     @Test func eventsWithoutATimeUseNow() throws {

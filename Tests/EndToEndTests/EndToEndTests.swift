@@ -455,6 +455,30 @@ struct EndToEndTests {
         }
     }
 
+    /// A TV that reports its state (cast-emulator --tv): `castc devices` and `castc status` show
+    /// it, and `castc watch` sees it go to standby.
+    @Test func aTVsStateIsShownByDevicesStatusAndWatch() async throws {
+        try await withSetup(emulatorArguments: ["--tv", "--http-port", "0"]) { setup in
+            let ready = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: setup.directory + "/emulator.json")))
+            let httpPort = try #require((ready as? [String: Any])?["httpPort"] as? Int)
+            expectSuccess(try await setup.castc(["connect", setup.deviceName]))
+            let table = try await setup.castc(["devices"])
+            #expect(table.stdout.contains("  TV  ") && table.stdout.contains("on, this input"), "\(table)")
+
+            let watcher = try ChildProcess(
+                "castc", ["watch"], directory: setup.directory, environment: setup.environment)
+            defer { watcher.signal(SIGKILL) }
+            try await eventually("castc watch's snapshot") { watcher.stdout.contains("snapshot") }
+            try await Self.control(httpPort, "/emulator/tv", #"{"standBy": true, "activeInput": false}"#)
+            try await eventually("castc watch to see the TV in standby") { watcher.stdout.contains("tv standby") }
+            let status = try await setup.castc(["status"])
+            #expect(status.stdout.contains("tv") && status.stdout.contains("standby"), "\(status)")
+            let device = try #require(try await setup.status().devices.first { $0.friendlyName == setup.deviceName })
+            #expect(device.tvPower == .standby && device.tvInput == .other)
+        }
+    }
+
     /// POSTs to cast-emulator's control interface.
     static func control(_ port: Int, _ path: String, _ body: String = "{}") async throws {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)

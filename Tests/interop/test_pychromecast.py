@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def emulator(tmp_path: Path):
                 "--host", HOST, "--port", "8009", "--http-port", "8008", "--https-port", "8443",
                 "--name", NAME, "--id", DEVICE_ID,
                 "--ready-file", str(ready), "--log", str(log), "--log-level", "debug",
-                "--write-root", str(root),
+                "--write-root", str(root), "--tv",
             ],
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -263,6 +264,25 @@ def test_pychromecast_sees_launch_errors_and_stops_the_app(emulator):
               if line["direction"] == "out" and line["namespace"].endswith("tp.connection")
               and line["payload"].get("type") == "CLOSE"]
     assert [line["source"] for line in closes] == [session]
+
+
+def test_pychromecast_reads_the_tvs_state(emulator):
+    """isStandBy and isActiveInput (cast-emulator --tv) as pychromecast reads them, and changed."""
+    cast = pychromecast.get_chromecast_from_host(
+        (HOST, 8009, uuid.UUID(DEVICE_ID), "Chromecast", NAME), tries=3, retry_wait=1, timeout=scaled(10)
+    )
+    try:
+        cast.wait(timeout=scaled(10))
+        assert cast.status.is_stand_by is False and cast.status.is_active_input is True
+        request = urllib.request.Request(
+            f"http://{HOST}:8008/emulator/tv", data=b'{"standBy": true, "activeInput": false}', method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=scaled(10)) as response:
+            assert json.loads(response.read()) == {"standBy": True, "activeInput": False}
+        eventually(lambda: cast.status.is_stand_by is True and cast.status.is_active_input is False,
+                   "pychromecast to hear the TV go to standby")
+    finally:
+        cast.disconnect(timeout=scaled(10))
 
 
 def swift_binary(name: str) -> str:

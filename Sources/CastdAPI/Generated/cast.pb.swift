@@ -271,6 +271,90 @@ public nonisolated enum Castd_V1_Capability: SwiftProtobuf.Enum, Swift.CaseItera
 
 }
 
+public nonisolated enum Castd_V1_TvPower: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// the device does not say
+  case unknown // = 0
+  case on // = 1
+  case standby // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unknown
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unknown
+    case 1: self = .on
+    case 2: self = .standby
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unknown: return 0
+    case .on: return 1
+    case .standby: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_TvPower] = [
+    .unknown,
+    .on,
+    .standby,
+  ]
+
+}
+
+public nonisolated enum Castd_V1_TvInput: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+
+  /// the device does not say
+  case unknown // = 0
+
+  /// the TV shows this device's input
+  case this // = 1
+
+  /// the TV shows another input
+  case other // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unknown
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unknown
+    case 1: self = .this
+    case 2: self = .other
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unknown: return 0
+    case .this: return 1
+    case .other: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_TvInput] = [
+    .unknown,
+    .this,
+    .other,
+  ]
+
+}
+
 public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -894,6 +978,19 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   public var reconnectAttempts: UInt32 {
     get {_storage._reconnectAttempts}
     set {_uniqueStorage()._reconnectAttempts = newValue}
+  }
+
+  /// What the TV says of itself in RECEIVER_STATUS (over HDMI-CEC: a Google TV, a Chromecast in
+  /// a TV's HDMI port). Most devices say neither: UNKNOWN. The last the device said, kept while
+  /// the link is down, like `receiver`.
+  public var tvPower: Castd_V1_TvPower {
+    get {_storage._tvPower}
+    set {_uniqueStorage()._tvPower = newValue}
+  }
+
+  public var tvInput: Castd_V1_TvInput {
+    get {_storage._tvInput}
+    set {_uniqueStorage()._tvInput = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2750,6 +2847,14 @@ nonisolated extension Castd_V1_Capability: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAPABILITY_NONE\0\u{1}CAPABILITY_VIDEO_OUT\0\u{1}CAPABILITY_VIDEO_IN\0\u{2}\u{2}CAPABILITY_AUDIO_OUT\0\u{2}\u{4}CAPABILITY_AUDIO_IN\0\u{2}\u{8}CAPABILITY_DEV_MODE\0\u{2}\u{10}CAPABILITY_MULTIZONE_GROUP\0")
 }
 
+nonisolated extension Castd_V1_TvPower: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TV_POWER_UNKNOWN\0\u{1}TV_POWER_ON\0\u{1}TV_POWER_STANDBY\0")
+}
+
+nonisolated extension Castd_V1_TvInput: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0TV_INPUT_UNKNOWN\0\u{1}TV_INPUT_THIS\0\u{1}TV_INPUT_OTHER\0")
+}
+
 nonisolated extension Castd_V1_SessionState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SESSION_STATE_UNSPECIFIED\0\u{1}SESSION_STATE_STARTING\0\u{1}SESSION_STATE_STARTED\0\u{1}SESSION_STATE_START_FAILED\0\u{1}SESSION_STATE_ENDING\0\u{1}SESSION_STATE_ENDED\0\u{1}SESSION_STATE_SUSPENDED\0\u{1}SESSION_STATE_RESUMING\0\u{1}SESSION_STATE_RESUMED\0")
 }
@@ -2857,7 +2962,7 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
 
 nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Device"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0\u{3}tv_power\0\u{3}tv_input\0")
 
   fileprivate class _StorageClass {
     var _id: String = String()
@@ -2877,6 +2982,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
     var _authentication: Castd_V1_DeviceAuthentication? = nil
     var _nextRetryAtMs: Int64 = 0
     var _reconnectAttempts: UInt32 = 0
+    var _tvPower: Castd_V1_TvPower = .unknown
+    var _tvInput: Castd_V1_TvInput = .unknown
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -2904,6 +3011,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       _authentication = source._authentication
       _nextRetryAtMs = source._nextRetryAtMs
       _reconnectAttempts = source._reconnectAttempts
+      _tvPower = source._tvPower
+      _tvInput = source._tvInput
     }
   }
 
@@ -2939,6 +3048,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         case 15: try { try decoder.decodeSingularMessageField(value: &_storage._authentication) }()
         case 16: try { try decoder.decodeSingularInt64Field(value: &_storage._nextRetryAtMs) }()
         case 17: try { try decoder.decodeSingularUInt32Field(value: &_storage._reconnectAttempts) }()
+        case 18: try { try decoder.decodeSingularEnumField(value: &_storage._tvPower) }()
+        case 19: try { try decoder.decodeSingularEnumField(value: &_storage._tvInput) }()
         default: break
         }
       }
@@ -3002,6 +3113,12 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       if _storage._reconnectAttempts != 0 {
         try visitor.visitSingularUInt32Field(value: _storage._reconnectAttempts, fieldNumber: 17)
       }
+      if _storage._tvPower != .unknown {
+        try visitor.visitSingularEnumField(value: _storage._tvPower, fieldNumber: 18)
+      }
+      if _storage._tvInput != .unknown {
+        try visitor.visitSingularEnumField(value: _storage._tvInput, fieldNumber: 19)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3028,6 +3145,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         if _storage._authentication != rhs_storage._authentication {return false}
         if _storage._nextRetryAtMs != rhs_storage._nextRetryAtMs {return false}
         if _storage._reconnectAttempts != rhs_storage._reconnectAttempts {return false}
+        if _storage._tvPower != rhs_storage._tvPower {return false}
+        if _storage._tvInput != rhs_storage._tvInput {return false}
         return true
       }
       if !storagesAreEqual {return false}

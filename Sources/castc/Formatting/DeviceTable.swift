@@ -16,10 +16,12 @@ enum DeviceTable {
 
     /// The devices, one row each; under each group its members, one line each; under a device
     /// that failed device authentication, why. `filtered`: the list was narrowed by criteria
-    /// (which changes what an empty list means).
+    /// (which changes what an empty list means). The TV column is there when a device of the
+    /// list says whether its TV is on (most devices say nothing of it).
     static func render(_ devices: [CastdDevice], filtered: Bool = false) -> String {
         guard !devices.isEmpty else { return filtered ? noMatchingDevices : noDevices }
-        let header = ["NAME", "MODEL", "ADDRESS", "STATE", "AUTH", "APP"]
+        let showsTV = devices.contains { tv($0) != nil }
+        let header = ["NAME", "MODEL", "ADDRESS", "STATE", "AUTH"] + (showsTV ? ["TV"] : []) + ["APP"]
         let rows = devices.map { device in
             [
                 name(device),
@@ -27,8 +29,7 @@ enum DeviceTable {
                 address(device),
                 state(device),
                 authentication(device),
-                app(device),
-            ]
+            ] + (showsTV ? [tv(device) ?? "-"] : []) + [app(device)]
         }
         let lines = TextTable.render([header] + rows).split(separator: "\n", omittingEmptySubsequences: false)
         var output = [String(lines[0])]
@@ -126,6 +127,23 @@ enum DeviceTable {
         let seconds = max(0, (Double(device.nextRetryAtMs) / 1000 - now.timeIntervalSince1970).rounded(.up))
         let failed = device.reconnectAttempts == 0 ? "" : " (\(device.reconnectAttempts) failed)"
         return "in \(Int(seconds)) s\(failed)"
+    }
+
+    /// What the TV says of itself: `on, this input`, `on, other input`, `standby`, or either
+    /// half alone (`on`, `this input`); nil when the device says neither, as most do. In
+    /// standby the input does not matter.
+    static func tv(_ device: CastdDevice) -> String? {
+        let input: String? =
+            switch device.tvInput {
+            case .this: "this input"
+            case .other: "other input"
+            case .unknown, .UNRECOGNIZED: nil
+            }
+        switch device.tvPower {
+        case .standby: return "standby"
+        case .on: return input.map { "on, " + $0 } ?? "on"
+        case .unknown, .UNRECOGNIZED: return input
+        }
     }
 
     /// The app the device runs (known once connected), else its advertised status text, else `-`.

@@ -58,6 +58,7 @@ struct EventFormatter {
             }
             let app = DeviceTable.app(device)
             if app != "-" { details.append(app) }
+            if let tv = DeviceTable.tv(device) { details.append("tv " + tv) }
             if device.hasReceiver, device.receiver.hasVolume {
                 details.append("volume " + MediaSummary.volume(device.receiver.volume))
             }

@@ -117,6 +117,7 @@ enum StatusReport {
                 rows.append(["certificate", device.authentication.deviceCertificate])
             }
             if !device.groupMembers.isEmpty { rows.append(["members", DeviceTable.members(device)]) }
+            if let tv = DeviceTable.tv(device) { rows.append(["tv", tv]) }
             if device.hasReceiver, device.receiver.hasVolume {
                 let volume = device.receiver.volume
                 rows.append(["volume", verbose ? MediaSummary.deviceVolume(volume) : MediaSummary.volume(volume)])
