@@ -223,6 +223,7 @@ extension DeviceController {
             $0.nextRetryAtMs = 0
             $0.reconnectAttempts = 0
         }
+        linkCameUp(self)
         let status = applyReceiver(reply)
         if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
             await requestGroupMembers(link)

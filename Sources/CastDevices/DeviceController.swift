@@ -51,6 +51,9 @@ public actor DeviceController {
     /// Told when castd stopped holding anything on the device (a link it wants, a session to
     /// rejoin): the registry forgets a device that nothing announces any more.
     let becameIdle: @Sendable (DeviceController) -> Void
+    /// Told each time the link comes up: the registry reads a device given by address anew
+    /// (its eureka_info), so that a device renamed meanwhile is seen.
+    let linkCameUp: @Sendable (DeviceController) -> Void
     /// The device's lifecycle (CastDevice); `sessionLogger` and `mediaLogger` log what clients
     /// ask of its sessions (CastSession) and media (CastMedia), with the same metadata.
     let logger: Logger
@@ -90,6 +93,7 @@ public actor DeviceController {
             _, _, _ in
         },
         becameIdle: @escaping @Sendable (DeviceController) -> Void = { _ in },
+        linkCameUp: @escaping @Sendable (DeviceController) -> Void = { _ in },
         logger: Logger, spawn: @escaping @Sendable (@escaping @Sendable () async -> Void) -> Void
     ) {
         self.id = id
@@ -102,6 +106,7 @@ public actor DeviceController {
         self.keyPins = keyPins
         self.sessionVanished = sessionVanished
         self.becameIdle = becameIdle
+        self.linkCameUp = linkCameUp
         var logger = logger
         logger[metadataKey: "device.id"] = "\(id)"
         self.logger = logger.subsystem("CastDevice")

@@ -77,7 +77,7 @@ public enum DiscoveryState: Sendable, Equatable {
 /// All devices castd knows, discovered and static, each with its controller. Resolves the
 /// device selectors clients send.
 public actor DeviceRegistry {
-    private let hub: CastdStateStore
+    let hub: CastdStateStore
     private let linkConfiguration: CastLinkConfiguration
     private let backoff: ReconnectBackoff
     private let resumeWindow: Duration
@@ -88,10 +88,22 @@ public actor DeviceRegistry {
     public nonisolated let readCallLinks: LinkAttemptLimiter
     /// How many, unless told otherwise.
     public static let readCallLinkAttempts = 4
-    private let logger: Logger
+    let logger: Logger
     private let discoveryLogger: Logger
     private let sessionLogger: Logger
     private let staticDevices: [StaticDevice]
+    /// Reads what a device given by address says of itself (its eureka_info); nil: castd does
+    /// not ask, and such a device is known by its address only.
+    let deviceInfo: DeviceInfoReader?
+    /// The names given on the command line or in castd.toml (`NAME=HOST`), by the device's
+    /// current id: a name the user gave wins over the device's own.
+    var configuredNames: [String: String] = [:]
+    /// A device given by address whose real id castd learned while it held something on it
+    /// (so it kept its "host:port" id): mDNS's id → that id. An announcement of the real id
+    /// updates it rather than listing the device twice.
+    var aliases: [String: String] = [:]
+    /// Devices whose eureka_info is being read now.
+    var identityReads: Set<String> = []
     /// Where castd's session went when it moved to another device: requests for the device it
     /// left go to the one it moved to, until the old device gets a session of its own.
     private var transfers: [String: String] = [:]
@@ -100,17 +112,17 @@ public actor DeviceRegistry {
     private let discoveryEnabled: Bool
     private let discoveryLimits: DiscoveryLimits
     private let serviceType: String
-    private var controllers: [String: DeviceController] = [:]
-    private var sources: [String: Castd_V1_DeviceSource] = [:]
+    var controllers: [String: DeviceController] = [:]
+    var sources: [String: Castd_V1_DeviceSource] = [:]
     /// The devices mDNS announces now (a device restored from a saved session is known before,
     /// or without, being announced).
-    private var announced: Set<String> = []
+    var announced: Set<String> = []
     /// Whether discovery runs, readable without the actor: GetStatus is answered on the
     /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
     public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0 } }
     private nonisolated let discovery: Locked<DiscoveryState>
     /// Every device's custom channels, reachable without the actor so that shutdown can end them.
-    private nonisolated let channelRouters = Locked<[NamespaceListeners]>([])
+    nonisolated let channelRouters = Locked<[NamespaceListeners]>([])
 
     /// Work that must outlive the call that starts it (a device's link) runs as a child of `run()`.
     private let work: AsyncStream<@Sendable () async -> Void>
@@ -128,8 +140,10 @@ public actor DeviceRegistry {
         sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil,
         readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
+        deviceInfo: DeviceInfoReader? = nil,
         logger: Logger
     ) {
+        self.deviceInfo = deviceInfo
         self.hub = hub
         self.readCallLinks = LinkAttemptLimiter(limit: readCallLinkAttempts)
         self.staticDevices = staticDevices
@@ -152,6 +166,8 @@ public actor DeviceRegistry {
     public func run() async {
         for device in staticDevices {
             addStatic(device)
+            let id = device.id
+            workContinuation.yield { await self.readIdentity(of: id) }
         }
         restoreSessions()
         let work = self.work
@@ -185,7 +201,8 @@ public actor DeviceRegistry {
         case .added(let device), .updated(let device):
             discovery.withLock { $0 = .running }
             addDiscovered(device)
-        case .removed(let id):
+        case .removed(let announcedID):
+            let id = aliases[announcedID] ?? announcedID
             announced.remove(id)
             guard sources[id] == .mdns else { return }
             // A device that vanished from mDNS stays listed while castd holds a session on it;
@@ -206,20 +223,25 @@ public actor DeviceRegistry {
     }
 
     private func addDiscovered(_ device: DiscoveredDevice) {
-        let isNew = sources[device.id] == nil
-        sources[device.id] = .mdns
-        announced.insert(device.id)
+        // A device also given by address is one device: the announcement updates it (and its
+        // address, should it have changed), and it stays what the user configured.
+        let id = aliases[device.id] ?? device.id
+        let isNew = sources[id] == nil
+        let configured = sources[id] == .static
+        if !configured { sources[id] = .mdns }
+        announced.insert(id)
         let endpoint = DeviceEndpoint(host: device.host, port: device.port)
-        let controller = controller(id: device.id, name: device.friendlyName, endpoint: endpoint)
-        hub.updateDevice(id: device.id) {
-            $0.friendlyName = device.friendlyName
+        let name = configuredNames[id] ?? device.friendlyName
+        let controller = controller(id: id, name: name, endpoint: endpoint)
+        hub.updateDevice(id: id) {
+            $0.friendlyName = name
             $0.model = device.model
             $0.host = device.host
             $0.port = UInt32(device.port)
             $0.capabilities = device.capabilities.rawValue
             $0.busy = device.isBusy
             $0.isGroup = device.isGroup
-            $0.source = .mdns
+            $0.source = configured ? .static : .mdns
             if $0.receiver.applications.isEmpty { $0.statusText = device.statusText }
         }
         // A group's members are only known once castd asks the group: ask as soon as it appears,
@@ -234,6 +256,7 @@ public actor DeviceRegistry {
     private func addStatic(_ device: StaticDevice) {
         let id = device.id
         sources[id] = .static
+        if let name = device.name { configuredNames[id] = name }
         let name = device.name ?? id
         controller(id: id, name: name, endpoint: device.endpoint)
         hub.updateDevice(id: id) {
@@ -245,7 +268,7 @@ public actor DeviceRegistry {
     }
 
     @discardableResult
-    private func controller(id: String, name: String, endpoint: DeviceEndpoint) -> DeviceController {
+    func controller(id: String, name: String, endpoint: DeviceEndpoint) -> DeviceController {
         if let existing = controllers[id] {
             existing.update(name: name, endpoint: endpoint)
             return existing
@@ -261,6 +284,10 @@ public actor DeviceRegistry {
             becameIdle: { [weak self] controller in
                 guard let self else { return }
                 continuation.yield { await self.forgetUnannounced(controller) }
+            },
+            linkCameUp: { [weak self] controller in
+                guard let self else { return }
+                continuation.yield { await self.readIdentity(of: controller.id) }
             },
             logger: logger, spawn: { job in continuation.yield(job) })
         controllers[id] = controller

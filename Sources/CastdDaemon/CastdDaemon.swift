@@ -37,6 +37,10 @@ public struct CastdDaemon: Sendable {
         public var readCallLinkAttempts = DeviceRegistry.readCallLinkAttempts
         /// How long castd waits for a receiver app to answer on a custom namespace.
         public var appAnswerDeadline: Duration = .seconds(5)
+        /// How castd reads what a device given by address says of itself (eureka_info on the
+        /// device's 8443, then 8008); nil: it does not, and such a device is known by its
+        /// address only.
+        public var deviceInfo: DeviceInfoReader? = DeviceInfoReader()
         /// Called once the socket listens.
         public var onListening: @Sendable () -> Void = {}
 
@@ -81,6 +85,7 @@ public struct CastdDaemon: Sendable {
             sessionStore: SessionStore(directory: stateURL, logger: logger(CastdSubsystem.state)),
             keyPins: DeviceKeyPins(directory: stateURL, logger: logger(CastdSubsystem.state)),
             readCallLinkAttempts: options.readCallLinkAttempts,
+            deviceInfo: options.deviceInfo,
             logger: logger(CastdSubsystem.castDevice))
 
         var facts = DaemonFacts(version: options.version, socketPath: socketPath)

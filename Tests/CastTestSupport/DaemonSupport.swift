@@ -25,6 +25,8 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 /// on a real Unix socket, the real registry and device links. `body` gets the socket path and
 /// the hub, once the server listens and the registry knows `devices`.
 /// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
+/// Static devices are known by their address only unless `deviceInfo` says where their
+/// eureka_info is (a test's emulators serve it on ports of their own).
 /// With `logs`, the daemon logs through them (as castd's subsystems) and serves its log methods;
 /// without, it logs nothing and those methods answer FAILED_PRECONDITION.
 public func withDaemon<T>(
@@ -35,6 +37,7 @@ public func withDaemon<T>(
     stateDirectory: String? = nil,
     readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
     appAnswerDeadline: Duration = .seconds(5),
+    deviceInfo: DeviceInfoReader? = nil,
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdStateStore) async throws -> T
@@ -53,6 +56,7 @@ public func withDaemon<T>(
         options.linkConfiguration = linkConfiguration
         options.readCallLinkAttempts = readCallLinkAttempts
         options.appAnswerDeadline = appAnswerDeadline
+        options.deviceInfo = deviceInfo
         options.onListening = { listening.continuation.finish() }
         let daemon = try CastdDaemon(settings: settings, options: options, tuneServer: configure)
         let hub = daemon.hub

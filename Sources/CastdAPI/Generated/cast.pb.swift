@@ -880,7 +880,8 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// mDNS "id" TXT value, or "host:port" for static devices
+  /// mDNS's "id" TXT value (32 hex digits). A device given by address has the same id once
+  /// castd has read its eureka_info; until then (or if it cannot be read), "host:port".
   public var id: String {
     get {_storage._id}
     set {_uniqueStorage()._id = newValue}
@@ -991,6 +992,19 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   public var tvInput: Castd_V1_TvInput {
     get {_storage._tvInput}
     set {_uniqueStorage()._tvInput = newValue}
+  }
+
+  /// What the device says of itself at /setup/eureka_info, read for a device given by address
+  /// (castd --device): its maker and firmware build ("" where unknown). Its name, model and id
+  /// are the fields above.
+  public var manufacturer: String {
+    get {_storage._manufacturer}
+    set {_uniqueStorage()._manufacturer = newValue}
+  }
+
+  public var build: String {
+    get {_storage._build}
+    set {_uniqueStorage()._build = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2962,7 +2976,7 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
 
 nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Device"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0\u{3}tv_power\0\u{3}tv_input\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0\u{3}tv_power\0\u{3}tv_input\0\u{1}manufacturer\0\u{1}build\0")
 
   fileprivate class _StorageClass {
     var _id: String = String()
@@ -2984,6 +2998,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
     var _reconnectAttempts: UInt32 = 0
     var _tvPower: Castd_V1_TvPower = .unknown
     var _tvInput: Castd_V1_TvInput = .unknown
+    var _manufacturer: String = String()
+    var _build: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3013,6 +3029,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       _reconnectAttempts = source._reconnectAttempts
       _tvPower = source._tvPower
       _tvInput = source._tvInput
+      _manufacturer = source._manufacturer
+      _build = source._build
     }
   }
 
@@ -3050,6 +3068,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         case 17: try { try decoder.decodeSingularUInt32Field(value: &_storage._reconnectAttempts) }()
         case 18: try { try decoder.decodeSingularEnumField(value: &_storage._tvPower) }()
         case 19: try { try decoder.decodeSingularEnumField(value: &_storage._tvInput) }()
+        case 20: try { try decoder.decodeSingularStringField(value: &_storage._manufacturer) }()
+        case 21: try { try decoder.decodeSingularStringField(value: &_storage._build) }()
         default: break
         }
       }
@@ -3119,6 +3139,12 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       if _storage._tvInput != .unknown {
         try visitor.visitSingularEnumField(value: _storage._tvInput, fieldNumber: 19)
       }
+      if !_storage._manufacturer.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._manufacturer, fieldNumber: 20)
+      }
+      if !_storage._build.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._build, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3147,6 +3173,8 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         if _storage._reconnectAttempts != rhs_storage._reconnectAttempts {return false}
         if _storage._tvPower != rhs_storage._tvPower {return false}
         if _storage._tvInput != rhs_storage._tvInput {return false}
+        if _storage._manufacturer != rhs_storage._manufacturer {return false}
+        if _storage._build != rhs_storage._build {return false}
         return true
       }
       if !storagesAreEqual {return false}
