@@ -2,10 +2,11 @@ import CastEmulator
 import CastProtocol
 import CastSenderLink
 import CastTestSupport
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reading `/setup/eureka_info` from a device known only by its address: HTTPS first, HTTP for
 /// older firmware, bounded in size and time.
@@ -102,55 +103,5 @@ struct DeviceInfoReaderTests {
                 #expect(failure?.description.contains("HTTP 404") == true, "\(String(describing: failure))")
             }
         }
-    }
-}
-
-/// An HTTP server on 127.0.0.1 that answers every request with `body` (with Content-Length, or
-/// chunked), then closes.
-func withHTTPServer<T>(
-    body: String, status: HTTPResponseStatus = .ok, sayingItsLength: Bool = true, _ run: (Int) async throws -> T
-) async throws -> T {
-    let server = try await ServerBootstrap(group: .singletonMultiThreadedEventLoopGroup)
-        .childChannelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                try channel.pipeline.syncOperations.addHandler(
-                    FixedAnswer(body: body, status: status, sayingItsLength: sayingItsLength))
-            }
-        }
-        .bind(host: "127.0.0.1", port: 0).get()
-    do {
-        let result = try await run(server.localAddress?.port ?? 0)
-        try await server.close()
-        return result
-    } catch {
-        try? await server.close()
-        throw error
-    }
-}
-
-private final class FixedAnswer: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-    let body: String
-    let status: HTTPResponseStatus
-    let sayingItsLength: Bool
-
-    init(body: String, status: HTTPResponseStatus, sayingItsLength: Bool) {
-        self.body = body
-        self.status = status
-        self.sayingItsLength = sayingItsLength
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .end = unwrapInboundIn(data) else { return }
-        var headers = HTTPHeaders()
-        headers.add(name: "Connection", value: "close")
-        if sayingItsLength { headers.add(name: "Content-Length", value: "\(body.utf8.count)") }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }
