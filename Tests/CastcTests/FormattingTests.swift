@@ -312,6 +312,22 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         #expect(StatusReport.render(CastdStatusResponse(), now: .now) == DeviceTable.noDevices)
     }
 
+    @Test func verboseSaysWhatADeviceGivenByAddressToldOfItself() {
+        var den = castDevice("a", "Den TV", model: "Chromecast Ultra", host: "10.0.0.2", link: .connected)
+        #expect(
+            !StatusReport.device(id: "a", device: den, sessions: [], media: [], now: .now, verbose: true).contains(
+                "build"))
+        den.manufacturer = "Google Inc."
+        den.build = "1.56.500000"
+        #expect(
+            StatusReport.device(id: "a", device: den, sessions: [], media: [], now: .now, verbose: true) == """
+                Den TV (Chromecast Ultra, 10.0.0.2:8009): connected
+                  device  Google Inc. Chromecast Ultra, build 1.56.500000
+                """)
+        den.manufacturer = ""
+        #expect(DeviceTable.madeBy(den) == "Chromecast Ultra, build 1.56.500000")
+    }
+
     @Test func aTVInStandbySaysSo() {
         var den = castDevice("a", "Den TV", model: "Google TV", host: "10.0.0.2", link: .connected)
         den.tvPower = .standby

@@ -146,6 +146,15 @@ enum DeviceTable {
         }
     }
 
+    /// The maker, model and firmware build a device given by address told castd (its
+    /// eureka_info): `Google Inc. Chromecast Ultra, build 1.56.500000`; nil when it told none.
+    static func madeBy(_ device: CastdDevice) -> String? {
+        guard !device.manufacturer.isEmpty || !device.build.isEmpty else { return nil }
+        let what = [device.manufacturer, device.model].filter { !$0.isEmpty }.joined(separator: " ")
+        let build = device.build.isEmpty ? "" : "build \(device.build)"
+        return [what, build].filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+
     /// The app the device runs (known once connected), else its advertised status text, else `-`.
     static func app(_ device: CastdDevice) -> String {
         if device.hasReceiver {

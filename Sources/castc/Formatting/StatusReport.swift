@@ -113,6 +113,7 @@ enum StatusReport {
             }
             if let retry = DeviceTable.nextRetry(device, now: now) { rows.append(["retry", retry]) }
             if let authentication = DeviceTable.authenticationSummary(device) { rows.append(["auth", authentication]) }
+            if verbose, let made = DeviceTable.madeBy(device) { rows.append(["device", made]) }
             if verbose, !device.authentication.deviceCertificate.isEmpty {
                 rows.append(["certificate", device.authentication.deviceCertificate])
             }
