@@ -34,11 +34,11 @@ struct StaticDeviceMergeTests {
     }
 
     /// The emulator's eureka_info as current firmware answers it, served by the test.
-    static func eurekaAnswer(id: String) -> String {
+    static func eurekaAnswer(id: String, name: String = "Den TV") -> String {
         let hex = Array(id)
         let udn = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
         return
-            #"{"name": "Den TV", "device_info": {"ssdp_udn": "\#(udn)", "model_name": "Chromecast Ultra", "manufacturer": "Google Inc."}}"#
+            #"{"name": "\#(name)", "device_info": {"ssdp_udn": "\#(udn)", "model_name": "Chromecast Ultra", "manufacturer": "Google Inc."}}"#
     }
 
     func withSetup<T>(eurekaHeld: Bool, _ body: (Setup) async throws -> T) async throws -> T {
@@ -161,6 +161,25 @@ struct StaticDeviceMergeTests {
             #expect(setup.hub.session(deviceID: setup.staticID)?.sessionID == session.sessionID)
             #expect(try await setup.registry.controller(for: "Den TV") === controller)
             #expect(await setup.emulator.state().connections.count == 1)
+        }
+    }
+
+    /// castd reads the device anew each time its link comes back: a device renamed meanwhile
+    /// is listed, and selected, by its new name.
+    @Test func aDeviceRenamedWhileAwayIsSeenByItsNewName() async throws {
+        try await withSetup(eurekaHeld: false) { setup in
+            try await eventually("the device given by address to learn its id") {
+                setup.hub.device(id: setup.realID)?.friendlyName == "Den TV"
+            }
+            let controller = try await setup.registry.controller(for: "Den TV")
+            _ = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
+            setup.eureka.answer(Self.eurekaAnswer(id: setup.realID, name: "Living Room TV"))
+            #expect(await setup.emulator.dropLinks() == 1)
+            try await eventually("castd to reconnect and read the new name") {
+                setup.hub.device(id: setup.realID)?.friendlyName == "Living Room TV"
+            }
+            #expect(try await setup.registry.controller(for: "living room tv") === controller)
+            #expect(setup.hub.devices().count == 1)
         }
     }
 }
