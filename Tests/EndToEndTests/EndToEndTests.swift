@@ -479,6 +479,46 @@ struct EndToEndTests {
         }
     }
 
+    /// `castd --device HOST` with a device on a real device's ports (8009, and eureka_info on
+    /// 8443) at a loopback address of its own: castc connects to it by its name, and it is
+    /// listed once, under its mDNS id.
+    @Test func aDeviceGivenByAddressIsUsedByItsOwnName() async throws {
+        let host = "127.\(Int.random(in: 100...250)).\(Int.random(in: 1...250)).\(Int.random(in: 2...250))"
+        try await withTemporaryDirectory { directory in
+            try await withProcesses { launch in
+                let ready = directory + "/emulator.json"
+                let authority = directory + "/authority"
+                _ = try launch(
+                    "cast-emulator",
+                    ["--name", "Attic TV", "--host", host, "--port", "8009", "--https-port", "8443"]
+                        + ["--ready-file", ready, "--authority", authority],
+                    [:])
+                try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
+                    FileManager.default.fileExists(atPath: ready)
+                }
+                let info = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ready)))
+                let id = try #require((info as? [String: Any])?["id"] as? String)
+                let socket = directory + "/castd.sock"
+                _ = try launch(
+                    "castd",
+                    ["--mode", "user", "--socket", socket, "--no-discovery", "--state-directory", ""]
+                        + ["--trust-root", authority + "/root.pem", "--device", host],
+                    [:])
+                let environment = ["CASTD_SOCKET": socket]
+                try await eventually("castd to learn the device's name") {
+                    let listed = try? await run("castc", ["devices"], environment: environment)
+                    return listed?.stdout.contains("Attic TV") == true
+                }
+                expectSuccess(try await run("castc", ["connect", "Attic TV"], environment: environment))
+                let devices = try await run("castc", ["devices", "--json"], environment: environment)
+                let listed = try Castd_V1_ListDevicesResponse(jsonString: devices.stdout, options: Setup.lenient)
+                #expect(listed.devices.map(\.id) == [id], "\(devices)")
+                #expect(listed.devices.first?.source == .static && listed.devices.first?.manufacturer == "Google Inc.")
+                #expect(listed.devices.first?.host == host && listed.devices.first?.linkState == .connected)
+            }
+        }
+    }
+
     /// POSTs to cast-emulator's control interface.
     static func control(_ port: Int, _ path: String, _ body: String = "{}") async throws {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
