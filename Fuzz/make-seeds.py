@@ -77,6 +77,8 @@ hostile = {
     "escapes": '{"s":"\\u0000\\ud83d\\ude00\\\\\\"\\n\\u2028"}',
     "lone-surrogate": '{"s":"\\ud800"}',
     "duplicate-keys": '{"type":"A","type":"RECEIVER_STATUS"}',
+    "eureka-info": '{"name":"Den TV","device_info":{"manufacturer":"Google Inc.","model_name":"Chromecast","ssdp_udn":"5d1a2f9c-8b3e-4f21-a0c4-9e7b6d5c4a3b"},"build_info":{"cast_build_revision":"1.56.500000"}}',
+    "eureka-info-old-wrong-types": '{"name":7,"ssdp_udn":"uuid:5D1A2F9C8B3E4F21A0C49E7B6D5C4A3","build_version":["x"],"detail":{"model_name":"' + "m" * 300 + '","manufacturer":" "}}',
     "not-json": "{\"type\":",
     "empty": "",
 }

@@ -5,8 +5,9 @@ import Foundation
 import FuzzSupport
 import SwiftProtobuf
 
-// The JSON payloads devices send on the receiver, media and multizone namespaces, read the way
-// castd reads them (DeviceController): the JSON parser, the envelope, RECEIVER_STATUS,
+// The JSON payloads devices send on the receiver, media and multizone namespaces (and their
+// eureka_info, over HTTP), read the way castd reads them (DeviceController, DeviceRegistry):
+// the JSON parser, the envelope, eureka_info, RECEIVER_STATUS,
 // MEDIA_STATUS, device errors and MULTIZONE_STATUS / DEVICE_* members, then the mapping to the
 // castd.v1 messages clients get. Every input goes through every reader: castd picks the reader
 // by namespace and `type`, both of which a device controls.
@@ -24,6 +25,19 @@ func fuzzOne(_ bytes: [UInt8]) {
     fuzzRequire((try? JSONValue.parse(text)) == payload, "JSON text \(text.prefix(200)) does not parse back to itself")
     _ = CastEnvelope(payload)
     _ = CastDeviceError(payload: payload)
+
+    // eureka_info (what a device given by address says of itself over HTTP): text fields are
+    // bounded, an id is mDNS's form or absent
+    if let info = CastDeviceInfo(json: payload) {
+        for field in [info.name, info.model, info.manufacturer, info.build] {
+            fuzzRequire(
+                field.map { !$0.isEmpty && $0.utf8.count <= CastDeviceInfo.maximumFieldLength } ?? true,
+                "an eureka_info field empty or over the bound: \(String(describing: field).prefix(300))")
+        }
+        fuzzRequire(
+            info.id.map { $0.utf8.count == 32 && CastDeviceInfo.deviceID(fromUDN: $0) == $0 } ?? true,
+            "an eureka_info id not in mDNS's form: \(String(describing: info.id))")
+    }
 
     // RECEIVER_STATUS
     let receiver = CastReceiverStatus(payload: payload)
