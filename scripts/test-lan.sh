@@ -9,6 +9,7 @@
 #   scripts/test-lan.sh exec DIR NODE CMD...  run CMD in NODE (desktop, tv1, tv2, …)
 #   scripts/test-lan.sh address DIR NODE      print NODE's address
 #   scripts/test-lan.sh cable DIR NODE up|down  plug NODE's cable in, or pull it (at the switch)
+#   scripts/test-lan.sh renumber DIR NODE     give NODE a new address, as a DHCP renewal may; prints it
 #   scripts/test-lan.sh down DIR              remove it all
 #
 # By hand:
@@ -162,13 +163,28 @@ cable() {
     local dir=$1 node=$2 state=$3
     load "$dir"
     [[ $state == up || $state == down ]] || usage
-    local number
-    case $node in
-    desktop) number=1 ;;
-    tv*) number=$((10 + ${node#tv})) ;;
-    *) die "no node $node" ;;
+    ip -n "$PREFIX-sw" link set "${PREFIX}s$(node_number "$node")" "$state"
+}
+
+node_number() {
+    case $1 in
+    desktop) echo 1 ;;
+    tv*) echo $((10 + ${1#tv})) ;;
+    *) die "no node $1" ;;
     esac
-    ip -n "$PREFIX-sw" link set "${PREFIX}s$number" "$state"
+}
+
+renumber() {
+    local dir=$1 node=$2
+    load "$dir"
+    local number old new
+    number=$(node_number "$node")
+    old=$(cat "$dir/$node.address")
+    new="$SUBNET.$((${old##*.} < 100 ? ${old##*.} + 100 : ${old##*.} - 100))"
+    ip -n "$PREFIX-$node" addr flush dev eth0 scope global
+    ip -n "$PREFIX-$node" addr add "$new/24" dev eth0
+    echo "$new" >"$dir/$node.address"
+    echo "$new"
 }
 
 down() {
@@ -198,6 +214,7 @@ exec)
     ;;
 address) [[ $# -eq 2 ]] || usage; cat "$1/$2.address" ;;
 cable) [[ $# -eq 3 ]] || usage; cable "$@" ;;
+renumber) [[ $# -eq 2 ]] || usage; renumber "$@" ;;
 down) [[ $# -eq 1 ]] || usage; down "$1" ;;
 *) usage ;;
 esac

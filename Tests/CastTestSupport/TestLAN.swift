@@ -62,6 +62,14 @@ public struct TestLAN: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Gives the node a new address on the LAN, as a DHCP renewal may (the old one is gone at
+    /// once); returns it.
+    public func renumber(_ node: String) async throws -> String {
+        let result = try await run(Self.script, ["renumber", directory, node])
+        guard result.status == 0 else { throw LANError(description: "renumber \(node): \(result)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Pulls the node's cable out at the switch (`false`), or plugs it back in: no FIN, no RST,
     /// no mDNS goodbye; packets simply stop.
     public func cable(_ node: String, plugged: Bool) async throws {

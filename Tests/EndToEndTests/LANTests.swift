@@ -39,15 +39,19 @@ struct LANTests {
     }
 
     /// A TV on the LAN, announced over mDNS, and castd in the desktop, once castd lists the TV.
-    func withHome<T>(_ body: (Home) async throws -> T) async throws -> T {
+    /// `anyAddress`: the TV listens on every address it has (one that may change), not only on
+    /// the one it starts with. `castdArguments(tvAddress)`: more of castd's flags.
+    func withHome<T>(
+        anyAddress: Bool = false, castdArguments: (String) -> [String] = { _ in [] }, _ body: (Home) async throws -> T
+    ) async throws -> T {
         try await TestLAN.with(tvs: 1) { lan, launch in
             let tv = try lan.address(of: "tv1")
             let authority = lan.directory + "/authority"
             let ready = lan.directory + "/tv1.json"
             _ = try launch(
                 "tv1", "cast-emulator",
-                ["--name", "LAN TV", "--host", tv, "--port", "8009", "--https-port", "8443", "--publish"]
-                    + ["--authority", authority, "--ready-file", ready])
+                ["--name", "LAN TV", "--host", anyAddress ? "0.0.0.0" : tv, "--port", "8009", "--https-port", "8443"]
+                    + ["--publish", "--authority", authority, "--ready-file", ready])
             try await eventually(timeout: processStartTimeout, "the TV's ready file") {
                 FileManager.default.fileExists(atPath: ready)
             }
@@ -57,7 +61,8 @@ struct LANTests {
                 [
                     "--mode", "user", "--socket", socket, "--state-directory", "", "--trust-root",
                     authority + "/root.pem",
-                ])
+                ]
+                    + castdArguments(tv))
             let home = Home(lan: lan, socket: socket, tvAddress: tv)
             try await eventually(timeout: .seconds(30), "castd in the desktop to find the TV over mDNS") {
                 try await home.device()?.friendlyName == "LAN TV"
@@ -104,6 +109,45 @@ struct LANTests {
             let again = try #require(try await home.status().sessions.first)
             #expect(again.sessionID == session.sessionID)
             expectSuccess(try await home.castc(["pause"]))
+        }
+    }
+
+    /// The TV gets a new address mid-session, as after a DHCP renewal: its Avahi announces it,
+    /// castd follows, and the session is resumed there. (Timing: castd finds the old link dead
+    /// by its liveness window; the deadline is that with room, scaled by CASTD_TEST_TIME_SCALE.)
+    @Test func aTVThatChangesAddressMidSessionIsFollowedAndTheSessionSurvives() async throws {
+        try await withHome(anyAddress: true) { home in
+            expectSuccess(try await home.castc(["load", "https://example.com/a.mp4", "--device", "LAN TV"]))
+            let session = try #require(try await home.status().sessions.first)
+            let renumbered = try await home.lan.renumber("tv1")
+            let changed = ContinuousClock.now
+            try await eventually(timeout: .seconds(40), "castd to resume the session at the TV's new address") {
+                let status = try await home.status()
+                return status.devices.first?.host == renumbered && status.sessions.first?.state == .resumed
+            }
+            print(
+                "LAN: a TV renumbered mid-session was resumed at its new address after \(ContinuousClock.now - changed)"
+            )
+            let status = try await home.status()
+            #expect(status.sessions.first?.sessionID == session.sessionID)
+            #expect(status.devices.count == 1 && status.devices.first?.linkState == .connected)
+            expectSuccess(try await home.castc(["pause"]))
+        }
+    }
+
+    /// The TV given by address too (castd --device ADDRESS): castd reads its eureka_info on the
+    /// real port, 8443, across the LAN, and the device given by address and the device mDNS
+    /// announces are one.
+    @Test func aTVGivenByAddressAndAnnouncedIsOneDevice() async throws {
+        try await withHome(castdArguments: { ["--device", $0] }) { home in
+            try await eventually(timeout: .seconds(20), "the device given by address and announced to be one") {
+                try await home.status().devices.count == 1
+            }
+            let device = try #require(try await home.device())
+            #expect(device.friendlyName == "LAN TV" && device.source == .static && device.manufacturer == "Google Inc.")
+            #expect(device.host == home.tvAddress && device.id.count == 32, "\(device)")
+            expectSuccess(try await home.castc(["connect", "LAN TV"]))
+            #expect(try await home.status().devices.count == 1)
         }
     }
 }
