@@ -150,4 +150,53 @@ struct LANTests {
             #expect(try await home.status().devices.count == 1)
         }
     }
+
+    /// Two TVs on two hosts and a speaker group of both, announced by the first (as a group's
+    /// leader announces it, on a port of its own): castd lists three devices, learns the
+    /// group's members from the group, and casts to the group.
+    @Test func twoTVsAndAGroupOfBoth() async throws {
+        try await TestLAN.with(tvs: 2) { lan, launch in
+            let authority = lan.directory + "/authority"
+            let ids = ["tv1": String(repeating: "a1", count: 16), "tv2": String(repeating: "b2", count: 16)]
+            let names = ["tv1": "Living Room", "tv2": "Kitchen"]
+            for node in ["tv1", "tv2"] {
+                let ready = lan.directory + "/\(node).json"
+                _ = try launch(
+                    node, "cast-emulator",
+                    ["--name", names[node]!, "--id", ids[node]!, "--host", try lan.address(of: node), "--port", "8009"]
+                        + ["--publish", "--authority", authority, "--ready-file", ready])
+                try await eventually(timeout: processStartTimeout, "\(node)'s ready file") {
+                    FileManager.default.fileExists(atPath: ready)
+                }
+            }
+            let groupReady = lan.directory + "/group.json"
+            _ = try launch(
+                "tv1", "cast-emulator",
+                ["--name", "Downstairs", "--host", try lan.address(of: "tv1"), "--port", "42001", "--publish"]
+                    + ["--group-member", "\(ids["tv1"]!)=Living Room", "--group-member", "\(ids["tv2"]!)=Kitchen"]
+                    + ["--authority", authority, "--ready-file", groupReady])
+            let socket = lan.directory + "/castd.sock"
+            _ = try launch(
+                "desktop", "castd",
+                [
+                    "--mode", "user", "--socket", socket, "--state-directory", "", "--trust-root",
+                    authority + "/root.pem",
+                ])
+            let home = Home(lan: lan, socket: socket, tvAddress: try lan.address(of: "tv1"))
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            try await eventually(timeout: .seconds(30), "castd to list both TVs and the group with its members") {
+                let listed = try await home.castc(["devices", "--json"])
+                guard listed.status == 0 else { return false }
+                let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: options).devices
+                guard devices.count == 3, let group = devices.first(where: \.isGroup) else { return false }
+                return Set(group.groupMembers.map(\.name)) == ["Living Room", "Kitchen"]
+            }
+            let table = try await home.castc(["devices"])
+            #expect(table.stdout.contains("Downstairs (group)") && table.stdout.contains("  - Kitchen"), "\(table)")
+            expectSuccess(try await home.castc(["load", "https://example.com/a.mp3", "--device", "Downstairs"]))
+            let status = try await home.status()
+            #expect(status.sessions.count == 1 && status.sessions.first?.deviceName == "Downstairs")
+        }
+    }
 }
