@@ -20,7 +20,10 @@
 #   CASTD_SOCKET=/tmp/lan/castd.sock .build/debug/castc devices
 #   scripts/test-lan.sh down /tmp/lan
 #
-# Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), iproute2, util-linux, dbus and avahi-daemon.
+# TEST_LAN_IMPAIR="tv1=100:5" at `up`: tv1's cable delays every frame 100 ms and drops 5 %, each
+# way (scripts/lan-impair.py, two TAP devices and a forwarder: this kernel has no netem).
+#
+# Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN), iproute2, util-linux, dbus, avahi-daemon and python3.
 set -euo pipefail
 
 readonly DEADLINE_SECONDS=${TEST_LAN_TIMEOUT:-20}
@@ -78,9 +81,21 @@ start_node() {
     local dir=$1 node=$2 number=$3
     local ns="$PREFIX-$node" address="$SUBNET.$number"
     ip netns add "$ns"
-    ip link add "$PREFIX$number" type veth peer name "${PREFIX}s$number"
-    ip link set "$PREFIX$number" netns "$ns"
-    ip link set "${PREFIX}s$number" netns "$PREFIX-sw"
+    local impairment
+    impairment=$(tr ' ' '\n' <<<"${TEST_LAN_IMPAIR:-}" | sed -n "s/^$node=//p")
+    if [[ -n $impairment ]]; then
+        # The cable: two TAP devices in the switch's namespace and a forwarder between them.
+        rm -f "$dir/$node.impair"
+        ip netns exec "$PREFIX-sw" python3 "$(dirname "$0")/lan-impair.py" \
+            --delay-ms "${impairment%%:*}" --loss-percent "${impairment##*:}" --ready "$dir/$node.impair" \
+            "$PREFIX$number" "${PREFIX}s$number" </dev/null >"$dir/$node.impair.log" 2>&1 &
+        wait_until "$DEADLINE_SECONDS" test -s "$dir/$node.impair" || die "$node's impaired cable did not start"
+        ip -n "$PREFIX-sw" link set "$PREFIX$number" netns "$ns"
+    else
+        ip link add "$PREFIX$number" type veth peer name "${PREFIX}s$number"
+        ip link set "$PREFIX$number" netns "$ns"
+        ip link set "${PREFIX}s$number" netns "$PREFIX-sw"
+    fi
     ip -n "$PREFIX-sw" link set "${PREFIX}s$number" master br0 up
     ip -n "$ns" link set lo up
     ip -n "$ns" link set "$PREFIX$number" name eth0
@@ -192,6 +207,8 @@ down() {
     [[ -f "$dir/lan.env" ]] || return 0
     load "$dir"
     local ns
+    local pid
+    for pid in $(cat "$dir"/*.impair 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
     for ns in $(ip netns list | awk '{print $1}' | grep "^$PREFIX-" || true); do
         ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
         ip netns del "$ns" 2>/dev/null || true

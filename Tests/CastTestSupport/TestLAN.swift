@@ -21,8 +21,10 @@ public struct TestLAN: Sendable {
 
     /// Builds a LAN with `tvs` TVs, runs `body` with it and with `launch` for the processes it
     /// starts in its nodes, and removes it all afterwards.
+    /// `impaired`: nodes whose cable delays and drops frames, as `["tv1": (delayMs: 100,
+    /// lossPercent: 5)]` (`TEST_LAN_IMPAIR`).
     public static func with<T>(
-        tvs: Int = 1,
+        tvs: Int = 1, impaired: [String: (delayMs: Int, lossPercent: Int)] = [:],
         _ body: (
             _ lan: TestLAN,
             _ launch: (_ node: String, _ executable: String, _ arguments: [String]) throws -> ChildProcess
@@ -31,7 +33,11 @@ public struct TestLAN: Sendable {
     ) async throws -> T {
         try await withTemporaryDirectory { directory in
             let lan = TestLAN(directory: directory + "/lan")
-            let up = try await run(script, ["up", lan.directory, "\(tvs)"], timeout: .seconds(60))
+            let impairment = impaired.map { "\($0.key)=\($0.value.delayMs):\($0.value.lossPercent)" }
+            let up = try await run(
+                script, ["up", lan.directory, "\(tvs)"],
+                environment: ["TEST_LAN_IMPAIR": impairment.joined(separator: " ")],
+                timeout: .seconds(60))
             guard up.status == 0 else {
                 _ = try? await run(script, ["down", lan.directory])
                 throw LANError(description: "scripts/test-lan.sh up failed: \(up)")

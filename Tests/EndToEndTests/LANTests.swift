@@ -42,9 +42,11 @@ struct LANTests {
     /// `anyAddress`: the TV listens on every address it has (one that may change), not only on
     /// the one it starts with. `castdArguments(tvAddress)`: more of castd's flags.
     func withHome<T>(
-        anyAddress: Bool = false, castdArguments: (String) -> [String] = { _ in [] }, _ body: (Home) async throws -> T
+        anyAddress: Bool = false, impaired: Bool = false, castdArguments: (String) -> [String] = { _ in [] },
+        _ body: (Home) async throws -> T
     ) async throws -> T {
-        try await TestLAN.with(tvs: 1) { lan, launch in
+        try await TestLAN.with(tvs: 1, impaired: impaired ? ["tv1": (delayMs: 100, lossPercent: 5)] : [:]) {
+            lan, launch in
             let tv = try lan.address(of: "tv1")
             let authority = lan.directory + "/authority"
             let ready = lan.directory + "/tv1.json"
@@ -197,6 +199,44 @@ struct LANTests {
             expectSuccess(try await home.castc(["load", "https://example.com/a.mp3", "--device", "Downstairs"]))
             let status = try await home.status()
             #expect(status.sessions.count == 1 && status.sessions.first?.deviceName == "Downstairs")
+        }
+    }
+
+    /// The TV's cable delays every frame 100 ms and drops 5 %, each way: castd still finds it,
+    /// every command works, the heartbeat never declares the live TV dead, and a cut cable is
+    /// still recovered from. (Timing: deadlines as elsewhere, scaled; the figures are printed.)
+    @Test func aTVBehindALossySlowLinkIsControlledAndNeverDeclaredDead() async throws {
+        try await withHome(impaired: true) { home in
+            expectSuccess(try await home.castc(["load", "https://example.com/a.mp4", "--device", "LAN TV"]))
+            // Commands for longer than the heartbeat's window (dead after 10 s of silence), so that
+            // it judges the link several times while the link is in use.
+            var latencies: [Duration] = []
+            let start = ContinuousClock.now
+            while latencies.count < 20 || ContinuousClock.now - start < .seconds(12) {
+                let started = ContinuousClock.now
+                expectSuccess(try await home.castc([latencies.count.isMultiple(of: 2) ? "pause" : "play"]))
+                latencies.append(ContinuousClock.now - started)
+            }
+            let status = try await home.status()
+            #expect(status.devices.first?.linkState == .connected && status.devices.first?.reconnectAttempts == 0)
+            #expect(status.sessions.first?.state == .started, "never suspended: \(status.sessions)")
+            let sorted = latencies.sorted()
+            print(
+                "LAN, 100 ms and 5 % loss each way: \(sorted.count) castc play/pause, median \(sorted[sorted.count / 2]), max \(sorted.last!)"
+            )
+
+            try await home.lan.cable("tv1", plugged: false)
+            try await eventually(timeout: .seconds(30), "castd to find the link dead") {
+                try await home.device()?.linkState != .connected
+            }
+            try await home.lan.cable("tv1", plugged: true)
+            let plugged = ContinuousClock.now
+            try await eventually(timeout: .seconds(40), "the session to resume over the lossy link") {
+                try await home.status().sessions.first?.state == .resumed
+            }
+            print(
+                "LAN, 100 ms and 5 % loss each way: the session resumed \(ContinuousClock.now - plugged) after the cable was back"
+            )
         }
     }
 }
