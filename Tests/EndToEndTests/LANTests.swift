@@ -66,7 +66,9 @@ struct LANTests {
                 ]
                     + castdArguments(tv))
             let home = Home(lan: lan, socket: socket, tvAddress: tv)
-            try await eventually(timeout: .seconds(30), "castd in the desktop to find the TV over mDNS") {
+            try await eventually(
+                timeout: .seconds(30), poll: .milliseconds(250), "castd in the desktop to find the TV over mDNS"
+            ) {
                 try await home.device()?.friendlyName == "LAN TV"
             }
             return try await body(home)
@@ -96,14 +98,14 @@ struct LANTests {
             let session = try #require(try await home.status().sessions.first)
             try await home.lan.cable("tv1", plugged: false)
             let cut = ContinuousClock.now
-            try await eventually(timeout: .seconds(25), "castd to find the link dead") {
+            try await eventually(timeout: .seconds(25), poll: .milliseconds(250), "castd to find the link dead") {
                 try await home.device()?.linkState != .connected
             }
             let found = ContinuousClock.now - cut
             #expect(try await home.status().sessions.first?.state == .suspended)
             try await home.lan.cable("tv1", plugged: true)
             let plugged = ContinuousClock.now
-            try await eventually(timeout: .seconds(30), "the session to resume") {
+            try await eventually(timeout: .seconds(30), poll: .milliseconds(250), "the session to resume") {
                 try await home.status().sessions.first?.state == .resumed
             }
             let resumed = ContinuousClock.now - plugged
@@ -123,7 +125,9 @@ struct LANTests {
             let session = try #require(try await home.status().sessions.first)
             let renumbered = try await home.lan.renumber("tv1")
             let changed = ContinuousClock.now
-            try await eventually(timeout: .seconds(40), "castd to resume the session at the TV's new address") {
+            try await eventually(
+                timeout: .seconds(40), poll: .milliseconds(250), "castd to resume the session at the TV's new address"
+            ) {
                 let status = try await home.status()
                 return status.devices.first?.host == renumbered && status.sessions.first?.state == .resumed
             }
@@ -142,7 +146,9 @@ struct LANTests {
     /// announces are one.
     @Test func aTVGivenByAddressAndAnnouncedIsOneDevice() async throws {
         try await withHome(castdArguments: { ["--device", $0] }) { home in
-            try await eventually(timeout: .seconds(20), "the device given by address and announced to be one") {
+            try await eventually(
+                timeout: .seconds(20), poll: .milliseconds(250), "the device given by address and announced to be one"
+            ) {
                 try await home.status().devices.count == 1
             }
             let device = try #require(try await home.device())
@@ -187,7 +193,9 @@ struct LANTests {
             let home = Home(lan: lan, socket: socket, tvAddress: try lan.address(of: "tv1"))
             var options = JSONDecodingOptions()
             options.ignoreUnknownFields = true
-            try await eventually(timeout: .seconds(30), "castd to list both TVs and the group with its members") {
+            try await eventually(
+                timeout: .seconds(30), poll: .milliseconds(250), "castd to list both TVs and the group with its members"
+            ) {
                 let listed = try await home.castc(["devices", "--json"])
                 guard listed.status == 0 else { return false }
                 let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: options).devices
@@ -226,12 +234,14 @@ struct LANTests {
             )
 
             try await home.lan.cable("tv1", plugged: false)
-            try await eventually(timeout: .seconds(30), "castd to find the link dead") {
+            try await eventually(timeout: .seconds(30), poll: .milliseconds(250), "castd to find the link dead") {
                 try await home.device()?.linkState != .connected
             }
             try await home.lan.cable("tv1", plugged: true)
             let plugged = ContinuousClock.now
-            try await eventually(timeout: .seconds(40), "the session to resume over the lossy link") {
+            try await eventually(
+                timeout: .seconds(40), poll: .milliseconds(250), "the session to resume over the lossy link"
+            ) {
                 try await home.status().sessions.first?.state == .resumed
             }
             print(
