@@ -90,7 +90,7 @@ public actor DeviceRegistry {
     public static let readCallLinkAttempts = 4
     let logger: Logger
     private let discoveryLogger: Logger
-    private let sessionLogger: Logger
+    let sessionLogger: Logger
     private let staticDevices: [StaticDevice]
     /// Reads what a device given by address says of itself (its eureka_info); nil: castd does
     /// not ask, and such a device is known by its address only.
@@ -106,7 +106,7 @@ public actor DeviceRegistry {
     var identityReads: Set<String> = []
     /// Where castd's session went when it moved to another device: requests for the device it
     /// left go to the one it moved to, until the old device gets a session of its own.
-    private var transfers: [String: String] = [:]
+    var transfers: [String: String] = [:]
     /// How long castd looks for a vanished session on the other devices.
     public static let transferWindow: Duration = .seconds(15)
     private let discoveryEnabled: Bool
@@ -355,59 +355,6 @@ public actor DeviceRegistry {
 
     /// How many devices castd keeps a controller for (listed, or held for a session).
     package var controllerCount: Int { controllers.count }
-
-    // MARK: stream transfer
-
-    /// castd's session vanished from `source` while playing: if it shows up on another device
-    /// within ``transferWindow`` (the same app, playing the same media), follow it there.
-    ///
-    /// A real transfer (a voice command, the Google Home app, another sender's output switcher)
-    /// is orchestrated between the two receivers (the source's app answers `STORE_SESSION` with
-    /// `SESSION_STATE`, the destination's app gets `RESUME_SESSION`); a sender sees only the
-    /// results: the app stops on the source and starts on the destination with the same media.
-    /// That is what castd watches for.
-    func followTransfer(from source: DeviceController, session: CastdSession, media: CastMediaInformation) async {
-        let deadline = ContinuousClock.now + Self.transferWindow
-        sessionLogger.info(
-            "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
-        while ContinuousClock.now < deadline, !Task.isCancelled {
-            let candidates = controllers.values.filter { candidate in
-                guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
-                return device.linkState != .failed && device.linkState != .reconnecting
-            }
-            let found = await withTaskGroup(of: (DeviceController, CastdSession)?.self) { group in
-                for candidate in candidates {
-                    group.addTask {
-                        await candidate.adoptTransferred(appID: session.appID, media: media, from: source.id)
-                            .map { (candidate, $0) }
-                    }
-                }
-                var first: (DeviceController, CastdSession)?
-                for await result in group where first == nil { first = result }
-                return first
-            }
-            if let (target, adopted) = found {
-                transfers[source.id] = target.id
-                var transfer = Castd_V1_SessionTransfer()
-                transfer.fromDeviceID = source.id
-                transfer.fromDeviceName = session.deviceName
-                transfer.toDeviceID = target.id
-                transfer.toDeviceName = adopted.deviceName
-                transfer.session = adopted
-                hub.publishTransfer(transfer)
-                sessionLogger.info(
-                    "session transferred",
-                    metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
-                return
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(500))
-            } catch {
-                return
-            }
-        }
-        sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
-    }
 
     /// Ends every Listen stream (castd is shutting down).
     public nonisolated func finishChannels() {
