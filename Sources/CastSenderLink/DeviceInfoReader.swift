@@ -44,7 +44,7 @@ public struct DeviceInfoReader: Sendable {
             } catch {
                 attempts.append("\(url): \(error)")
             }
-            if NIODeadline.now() >= deadline { break }
+            if NIODeadline.now() >= deadline || Task.isCancelled { break }
         }
         throw Failure(attempts: attempts)
     }
