@@ -1,3 +1,4 @@
+import CastClient
 import CastTestSupport
 import CastdAPI
 import Foundation
@@ -23,18 +24,14 @@ struct LANTests {
             try await run("castc", arguments, environment: environment)
         }
 
+        /// castd's view, asked in the test's own process (polling with castc, a process a poll,
+        /// cost more CPU than the tests beside it could spare under a sanitizer).
         func device() async throws -> CastdDevice? {
-            let listed = try await castc(["devices", "--json"])
-            guard listed.status == 0 else { return nil }
-            var options = JSONDecodingOptions()
-            options.ignoreUnknownFields = true
-            return try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: options).devices.first
+            try? await status().devices.first
         }
 
         func status() async throws -> CastdStatusResponse {
-            var options = JSONDecodingOptions()
-            options.ignoreUnknownFields = true
-            return try CastdStatusResponse(jsonString: try await castc(["status", "--json"]).stdout, options: options)
+            try await CastdClient.withConnection(socketPath: socket) { try await $0.status() }
         }
     }
 
@@ -191,14 +188,10 @@ struct LANTests {
                     authority + "/root.pem",
                 ])
             let home = Home(lan: lan, socket: socket, tvAddress: try lan.address(of: "tv1"))
-            var options = JSONDecodingOptions()
-            options.ignoreUnknownFields = true
             try await eventually(
                 timeout: .seconds(30), poll: .milliseconds(250), "castd to list both TVs and the group with its members"
             ) {
-                let listed = try await home.castc(["devices", "--json"])
-                guard listed.status == 0 else { return false }
-                let devices = try Castd_V1_ListDevicesResponse(jsonString: listed.stdout, options: options).devices
+                guard let devices = try? await home.status().devices else { return false }
                 guard devices.count == 3, let group = devices.first(where: \.isGroup) else { return false }
                 return Set(group.groupMembers.map(\.name)) == ["Living Room", "Kitchen"]
             }
@@ -220,17 +213,23 @@ struct LANTests {
             // it judges the link several times while the link is in use.
             var latencies: [Duration] = []
             let start = ContinuousClock.now
-            while latencies.count < 20 || ContinuousClock.now - start < .seconds(12) {
-                let started = ContinuousClock.now
-                expectSuccess(try await home.castc([latencies.count.isMultiple(of: 2) ? "pause" : "play"]))
-                latencies.append(ContinuousClock.now - started)
+            try await CastdClient.withConnection(socketPath: home.socket) { client in
+                while latencies.count < 20 || ContinuousClock.now - start < .seconds(12) {
+                    let started = ContinuousClock.now
+                    if latencies.count.isMultiple(of: 2) {
+                        _ = try await client.pause(device: "LAN TV")
+                    } else {
+                        _ = try await client.play(device: "LAN TV")
+                    }
+                    latencies.append(ContinuousClock.now - started)
+                }
             }
             let status = try await home.status()
             #expect(status.devices.first?.linkState == .connected && status.devices.first?.reconnectAttempts == 0)
             #expect(status.sessions.first?.state == .started, "never suspended: \(status.sessions)")
             let sorted = latencies.sorted()
             print(
-                "LAN, 100 ms and 5 % loss each way: \(sorted.count) castc play/pause, median \(sorted[sorted.count / 2]), max \(sorted.last!)"
+                "LAN, 100 ms and 5 % loss each way: \(sorted.count) play/pause, median \(sorted[sorted.count / 2]), max \(sorted.last!)"
             )
 
             try await home.lan.cable("tv1", plugged: false)
