@@ -35,16 +35,30 @@ fi
 tests=$(mktemp)
 trap 'rm -f "$log" "$tests"' EXIT
 
+# Each phase of swift test ends by this many seconds (a phase takes minutes, sanitized): a test
+# process that hangs fails the run with the tests it was in, rather than CI's own time limit.
+phase_limit=${CASTD_TEST_PHASE_LIMIT:-1800}
+
 # run_tests ARGS...: swift test with ARGS; on a failure, the issues it recorded, and exit.
 run_tests() {
     echo "==> swift test $*" >&2
     local status=0
-    ASAN_OPTIONS=$CASTD_RUNNER_ASAN_OPTIONS swift test --skip-build "${swift_flags[@]}" "$@" 2>&1 | tee "$tests" || status=$?
+    ASAN_OPTIONS=$CASTD_RUNNER_ASAN_OPTIONS timeout --kill-after=30 "$phase_limit" \
+        swift test --skip-build "${swift_flags[@]}" "$@" 2>&1 | tee "$tests" || status=$?
     if [ $status -ne 0 ]; then
+        if [ $status -eq 124 ] || [ $status -eq 137 ]; then
+            echo "==> swift test did not end within $phase_limit s (CASTD_TEST_PHASE_LIMIT)" >&2
+        fi
         # Parallel tests print their failures among hundreds of other lines; CI logs are often read
         # from the end. Say again what failed, with the lines that follow each issue.
         echo "==> swift test failed (exit $status); the issues it recorded:" >&2
         grep -A6 -E "recorded an issue|Fatal error|ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$tests" | head -300 >&2 || true
+        # A crash or a hang ends the run without a word from the tests it was in: name them.
+        echo "==> the tests that started and did not end:" >&2
+        sed -n -E 's/^.*Test (.*) started\.$/\1/p' "$tests" | sort >"$tests.started"
+        sed -n -E 's/^.*Test (.*) (passed|failed|skipped).*$/\1/p' "$tests" | sort >"$tests.ended"
+        comm -23 "$tests.started" "$tests.ended" >&2 || true
+        rm -f "$tests.started" "$tests.ended"
         exit $status
     fi
 }
