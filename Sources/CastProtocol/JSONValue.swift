@@ -69,6 +69,9 @@ public enum JSONValue: Sendable, Hashable {
 
     // MARK: parsing and printing
 
+    /// How many arrays and objects deep castd reads JSON; deeper text is refused as invalid.
+    public static var maximumDepth: Int { JSONParser.maximumDepth }
+
     /// Parses UTF-8 JSON text. Throws `CastProtocolError.invalidJSON` on malformed text.
     public static func parse(_ text: String) throws -> JSONValue {
         var text = text

@@ -69,20 +69,57 @@ import Testing
         #expect(throws: CastProtocolError.self) { try JSONValue.parse(Data(bytes)) }
     }
 
-    @Test func nestsAsDeepAsJSONDecoderAndNoDeeper() throws {
-        let fine = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
-        #expect(try JSONValue.parse(fine) == Self.decoded(fine))
-        for deep in [
-            String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
-            String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000),
-            String(repeating: "[", count: 100_000),
-        ] {
-            #expect(throws: CastProtocolError.self) { try JSONValue.parse(deep) }
+    /// Arrays and objects `depth` deep, alternating, with a value in the middle.
+    static func nested(_ depth: Int) -> String {
+        (0..<depth).map { $0 % 2 == 0 ? "[" : "{\"k\":" }.joined() + "1"
+            + (0..<depth).reversed().map { $0 % 2 == 0 ? "]" : "}" }.joined()
+    }
+
+    /// How deep `value` nests arrays and objects.
+    static func depth(_ value: JSONValue) -> Int {
+        switch value {
+        case .array(let items): 1 + (items.map(depth).max() ?? 0)
+        case .object(let members): 1 + (members.values.map(depth).max() ?? 0)
+        default: 0
         }
     }
 
+    @Test func nests64DeepAndNoDeeper() throws {
+        let fine = Self.nested(64)
+        #expect(try Self.depth(JSONValue.parse(fine)) == 64)
+        #expect(try JSONValue.parse(fine) == Self.decoded(fine))
+        for deep in [
+            Self.nested(65), Self.nested(512),
+            String(repeating: "{\"a\":", count: 10_000) + "1" + String(repeating: "}", count: 10_000),
+            String(repeating: "[", count: 100_000),
+        ] {
+            #expect {
+                try JSONValue.parse(deep)
+            } throws: { error in
+                "\(error)".contains("more than 64 arrays and objects nested")
+            }
+        }
+    }
+
+    /// The deepest value castd takes, read, printed, compared and freed on a thread with a
+    /// small stack (256 KiB; glibc gives new threads 2 to 8 MiB): a hostile device's message
+    /// cannot take a thread's stack, in any build. At the old limit, 512, this crashed.
+    @Test func theDeepestValueFitsASmallStack() async throws {
+        let text = Self.nested(JSONValue.maximumDepth)
+        let same = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+            let thread = Thread {
+                let value = try? JSONValue.parse(text)
+                let again = try? JSONValue.parse(value?.jsonString ?? "")
+                done.resume(returning: value != nil && value == again)
+            }
+            thread.stackSize = 256 * 1024
+            thread.start()
+        }
+        #expect(same)
+    }
+
     /// The payload fuzzer's corpus (hostile numbers, nesting, strings): read alike, or refused
-    /// by both.
+    /// by both, or nested deeper than castd takes (``nests64DeepAndNoDeeper()``) and refused.
     @Test func readsThePayloadFuzzCorpusAsJSONDecoderDid() throws {
         let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Fuzz/Corpus/CastPayloadFuzzer").standardizedFileURL
@@ -92,7 +129,11 @@ import Testing
             let data = try Data(contentsOf: corpus.appendingPathComponent(file))
             let expected = try? JSONDecoder().decode(JSONValue.self, from: data)
             let parsed = try? JSONValue.parse(data)
-            #expect(parsed == expected, "\(file)")
+            if let expected, Self.depth(expected) > JSONValue.maximumDepth {
+                #expect(parsed == nil, "\(file)")
+            } else {
+                #expect(parsed == expected, "\(file)")
+            }
         }
     }
 

@@ -215,8 +215,9 @@ struct HostileDeviceFaultTests {
         .notJSON(namespace: CastNamespace.receiver), .notJSON(namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.media),
         .deeplyNested(depth: 10_000, namespace: CastNamespace.receiver),
-        .deeplyNested(depth: 500, namespace: CastNamespace.media),
-        .deeplyNested(depth: 511, namespace: CastNamespace.media),
+        // In a message (one object deep): as deep as castd reads, and one deeper.
+        .deeplyNested(depth: JSONValue.maximumDepth - 1, namespace: CastNamespace.media),
+        .deeplyNested(depth: JSONValue.maximumDepth, namespace: CastNamespace.media),
         .deeplyNested(depth: 32_000, namespace: CastNamespace.media),
         .mediaStatusString, .mediaSessionIDLetters, .currentTimeObject, .volumeLevelString, .receiverVolumeLevelString,
         .applicationsNotArray, .outOfRangeNumbers,
