@@ -31,12 +31,13 @@ import Testing
     ]
 
     /// Trusts this process's emulators (with a deadline for a busy test process), except that a
-    /// device that never answers gets Chromium's 10 s: its outcome is the deadline passing.
+    /// device that never answers gets Chromium's 10 s, scaled for a slow build like every test
+    /// deadline: its outcome is the deadline passing, and the TLS handshake before it must fit.
     static func configuration(
         _ policy: DeviceAuthenticationPolicy = .require, for impostor: EmulatorImpostor? = nil
     ) -> CastLinkConfiguration {
         var configuration = CastLinkConfiguration.trustingEmulators(policy: policy)
-        if impostor == .noReply { configuration.connectTimeout = .seconds(10) }
+        if impostor == .noReply { configuration.connectTimeout = Duration.seconds(10).scaledForTests }
         return configuration
     }
 

@@ -542,7 +542,8 @@ struct EndToEndTests {
             defer { listener.signal(SIGKILL) }
             try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
             setup.castd.signal(SIGTERM)
-            #expect(try await listener.waitForExit() == 14)  // UNAVAILABLE
+            let status = try await listener.waitForExit()
+            #expect(status == 14, "UNAVAILABLE; castc said: \(listener.stderr)")
             #expect(listener.stderr.contains("shutting down"), "\(listener.stderr)")
             #expect(try await setup.castd.waitForExit(timeout: .seconds(6)) == 0)
         }
