@@ -52,19 +52,16 @@ extension DeviceRegistry {
             return
         }
         let configuredName = configuredNames[id]
-        controllers[id] = nil
-        sources[id] = nil
-        configuredNames[id] = nil
-        aliases = aliases.filter { $0.value != id }
-        channelRouters.withLock { routers in routers.removeAll { $0 === controller.channels } }
+        drop(controller)
         hub.removeDevice(id: id)
 
         let merged = controllers[realID] != nil
         // Found by mDNS first (or restored from the state file): that device is the one; its
-        // announced address is the more recent one.
+        // announced address is the more recent one, and its name is the one it announces.
         let known = hub.device(id: realID)
+        let mergedName = configuredName ?? known?.friendlyName.nonEmpty ?? name
         self.controller(
-            id: realID, name: configuredName ?? known?.friendlyName.nonEmpty ?? name,
+            id: realID, name: mergedName,
             endpoint: known.map { DeviceEndpoint(host: $0.host, port: Int($0.port)) } ?? endpoint)
         sources[realID] = .static
         if let configuredName { configuredNames[realID] = configuredName }
@@ -73,15 +70,14 @@ extension DeviceRegistry {
                 device.host = endpoint.host
                 device.port = UInt32(clamping: endpoint.port)
             }
-            let name = configuredName ?? (known?.friendlyName.nonEmpty ?? name)
-            device.take(info, name: name)
+            device.take(info, name: mergedName)
             device.source = .static
         }
         logger.info(
             merged
                 ? "the device given by address is the one mDNS announces; listed once"
                 : "the device given by address said who it is",
-            metadata: ["device.id": "\(realID)", "device.address": "\(endpoint)", "device.name": "\(name)"])
+            metadata: ["device.id": "\(realID)", "device.address": "\(endpoint)", "device.name": "\(mergedName)"])
     }
 }
 

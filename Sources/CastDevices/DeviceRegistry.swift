@@ -347,9 +347,18 @@ public actor DeviceRegistry {
         guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
             hub.session(deviceID: id) == nil
         else { return }
+        drop(controller)
+    }
+
+    /// Drops what castd keeps for the device of `controller` under its id: the controller,
+    /// where the device came from, its name, its aliases, a transfer's note and its channels.
+    func drop(_ controller: DeviceController) {
+        let id = controller.id
         controllers[id] = nil
         sources[id] = nil
         transfers[id] = nil
+        configuredNames[id] = nil
+        aliases = aliases.filter { $0.value != id }
         channelRouters.withLock { routers in routers.removeAll { $0 === controller.channels } }
     }
 
