@@ -11,6 +11,10 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/castd/protoc-gen-swift-$SWIFT_PROTOBUF_VE
 plugin="$cache/protoc-gen-swift"
 
 command -v protoc >/dev/null || { echo "protoc not found: apt-get install protobuf-compiler" >&2; exit 1; }
+# One build of the plugin at a time (two checkouts regenerating at once share the cache).
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+flock 9
 if [ ! -x "$plugin" ]; then
   echo "building protoc-gen-swift $SWIFT_PROTOBUF_VERSION (once, ~2 min)…" >&2
   src="$cache/src"
