@@ -13,9 +13,10 @@
 ///
 /// At most ``maximumDepth`` arrays and objects deep, where JSONDecoder allowed 512: this parser
 /// recurses once a level, and so does every walk of the value after it (printing, comparing,
-/// freeing). At 512 levels a sanitized build needed over 1 MiB of stack, more than the thread
-/// it ran on had in CI, and a hostile device's message crashed the process. No Cast message
-/// comes near: those captured from real devices nest 9 deep.
+/// freeing). At 512 levels a sanitized build needed over 1 MiB of stack, and a thread's stack
+/// is the system's to choose (glibc gives 2 MiB where `ulimit -s` is unlimited): a hostile
+/// device's message could crash the process. No Cast message comes near: those captured from
+/// real devices nest 9 deep.
 struct JSONParser {
     static let maximumDepth = 64
 
