@@ -110,9 +110,11 @@ import Testing
     }
 
     @Test func byDefaultOnlyGooglesRootsAreTrusted() async throws {
-        // The emulator's root is not a Cast root: a default link refuses it.
-        var configuration = CastLinkConfiguration()
-        configuration.connectTimeout = CastLinkConfiguration.trustingEmulators().connectTimeout
+        // The emulator's root is not a Cast root: a link with the default authentication
+        // settings refuses it. (The test suite's deadlines otherwise: the device's silence
+        // counted against an unscaled 10 s closed the link first in a loaded sanitized run.)
+        var configuration = CastLinkConfiguration.trustingEmulators()
+        configuration.authentication = CastLinkConfiguration().authentication
         let result = try await attempt(nil, configuration: configuration)
         guard case .failure(let error) = result else {
             Issue.record("an emulator was accepted with only Google's roots trusted")

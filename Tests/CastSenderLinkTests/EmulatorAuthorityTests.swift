@@ -13,10 +13,10 @@ import Testing
 @Suite struct EmulatorAuthorityTests {
     let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// A link to `host:port` trusting only the roots in `rootFile` (and Google's).
+    /// A link to `host:port` trusting only the roots in `rootFile` (and Google's), with the
+    /// test suite's deadlines (a device's silence, like the connection, scaled for slow builds).
     func authenticate(host: String, port: Int, rootFile: String) async throws -> DeviceAuthentication? {
-        var configuration = CastLinkConfiguration()
-        configuration.connectTimeout = CastLinkConfiguration.trustingEmulators().connectTimeout
+        var configuration = CastLinkConfiguration.trustingEmulators()
         configuration.authentication.trustedRoots = CastTrustRoots.cast.adding(
             try CastTrustRoots(contentsOfFile: rootFile))
         return try await CastLink.withConnection(host: host, port: port, configuration: configuration, logger: logger) {
