@@ -14,6 +14,7 @@ public final class CastdStateStore: Sendable {
         var devices: [String: CastdDevice] = [:]
         var sessions: [String: CastdSession] = [:]  // by device id; only live sessions
         var media: [String: CastdMediaStatus] = [:]  // by device id
+        var castState: CastdCastState = .noDevicesAvailable
         var watchers: [Int: Watcher] = [:]
         var nextWatcherID = 0
     }
@@ -33,6 +34,9 @@ public final class CastdStateStore: Sendable {
     }
 
     public var sequence: UInt64 { state.withLock { $0.sequence } }
+
+    /// castd's cast state, as the Cast SDK's session manager gives it (``CastdCastState``).
+    public var castState: CastdCastState { state.withLock { $0.castState } }
 
     /// The snapshot and the sequence number it is current at, taken together.
     public func sequencedSnapshot() -> (sequence: UInt64, snapshot: Castd_V1_Snapshot) {
@@ -58,7 +62,41 @@ public final class CastdStateStore: Sendable {
         snapshot.devices = sortedDevices(state.devices)
         snapshot.sessions = state.sessions.values.sorted { $0.deviceID < $1.deviceID }
         snapshot.media = state.media.values.sorted { $0.deviceID < $1.deviceID }
+        snapshot.castState = state.castState
         return snapshot
+    }
+
+    // MARK: cast state
+
+    /// A device's cast state, from the session castd holds on it (nil: none).
+    static func castState(of session: CastdSession?) -> CastdCastState {
+        switch session?.state {
+        case .started?, .resumed?, .ending?: .connected
+        case .starting?, .suspended?, .resuming?: .connecting
+        default: .notConnected
+        }
+    }
+
+    /// castd's cast state: a session's, the most advanced of them; else whether any device is
+    /// listed.
+    private static func castState(of state: State) -> CastdCastState {
+        let sessions = state.sessions.values.map { castState(of: $0) }
+        if sessions.contains(.connected) { return .connected }
+        if sessions.contains(.connecting) { return .connecting }
+        return state.devices.isEmpty ? .noDevicesAvailable : .notConnected
+    }
+
+    /// Publishes castd's cast state if the change just published moved it.
+    private static func publishCastState(in state: inout State, limit: Int) {
+        let now = castState(of: state)
+        guard now != state.castState else { return }
+        var change = Castd_V1_CastStateChange()
+        change.previous = state.castState
+        change.state = now
+        state.castState = now
+        var event = CastdEvent()
+        event.kind = .castState(change)
+        publish(event, in: &state, limit: limit)
     }
 
     // MARK: changing
@@ -82,11 +120,13 @@ public final class CastdStateStore: Sendable {
             var device = existing ?? CastdDevice()
             device.id = id
             change(&device)
+            device.castState = Self.castState(of: state.sessions[id])
             guard device != existing else { return }
             state.devices[id] = device
             var event = CastdEvent()
             event.kind = existing == nil ? .deviceAdded(device) : .deviceUpdated(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
+            Self.publishCastState(in: &state, limit: watcherQueueLimit)
         }
     }
 
@@ -98,10 +138,12 @@ public final class CastdStateStore: Sendable {
             var event = CastdEvent()
             event.kind = .deviceRemoved(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
+            Self.publishCastState(in: &state, limit: watcherQueueLimit)
         }
     }
 
-    /// Publishes a session state change. Ended and failed sessions leave the live set.
+    /// Publishes a session state change. Ended and failed sessions leave the live set. The
+    /// device's cast state, and castd's, follow it: each published after it if it moved.
     public func updateSession(_ session: CastdSession) {
         state.withLock { state in
             switch session.state {
@@ -113,6 +155,15 @@ public final class CastdStateStore: Sendable {
             var event = CastdEvent()
             event.kind = .session(session)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
+            let castState = Self.castState(of: state.sessions[session.deviceID])
+            if var device = state.devices[session.deviceID], device.castState != castState {
+                device.castState = castState
+                state.devices[session.deviceID] = device
+                var event = CastdEvent()
+                event.kind = .deviceUpdated(device)
+                Self.publish(event, in: &state, limit: watcherQueueLimit)
+            }
+            Self.publishCastState(in: &state, limit: watcherQueueLimit)
         }
     }
 

@@ -9,6 +9,7 @@ public typealias CastdStatusResponse = Castd_V1_StatusResponse
 public typealias CastdPlayerState = Castd_V1_PlayerState
 public typealias CastdSessionState = Castd_V1_SessionState
 public typealias CastdLinkState = Castd_V1_LinkState
+public typealias CastdCastState = Castd_V1_CastState
 public typealias CastdTvPower = Castd_V1_TvPower
 public typealias CastdTvInput = Castd_V1_TvInput
 public typealias CastdQueueItem = Castd_V1_QueueItem

@@ -82,6 +82,7 @@ public struct CastdService: Sendable {
         response.devices = snapshot.devices
         response.sessions = snapshot.sessions
         response.media = snapshot.media
+        response.castState = snapshot.castState
         return response
     }
 

@@ -123,6 +123,7 @@ final class SharedEncodings: Sendable {
         tail.devices = snapshot.devices
         tail.sessions = snapshot.sessions
         tail.media = snapshot.media
+        tail.castState = snapshot.castState
         let encoded = try tail.serializedData()
         state.withLock { $0.status = (current, encoded) }
         bytes.append(encoded)

@@ -38,13 +38,16 @@ struct StateStoreTests {
 
     @Test func aSlowWatcherLagsAloneAndGetsAFreshSnapshot() async throws {
         let hub = CastdStateStore(watcherQueueLimit: 4)
+        // A device first, so that the cast state stays NOT_CONNECTED: one event per device.
+        hub.updateDevice(id: "seed") { $0.friendlyName = "Seed" }
+        let start = hub.sequence
         let slow = hub.watch()
         let fast = hub.watch()
         var fastIterator = fast.makeAsyncIterator()
         _ = await fastIterator.next()  // snapshot
         for i in 0..<20 {
             hub.updateDevice(id: "d\(i)") { $0.friendlyName = "D\(i)" }
-            #expect(await fastIterator.next()?.sequence == UInt64(i + 1))
+            #expect(await fastIterator.next()?.sequence == start + UInt64(i + 1))
         }
         var slowIterator = slow.makeAsyncIterator()
         var lagged = false
@@ -61,8 +64,8 @@ struct StateStoreTests {
             last = event
         }
         #expect(lagged)
-        #expect(devices.count == 20)
-        #expect(last?.sequence == 20)
+        #expect(devices.count == 21)
+        #expect(last?.sequence == start + 20)
     }
 
     @Test func endedSessionsLeaveTheSnapshot() {
@@ -75,5 +78,75 @@ struct StateStoreTests {
         session.state = .ended
         hub.updateSession(session)
         #expect(hub.snapshot().sessions.isEmpty)
+    }
+
+    /// The Cast SDK's cast state, castd's and each device's, through every value: devices
+    /// appear, a session starts, is suspended and resumed, ends, and the device vanishes. Each
+    /// change is an event right after the one that caused it.
+    @Test func theCastStateFollowsDevicesAndSessions() async throws {
+        let hub = CastdStateStore()
+        #expect(hub.castState == .noDevicesAvailable)
+        #expect(hub.snapshot().castState == .noDevicesAvailable)
+        let subscription = hub.watch()
+        var events = subscription.makeAsyncIterator()
+        _ = await events.next()  // snapshot
+
+        /// The next events, as words: "castd X←Y", "device tv X", "session X", "added tv".
+        func next(_ count: Int) async -> [String] {
+            var words: [String] = []
+            for _ in 0..<count {
+                switch await events.next()?.kind {
+                case .castState(let change)?: words.append("castd \(change.state)←\(change.previous)")
+                case .deviceAdded(let device)?: words.append("added \(device.id) \(device.castState)")
+                case .deviceUpdated(let device)?: words.append("device \(device.id) \(device.castState)")
+                case .deviceRemoved(let device)?: words.append("removed \(device.id)")
+                case .session(let session)?: words.append("session \(session.state)")
+                default: words.append("other")
+                }
+            }
+            return words
+        }
+
+        hub.updateDevice(id: "tv") { $0.friendlyName = "TV" }
+        #expect(await next(2) == ["added tv notConnected", "castd notConnected←noDevicesAvailable"])
+        hub.updateDevice(id: "radio") { $0.friendlyName = "Radio" }
+        #expect(await next(1) == ["added radio notConnected"], "a second device changes nothing")
+
+        var session = CastdSession()
+        session.deviceID = "tv"
+        for (state, expected) in [
+            (CastdSessionState.starting, ["device tv connecting", "castd connecting←notConnected"]),
+            (.started, ["device tv connected", "castd connected←connecting"]),
+            (.suspended, ["device tv connecting", "castd connecting←connected"]),
+            (.resuming, []),
+            (.resumed, ["device tv connected", "castd connected←connecting"]),
+            (.ending, []),
+            (.ended, ["device tv notConnected", "castd notConnected←connected"]),
+        ] {
+            session.state = state
+            hub.updateSession(session)
+            #expect(await next(1 + expected.count) == ["session \(state)"] + expected)
+            if let last = expected.first { #expect(last.hasSuffix("\(hub.device(id: "tv")?.castState ?? .unspecified)")) }
+        }
+        #expect(hub.device(id: "radio")?.castState == .notConnected)
+
+        hub.removeDevice(id: "radio")
+        #expect(await next(1) == ["removed radio"])
+        hub.removeDevice(id: "tv")
+        #expect(await next(2) == ["removed tv", "castd noDevicesAvailable←notConnected"])
+        #expect(hub.snapshot().castState == .noDevicesAvailable)
+    }
+
+    /// A device known after its session started (found again by mDNS) is listed connected.
+    @Test func aDeviceListedDuringItsSessionIsConnected() {
+        let hub = CastdStateStore()
+        var session = CastdSession()
+        session.deviceID = "tv"
+        session.state = .started
+        hub.updateSession(session)
+        #expect(hub.castState == .connected)
+        hub.updateDevice(id: "tv") { $0.friendlyName = "TV" }
+        #expect(hub.device(id: "tv")?.castState == .connected)
+        #expect(hub.snapshot().castState == .connected)
     }
 }

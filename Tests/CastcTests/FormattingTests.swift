@@ -312,6 +312,36 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         #expect(StatusReport.render(CastdStatusResponse(), now: .now) == DeviceTable.noDevices)
     }
 
+    /// The first line is castd's cast state, with the device it is about.
+    @Test func theCastStateComesFirst() throws {
+        var status = CastdStatusResponse()
+        status.daemon.version = "0.1.0"
+        status.daemon.discovery = "running"
+        var tv = castDevice("abc", "Living Room TV", host: "192.168.1.20", link: .connected)
+        let kitchen = castDevice("def", "Kitchen", host: "192.168.1.21")
+        let cases: [(CastdCastState, CastdCastState, String)] = [
+            (.noDevicesAvailable, .unspecified, "cast       no devices available"),
+            (.notConnected, .notConnected, "cast       not connected (2 devices available)"),
+            (.connecting, .connecting, "cast       connecting to Living Room TV"),
+            (.connected, .connected, "cast       connected to Living Room TV"),
+        ]
+        for (castd, device, line) in cases {
+            status.castState = castd
+            tv.castState = device
+            status.devices = castd == .noDevicesAvailable ? [] : [tv, kitchen]
+            let first = StatusReport.render(status, now: .now).split(separator: "\n").first
+            #expect(first.map(String.init) == line)
+        }
+        // --device: the cast state of that device, not castd's.
+        status.castState = .connected
+        let narrowed = try DeviceFilter.status(status, matching: "Kitchen")
+        #expect(narrowed.castState == .notConnected)
+        #expect(StatusReport.render(narrowed, now: .now).hasPrefix("cast       not connected (1 device available)"))
+        // An older castd gives none: no line for it.
+        status.castState = .unspecified
+        #expect(try #require(StatusReport.render(status, now: .now).split(separator: "\n").first).hasPrefix("castd"))
+    }
+
     @Test func verboseSaysWhatADeviceGivenByAddressToldOfItself() {
         var den = castDevice("a", "Den TV", model: "Chromecast Ultra", host: "10.0.0.2", link: .connected)
         #expect(
@@ -408,6 +438,15 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         event.timeMs = milliseconds
         configure(&event)
         return event
+    }
+
+    @Test func aCastStateChangeIsOneLine() throws {
+        var formatter = EventFormatter(timeZone: try #require(TimeZone(identifier: "UTC")))
+        var change = Castd_V1_CastStateChange()
+        change.state = .connecting
+        change.previous = .notConnected
+        let line = formatter.line(for: event(7, at: 1_700_000_000_000) { $0.castState = change }, now: .now)
+        #expect(line == "22:13:20.000  cast state      connecting (was not connected)")
     }
 
     @Test func oneTimestampedLinePerEvent() throws {

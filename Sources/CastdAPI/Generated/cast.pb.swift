@@ -271,6 +271,62 @@ public nonisolated enum Castd_V1_Capability: SwiftProtobuf.Enum, Swift.CaseItera
 
 }
 
+/// The Cast SDK's cast state (GCKCastState, CastState): what a Cast button shows. castd's is in
+/// StatusResponse, Snapshot and CastStateChange events; each device's in Device.cast_state.
+public nonisolated enum Castd_V1_CastState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// castd lists no device
+  case noDevicesAvailable // = 1
+
+  /// devices, and no session castd holds
+  case notConnected // = 2
+
+  /// a session starting, or suspended and being resumed
+  case connecting // = 3
+
+  /// a session started or resumed (or ending)
+  case connected // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .noDevicesAvailable
+    case 2: self = .notConnected
+    case 3: self = .connecting
+    case 4: self = .connected
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .noDevicesAvailable: return 1
+    case .notConnected: return 2
+    case .connecting: return 3
+    case .connected: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_CastState] = [
+    .unspecified,
+    .noDevicesAvailable,
+    .notConnected,
+    .connecting,
+    .connected,
+  ]
+
+}
+
 public nonisolated enum Castd_V1_TvPower: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
 
@@ -1005,6 +1061,13 @@ public nonisolated struct Castd_V1_Device: @unchecked Sendable {
   public var build: String {
     get {_storage._build}
     set {_uniqueStorage()._build = newValue}
+  }
+
+  /// The Cast SDK's cast state of this device: NOT_CONNECTED, CONNECTING or CONNECTED, from its
+  /// session (see CastState). Never NO_DEVICES_AVAILABLE.
+  public var castState: Castd_V1_CastState {
+    get {_storage._castState}
+    set {_uniqueStorage()._castState = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -2649,6 +2712,8 @@ public nonisolated struct Castd_V1_StatusResponse: Sendable {
 
   public var media: [Castd_V1_MediaStatus] = []
 
+  public var castState: Castd_V1_CastState = .unspecified
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2676,6 +2741,8 @@ public nonisolated struct Castd_V1_Snapshot: Sendable {
   public var sessions: [Castd_V1_Session] = []
 
   public var media: [Castd_V1_MediaStatus] = []
+
+  public var castState: Castd_V1_CastState = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2771,6 +2838,15 @@ public nonisolated struct Castd_V1_Event: @unchecked Sendable {
     set {_uniqueStorage()._kind = .transferred(newValue)}
   }
 
+  /// castd's cast state changed: right after the device or session event that changed it.
+  public var castState: Castd_V1_CastStateChange {
+    get {
+      if case .castState(let v)? = _storage._kind {return v}
+      return Castd_V1_CastStateChange()
+    }
+    set {_uniqueStorage()._kind = .castState(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -2785,12 +2861,28 @@ public nonisolated struct Castd_V1_Event: @unchecked Sendable {
     case lagged(Castd_V1_Lagged)
     /// castd's session moved to another device
     case transferred(Castd_V1_SessionTransfer)
+    /// castd's cast state changed: right after the device or session event that changed it.
+    case castState(Castd_V1_CastStateChange)
 
   }
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+public nonisolated struct Castd_V1_CastStateChange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var state: Castd_V1_CastState = .unspecified
+
+  public var previous: Castd_V1_CastState = .unspecified
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// A session castd held moved to another device (stream transfer: a voice command or another
@@ -2859,6 +2951,10 @@ nonisolated extension Castd_V1_AuthState: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Castd_V1_Capability: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAPABILITY_NONE\0\u{1}CAPABILITY_VIDEO_OUT\0\u{1}CAPABILITY_VIDEO_IN\0\u{2}\u{2}CAPABILITY_AUDIO_OUT\0\u{2}\u{4}CAPABILITY_AUDIO_IN\0\u{2}\u{8}CAPABILITY_DEV_MODE\0\u{2}\u{10}CAPABILITY_MULTIZONE_GROUP\0")
+}
+
+nonisolated extension Castd_V1_CastState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0CAST_STATE_UNSPECIFIED\0\u{1}CAST_STATE_NO_DEVICES_AVAILABLE\0\u{1}CAST_STATE_NOT_CONNECTED\0\u{1}CAST_STATE_CONNECTING\0\u{1}CAST_STATE_CONNECTED\0")
 }
 
 nonisolated extension Castd_V1_TvPower: SwiftProtobuf._ProtoNameProviding {
@@ -2976,7 +3072,7 @@ nonisolated extension Castd_V1_DeviceAuthentication: SwiftProtobuf.Message, Swif
 
 nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Device"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0\u{3}tv_power\0\u{3}tv_input\0\u{1}manufacturer\0\u{1}build\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{3}friendly_name\0\u{1}model\0\u{1}host\0\u{1}port\0\u{1}capabilities\0\u{3}status_text\0\u{1}busy\0\u{3}is_group\0\u{1}source\0\u{3}link_state\0\u{3}link_error\0\u{1}receiver\0\u{3}group_members\0\u{1}authentication\0\u{3}next_retry_at_ms\0\u{3}reconnect_attempts\0\u{3}tv_power\0\u{3}tv_input\0\u{1}manufacturer\0\u{1}build\0\u{3}cast_state\0")
 
   fileprivate class _StorageClass {
     var _id: String = String()
@@ -3000,6 +3096,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
     var _tvInput: Castd_V1_TvInput = .unknown
     var _manufacturer: String = String()
     var _build: String = String()
+    var _castState: Castd_V1_CastState = .unspecified
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -3031,6 +3128,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       _tvInput = source._tvInput
       _manufacturer = source._manufacturer
       _build = source._build
+      _castState = source._castState
     }
   }
 
@@ -3070,6 +3168,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         case 19: try { try decoder.decodeSingularEnumField(value: &_storage._tvInput) }()
         case 20: try { try decoder.decodeSingularStringField(value: &_storage._manufacturer) }()
         case 21: try { try decoder.decodeSingularStringField(value: &_storage._build) }()
+        case 22: try { try decoder.decodeSingularEnumField(value: &_storage._castState) }()
         default: break
         }
       }
@@ -3145,6 +3244,9 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
       if !_storage._build.isEmpty {
         try visitor.visitSingularStringField(value: _storage._build, fieldNumber: 21)
       }
+      if _storage._castState != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._castState, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -3175,6 +3277,7 @@ nonisolated extension Castd_V1_Device: SwiftProtobuf.Message, SwiftProtobuf._Mes
         if _storage._tvInput != rhs_storage._tvInput {return false}
         if _storage._manufacturer != rhs_storage._manufacturer {return false}
         if _storage._build != rhs_storage._build {return false}
+        if _storage._castState != rhs_storage._castState {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -6231,7 +6334,7 @@ nonisolated extension Castd_V1_GetStatusRequest: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Castd_V1_StatusResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".StatusResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}daemon\0\u{1}devices\0\u{1}sessions\0\u{1}media\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}daemon\0\u{1}devices\0\u{1}sessions\0\u{1}media\0\u{3}cast_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -6243,6 +6346,7 @@ nonisolated extension Castd_V1_StatusResponse: SwiftProtobuf.Message, SwiftProto
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.devices) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.sessions) }()
       case 4: try { try decoder.decodeRepeatedMessageField(value: &self.media) }()
+      case 5: try { try decoder.decodeSingularEnumField(value: &self.castState) }()
       default: break
       }
     }
@@ -6265,6 +6369,9 @@ nonisolated extension Castd_V1_StatusResponse: SwiftProtobuf.Message, SwiftProto
     if !self.media.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.media, fieldNumber: 4)
     }
+    if self.castState != .unspecified {
+      try visitor.visitSingularEnumField(value: self.castState, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -6273,6 +6380,7 @@ nonisolated extension Castd_V1_StatusResponse: SwiftProtobuf.Message, SwiftProto
     if lhs.devices != rhs.devices {return false}
     if lhs.sessions != rhs.sessions {return false}
     if lhs.media != rhs.media {return false}
+    if lhs.castState != rhs.castState {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -6299,7 +6407,7 @@ nonisolated extension Castd_V1_WatchRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Snapshot"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0\u{1}sessions\0\u{1}media\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0\u{1}sessions\0\u{1}media\0\u{3}cast_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -6310,6 +6418,7 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.devices) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.sessions) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.media) }()
+      case 4: try { try decoder.decodeSingularEnumField(value: &self.castState) }()
       default: break
       }
     }
@@ -6325,6 +6434,9 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
     if !self.media.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.media, fieldNumber: 3)
     }
+    if self.castState != .unspecified {
+      try visitor.visitSingularEnumField(value: self.castState, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -6332,6 +6444,7 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
     if lhs.devices != rhs.devices {return false}
     if lhs.sessions != rhs.sessions {return false}
     if lhs.media != rhs.media {return false}
+    if lhs.castState != rhs.castState {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -6339,7 +6452,7 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Event"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0\u{1}transferred\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0\u{1}transferred\0\u{3}cast_state\0")
 
   fileprivate class _StorageClass {
     var _sequence: UInt64 = 0
@@ -6482,6 +6595,19 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
             _storage._kind = .transferred(v)
           }
         }()
+        case 11: try {
+          var v: Castd_V1_CastStateChange?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .castState(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .castState(v)
+          }
+        }()
         default: break
         }
       }
@@ -6533,6 +6659,10 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
         guard case .transferred(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
       }()
+      case .castState?: try {
+        guard case .castState(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      }()
       case nil: break
       }
     }
@@ -6551,6 +6681,41 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_CastStateChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".CastStateChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}state\0\u{1}previous\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularEnumField(value: &self.state) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.previous) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.state != .unspecified {
+      try visitor.visitSingularEnumField(value: self.state, fieldNumber: 1)
+    }
+    if self.previous != .unspecified {
+      try visitor.visitSingularEnumField(value: self.previous, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_CastStateChange, rhs: Castd_V1_CastStateChange) -> Bool {
+    if lhs.state != rhs.state {return false}
+    if lhs.previous != rhs.previous {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -12,7 +12,9 @@ struct StatusCommand: CastcCommand {
         abstract: "Show castd, its devices, sessions and what is playing.",
         usage: GlobalOptions.usage("status", "[--verbose]"),
         discussion: """
-            One consistent snapshot: the daemon (version, uptime, clients, discovery), then each \
+            One consistent snapshot: the cast state (no devices available, not connected, \
+            connecting to a device, connected to it), the daemon (version, uptime, clients, \
+            discovery), then each \
             device with its volume, session, and what plays: player state, title, position and \
             duration, and when they apply the playback rate, the queue (item 2 of 5, repeat \
             mode), active tracks, the ad that plays and when it can be skipped, video size, and \

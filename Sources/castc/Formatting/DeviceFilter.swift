@@ -26,6 +26,11 @@ struct DeviceFilter {
         filtered.devices = devices
         filtered.sessions = status.sessions.filter { ids.contains($0.deviceID) }
         filtered.media = status.media.filter { ids.contains($0.deviceID) }
+        // The cast state of what is shown: the devices' own, the most advanced of them.
+        if status.castState != .unspecified {
+            let states = devices.map(\.castState)
+            filtered.castState = [.connected, .connecting].first { states.contains($0) } ?? .notConnected
+        }
         return filtered
     }
 
@@ -66,6 +71,9 @@ struct DeviceFilter {
             }
             deviceIDs.insert(transfer.toDeviceID)
             return event
+        case .castState:
+            // castd's, not the device's: the device's own is in its device events.
+            return nil
         case .lagged, nil:
             return event
         }

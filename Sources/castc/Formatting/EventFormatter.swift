@@ -78,10 +78,24 @@ struct EventFormatter {
             if !transfer.toDeviceName.isEmpty { names[transfer.toDeviceID] = transfer.toDeviceName }
             let from = name(transfer.fromDeviceID, fallback: transfer.fromDeviceName)
             return ("transferred", "\(from) → \(name(transfer.toDeviceID)): \(MediaSummary.session(transfer.session))")
+        case .castState(let change):
+            let words = [change.state, change.previous].map(Self.castState)
+            return ("cast state", "\(words[0]) (was \(words[1]))")
         case .lagged(let lagged):
             return ("lagged", "fell behind, \(count(Int(lagged.dropped), "event")) dropped; a fresh snapshot follows")
         case nil:
             return ("unknown", "an event this castc does not know (sequence \(event.sequence))")
+        }
+    }
+
+    static func castState(_ state: CastdCastState) -> String {
+        switch state {
+        case .unspecified: "unknown"
+        case .noDevicesAvailable: "no devices available"
+        case .notConnected: "not connected"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .UNRECOGNIZED(let value): "state \(value)"
         }
     }
 

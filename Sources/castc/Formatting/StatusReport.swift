@@ -11,7 +11,9 @@ enum StatusReport {
         var blocks: [String] = []
         if status.hasDaemon {
             blocks.append(
-                daemon(status.daemon, devices: status.devices, sessions: status.sessions, now: now, verbose: verbose))
+                daemon(
+                    status.daemon, castState: status.castState, devices: status.devices, sessions: status.sessions,
+                    now: now, verbose: verbose))
         }
 
         // Devices in the daemon's order, then any device ids only sessions or media name.
@@ -35,10 +37,13 @@ enum StatusReport {
         return blocks.joined(separator: "\n\n")
     }
 
+    /// The daemon's rows; first, castd's cast state (from a castd that gives one).
     static func daemon(
-        _ daemon: CastdDaemonInfo, devices: [CastdDevice] = [], sessions: [CastdSession] = [], now: Date,
-        verbose: Bool = false
+        _ daemon: CastdDaemonInfo, castState: CastdCastState = .unspecified, devices: [CastdDevice] = [],
+        sessions: [CastdSession] = [], now: Date, verbose: Bool = false
     ) -> String {
+        var rows: [[String]] = []
+        if let cast = castSummary(castState, devices: devices) { rows.append(["cast", cast]) }
         var summary = daemon.version.isEmpty ? "running" : daemon.version
         if daemon.startedAtMs > 0 {
             let uptime = now.timeIntervalSince1970 - Double(daemon.startedAtMs) / 1000
@@ -46,7 +51,7 @@ enum StatusReport {
         }
         if !daemon.mode.isEmpty { summary += ", \(daemon.mode) mode" }
         if daemon.pid > 0 { summary += ", pid \(daemon.pid)" }
-        var rows = [["castd", summary]]
+        rows.append(["castd", summary])
         if !daemon.socketPath.isEmpty {
             var socket = daemon.socketPath
             if daemon.socketActivated { socket += " (socket-activated)" }
@@ -82,6 +87,22 @@ enum StatusReport {
             }
         }
         return TextTable.render(rows)
+    }
+
+    /// castd's cast state in words, with the devices it is about: "connected to Den TV",
+    /// "not connected (2 devices available)". Nil for a castd too old to give one.
+    static func castSummary(_ state: CastdCastState, devices: [CastdDevice]) -> String? {
+        func names(_ state: CastdCastState) -> String {
+            let named = devices.filter { $0.castState == state }.map(DeviceTable.plainName)
+            return named.isEmpty ? "" : " to " + named.joined(separator: ", ")
+        }
+        switch state {
+        case .unspecified, .UNRECOGNIZED: return nil
+        case .noDevicesAvailable: return "no devices available"
+        case .notConnected: return "not connected (\(plural(devices.count, "device")) available)"
+        case .connecting: return "connecting" + names(.connecting)
+        case .connected: return "connected" + names(.connected)
+        }
     }
 
     private static func plural(_ count: Int, _ noun: String) -> String {
