@@ -114,19 +114,21 @@ struct StateStoreTests {
 
         var session = CastdSession()
         session.deviceID = "tv"
-        for (state, expected) in [
-            (CastdSessionState.starting, ["device tv connecting", "castd connecting←notConnected"]),
-            (.started, ["device tv connected", "castd connected←connecting"]),
-            (.suspended, ["device tv connecting", "castd connecting←connected"]),
-            (.resuming, []),
-            (.resumed, ["device tv connected", "castd connected←connecting"]),
-            (.ending, []),
-            (.ended, ["device tv notConnected", "castd notConnected←connected"]),
-        ] {
+        let steps: [(CastdSessionState, CastdCastState, [String])] = [
+            (.starting, .connecting, ["device tv connecting", "castd connecting←notConnected"]),
+            (.started, .connected, ["device tv connected", "castd connected←connecting"]),
+            (.suspended, .connecting, ["device tv connecting", "castd connecting←connected"]),
+            (.resuming, .connecting, []),
+            (.resumed, .connected, ["device tv connected", "castd connected←connecting"]),
+            (.ending, .connected, []),
+            (.ended, .notConnected, ["device tv notConnected", "castd notConnected←connected"]),
+        ]
+        for (state, castState, events) in steps {
             session.state = state
             hub.updateSession(session)
-            #expect(await next(1 + expected.count) == ["session \(state)"] + expected)
-            if let last = expected.first { #expect(last.hasSuffix("\(hub.device(id: "tv")?.castState ?? .unspecified)")) }
+            #expect(await next(1 + events.count) == ["session \(state)"] + events)
+            #expect(hub.device(id: "tv")?.castState == castState, "\(state)")
+            #expect(hub.castState == castState, "\(state)")
         }
         #expect(hub.device(id: "radio")?.castState == .notConnected)
 
