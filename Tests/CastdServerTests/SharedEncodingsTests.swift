@@ -61,6 +61,8 @@ import Testing
         expected.devices = snapshot.devices
         expected.sessions = snapshot.sessions
         expected.media = snapshot.media
+        expected.castState = snapshot.castState
+        #expect(decoded.castState == .notConnected)
         #expect(decoded == expected)
         #expect(decoded.devices.map(\.friendlyName) == ["Kitchen", "Living Room TV"])
 
