@@ -55,8 +55,8 @@ run_tests() {
         grep -A6 -E "recorded an issue|Fatal error|ERROR: AddressSanitizer|WARNING: ThreadSanitizer" "$tests" | head -300 >&2 || true
         # A crash or a hang ends the run without a word from the tests it was in: name them.
         echo "==> the tests that started and did not end:" >&2
-        sed -n -E '/Test case passing/d; s/^.*Test (.*) started\.$/\1/p' "$tests" | sort -u >"$tests.started"
-        sed -n -E '/Test case passing/d; s/^.*Test (.*) (passed|failed|skipped).*$/\1/; T; s/ with [0-9]+ test cases?$//; p' \
+        sed -n -E '/Test (case passing|run )/d; s/^.*Test (.*) started\.$/\1/p' "$tests" | sort -u >"$tests.started"
+        sed -n -E '/Test (case passing|run )/d; s/^.*Test (.*) (passed|failed|skipped).*$/\1/; T; s/ with [0-9]+ test cases?$//; p' \
             "$tests" | sort -u >"$tests.ended"
         comm -23 "$tests.started" "$tests.ended" >&2 || true
         rm -f "$tests.started" "$tests.ended"
