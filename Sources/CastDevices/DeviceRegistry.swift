@@ -64,6 +64,16 @@ public enum DiscoveryState: Sendable, Equatable {
     case running
     case unavailable(String)
 
+    /// As castd.v1 says it.
+    public var api: Castd_V1_DiscoveryState {
+        switch self {
+        case .off: .off
+        case .starting: .starting
+        case .running: .running
+        case .unavailable: .unavailable
+        }
+    }
+
     public var description: String {
         switch self {
         case .off: return "off (--no-discovery)"
@@ -119,8 +129,15 @@ public actor DeviceRegistry {
     var announced: Set<String> = []
     /// Whether discovery runs, readable without the actor: GetStatus is answered on the
     /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
-    public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0 } }
-    private nonisolated let discovery: Locked<DiscoveryState>
+    public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0.state } }
+    /// When discovery entered its state (since when castd has browsed, or been unable to).
+    public nonisolated var discoverySince: Date { discovery.withLock { $0.since } }
+    private nonisolated let discovery: Locked<(state: DiscoveryState, since: Date)>
+
+    /// Discovery is now `state`; its time is kept while the state stays.
+    private nonisolated func setDiscovery(_ state: DiscoveryState) {
+        discovery.withLock { if $0.state != state { $0 = (state, Date()) } }
+    }
     /// Every device's custom channels, reachable without the actor so that shutdown can end them.
     nonisolated let channelRouters = Locked<[NamespaceListeners]>([])
 
@@ -158,7 +175,7 @@ public actor DeviceRegistry {
         self.logger = logger.subsystem("CastDevice")
         self.discoveryLogger = logger.subsystem("Discovery")
         self.sessionLogger = logger.subsystem("CastSession")
-        self.discovery = Locked(discovery ? .starting : .off)
+        self.discovery = Locked((discovery ? .starting : .off, Date()))
         (work, workContinuation) = AsyncStream.makeStream()
     }
 
@@ -199,7 +216,7 @@ public actor DeviceRegistry {
     private func apply(_ event: DiscoveryEvent) async {
         switch event {
         case .added(let device), .updated(let device):
-            discovery.withLock { $0 = .running }
+            setDiscovery(.running)
             addDiscovered(device)
         case .removed(let announcedID):
             let id = aliases[announcedID] ?? announcedID
@@ -215,10 +232,10 @@ public actor DeviceRegistry {
         case .unavailable(let reason):
             discoveryLogger.warning(
                 "discovery unavailable; static devices still work", metadata: ["reason": "\(reason)"])
-            discovery.withLock { $0 = .unavailable(reason) }
+            setDiscovery(.unavailable(reason))
         case .available:
             discoveryLogger.info("discovery running")
-            discovery.withLock { $0 = .running }
+            setDiscovery(.running)
         }
     }
 

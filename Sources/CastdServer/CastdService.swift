@@ -89,8 +89,8 @@ public struct CastdService: Sendable {
     /// GetStatus's response, encoded.
     func statusResponse(_ context: CallContext) throws -> EncodedMessage {
         let key = SharedEncodings.DaemonKey(
-            discovery: registry.discoveryState.description, clients: UInt32(clamping: context.connectedClients),
-            access: context.access)
+            discovery: registry.discoveryState.description, discoverySince: registry.discoverySince,
+            clients: UInt32(clamping: context.connectedClients), access: context.access)
         return try encodings.status(daemon: key, hub: hub) { daemonInfo(context) }
     }
 
@@ -101,6 +101,8 @@ public struct CastdService: Sendable {
         daemon.startedAtMs = Int64(facts.startedAt.timeIntervalSince1970 * 1000)
         daemon.socketPath = facts.socketPath
         daemon.discovery = registry.discoveryState.description
+        daemon.discoveryState = registry.discoveryState.api
+        daemon.discoverySinceMs = Int64(registry.discoverySince.timeIntervalSince1970 * 1000)
         daemon.clients = UInt32(clamping: context.connectedClients)
         daemon.mode = facts.mode
         daemon.socketActivated = facts.socketActivated

@@ -56,6 +56,7 @@ final class SharedEncodings: Sendable {
     /// What tells one DaemonInfo of this castd from another: the rest is fixed at start-up.
     struct DaemonKey: Hashable {
         var discovery: String
+        var discoverySince: Date
         var clients: UInt32
         var access: Castd_V1_Access
     }

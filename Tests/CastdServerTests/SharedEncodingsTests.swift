@@ -43,7 +43,9 @@ import Testing
         daemon.clients = 2
         daemon.access = .control
         func key(_ daemon: Castd_V1_DaemonInfo) -> SharedEncodings.DaemonKey {
-            SharedEncodings.DaemonKey(discovery: daemon.discovery, clients: daemon.clients, access: daemon.access)
+            SharedEncodings.DaemonKey(
+                discovery: daemon.discovery, discoverySince: Date(timeIntervalSince1970: 0), clients: daemon.clients,
+                access: daemon.access)
         }
         let encodings = SharedEncodings()
         var made = 0

@@ -833,6 +833,58 @@ public nonisolated enum Castd_V1_ResumeState: SwiftProtobuf.Enum, Swift.CaseIter
 
 }
 
+public nonisolated enum Castd_V1_DiscoveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// --no-discovery (or discovery = false)
+  case off // = 1
+  case starting // = 2
+
+  /// browsing with mDNS through Avahi
+  case running // = 3
+
+  /// Avahi cannot be reached; castd retries
+  case unavailable // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .off
+    case 2: self = .starting
+    case 3: self = .running
+    case 4: self = .unavailable
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .off: return 1
+    case .starting: return 2
+    case .running: return 3
+    case .unavailable: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_DiscoveryState] = [
+    .unspecified,
+    .off,
+    .starting,
+    .running,
+    .unavailable,
+  ]
+
+}
+
 /// The levels of swift-log, named as the Cast SDK's logger names them where it has a name
 /// (verbose = trace, assert = critical). NONE in a filter silences a subsystem.
 public nonisolated enum Castd_V1_LogLevel: SwiftProtobuf.Enum, Swift.CaseIterable {
@@ -2544,6 +2596,18 @@ public nonisolated struct Castd_V1_DaemonInfo: @unchecked Sendable {
     set {_uniqueStorage()._uid = newValue}
   }
 
+  /// How castd's discovery goes (the reason it is unavailable is in `discovery`), and since
+  /// when: how long castd has looked for devices with mDNS, when none answered.
+  public var discoveryState: Castd_V1_DiscoveryState {
+    get {_storage._discoveryState}
+    set {_uniqueStorage()._discoveryState = newValue}
+  }
+
+  public var discoverySinceMs: Int64 {
+    get {_storage._discoverySinceMs}
+    set {_uniqueStorage()._discoverySinceMs = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2999,6 +3063,10 @@ nonisolated extension Castd_V1_RepeatMode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Castd_V1_ResumeState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RESUME_STATE_UNCHANGED\0\u{1}RESUME_STATE_PLAY\0\u{1}RESUME_STATE_PAUSE\0")
+}
+
+nonisolated extension Castd_V1_DiscoveryState: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0DISCOVERY_STATE_UNSPECIFIED\0\u{1}DISCOVERY_STATE_OFF\0\u{1}DISCOVERY_STATE_STARTING\0\u{1}DISCOVERY_STATE_RUNNING\0\u{1}DISCOVERY_STATE_UNAVAILABLE\0")
 }
 
 nonisolated extension Castd_V1_LogLevel: SwiftProtobuf._ProtoNameProviding {
@@ -5877,7 +5945,7 @@ nonisolated extension Castd_V1_ChannelEvent: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DaemonInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0\u{1}mode\0\u{3}socket_activated\0\u{3}config_path\0\u{3}state_directory\0\u{1}access\0\u{1}limits\0\u{1}pid\0\u{1}uid\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0\u{1}mode\0\u{3}socket_activated\0\u{3}config_path\0\u{3}state_directory\0\u{1}access\0\u{1}limits\0\u{1}pid\0\u{1}uid\0\u{3}discovery_state\0\u{3}discovery_since_ms\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -5893,6 +5961,8 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
     var _limits: Castd_V1_Limits? = nil
     var _pid: UInt32 = 0
     var _uid: UInt32 = 0
+    var _discoveryState: Castd_V1_DiscoveryState = .unspecified
+    var _discoverySinceMs: Int64 = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -5916,6 +5986,8 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
       _limits = source._limits
       _pid = source._pid
       _uid = source._uid
+      _discoveryState = source._discoveryState
+      _discoverySinceMs = source._discoverySinceMs
     }
   }
 
@@ -5947,6 +6019,8 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
         case 11: try { try decoder.decodeSingularMessageField(value: &_storage._limits) }()
         case 12: try { try decoder.decodeSingularUInt32Field(value: &_storage._pid) }()
         case 13: try { try decoder.decodeSingularUInt32Field(value: &_storage._uid) }()
+        case 14: try { try decoder.decodeSingularEnumField(value: &_storage._discoveryState) }()
+        case 15: try { try decoder.decodeSingularInt64Field(value: &_storage._discoverySinceMs) }()
         default: break
         }
       }
@@ -5998,6 +6072,12 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
       if _storage._uid != 0 {
         try visitor.visitSingularUInt32Field(value: _storage._uid, fieldNumber: 13)
       }
+      if _storage._discoveryState != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._discoveryState, fieldNumber: 14)
+      }
+      if _storage._discoverySinceMs != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._discoverySinceMs, fieldNumber: 15)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -6020,6 +6100,8 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
         if _storage._limits != rhs_storage._limits {return false}
         if _storage._pid != rhs_storage._pid {return false}
         if _storage._uid != rhs_storage._uid {return false}
+        if _storage._discoveryState != rhs_storage._discoveryState {return false}
+        if _storage._discoverySinceMs != rhs_storage._discoverySinceMs {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -71,7 +71,8 @@ struct DevicesListCommand: CastcCommand {
             Devices found on the local network (mDNS) and those given to castd by address, sorted \
             by name: name, model, address, connection state and the app each one runs. Speaker \
             groups are marked (group), with their members below them. --device narrows the \
-            list to the device it names.
+            list to the device it names. With no device, castc says why (discovery off, Avahi \
+            out of reach, no network interface for mDNS, no answer) and what to try.
 
             --app lists only devices that can run the app (castd asks each device, which takes \
             a moment); --capability only devices that can do that: video-out (a screen), \
@@ -119,6 +120,13 @@ struct DevicesListCommand: CastcCommand {
             response.devices = try DeviceFilter.devices(response.devices, matching: selector)
         }
         let filtered = !appIDs.isEmpty || !capabilities.isEmpty
-        try options.print(response) { DeviceTable.render(response.devices, filtered: filtered) }
+        // None: why not, from castd's discovery (one more call, only then).
+        var help: String?
+        if response.devices.isEmpty, !filtered, !options.json {
+            let status = try await options.send(CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
+            help = NoDevicesHelp.explain(
+                status.daemon, multicastInterfaces: NoDevicesHelp.multicastInterfaces(), now: .now)
+        }
+        try options.print(response) { help ?? DeviceTable.render(response.devices, filtered: filtered) }
     }
 }

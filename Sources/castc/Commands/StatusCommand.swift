@@ -40,6 +40,10 @@ struct StatusCommand: CastcCommand {
         var status = try await options.send(
             CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
         if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
-        try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose) }
+        let help =
+            status.devices.isEmpty
+            ? NoDevicesHelp.explain(status.daemon, multicastInterfaces: NoDevicesHelp.multicastInterfaces(), now: .now)
+            : nil
+        try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose, noDevices: help) }
     }
 }

@@ -7,7 +7,11 @@ import CastClient
 
 /// `castc status`: the daemon, then each device with its session and media.
 enum StatusReport {
-    static func render(_ status: CastdStatusResponse, now: Date, verbose: Bool = false) -> String {
+    /// `noDevices`: what to say when castd lists no device (``NoDevicesHelp``), if not the
+    /// usual line.
+    static func render(
+        _ status: CastdStatusResponse, now: Date, verbose: Bool = false, noDevices: String? = nil
+    ) -> String {
         var blocks: [String] = []
         if status.hasDaemon {
             blocks.append(
@@ -21,7 +25,7 @@ enum StatusReport {
         for id in status.sessions.map(\.deviceID) + status.media.map(\.deviceID) where !deviceIDs.contains(id) {
             deviceIDs.append(id)
         }
-        if deviceIDs.isEmpty { blocks.append(DeviceTable.noDevices) }
+        if deviceIDs.isEmpty { blocks.append(noDevices ?? DeviceTable.noDevices) }
         for id in deviceIDs {
             blocks.append(
                 device(
