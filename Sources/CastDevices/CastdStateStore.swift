@@ -142,12 +142,13 @@ public final class CastdStateStore: Sendable {
         }
     }
 
-    /// Publishes a session state change. Ended and failed sessions leave the live set. The
+    /// Publishes a session state change. Ended sessions, and those that failed to start or to
+    /// resume, leave the live set. The
     /// device's cast state, and castd's, follow it: each published after it if it moved.
     public func updateSession(_ session: CastdSession) {
         state.withLock { state in
             switch session.state {
-            case .ended, .startFailed:
+            case .ended, .startFailed, .resumeFailed:
                 state.sessions.removeValue(forKey: session.deviceID)
             default:
                 state.sessions[session.deviceID] = session

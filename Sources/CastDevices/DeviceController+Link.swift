@@ -85,12 +85,13 @@ extension DeviceController {
         }
     }
 
-    /// Stops waiting to rejoin the suspended session (if any) and tells everyone it ended.
+    /// Stops waiting to rejoin the suspended session (if any) and tells everyone it could not
+    /// be resumed, and why.
     func endSuspended(reason: String) {
         guard var ended = suspended else { return }
         suspended = nil
         suspendedAt = nil
-        ended.state = .ended
+        ended.state = .resumeFailed
         ended.reason = reason
         publish(ended)
         clearMedia()

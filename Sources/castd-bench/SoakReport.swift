@@ -301,6 +301,7 @@ struct SoakReport {
         case .suspended: "suspended"
         case .resuming: "resuming"
         case .resumed: "resumed"
+        case .resumeFailed: "resume failed"
         case .UNRECOGNIZED(let n): "state \(n)"
         }
     }

@@ -261,6 +261,7 @@ func richStatus() -> CastdMediaStatus {
         let states: [(CastdSessionState, String)] = [
             (.starting, "starting"), (.started, "started"), (.startFailed, "failed to start"), (.ending, "ending"),
             (.ended, "ended"), (.suspended, "suspended"), (.resuming, "resuming"), (.resumed, "resumed"),
+            (.resumeFailed, "could not be resumed"),
         ]
         for (state, name) in states {
             var item = session("abc", "TV", state: state)

@@ -37,7 +37,7 @@ struct CastStateTests {
                     rebooted.deviceID = first.deviceID
                     rebooted.port = endpoints.port
                     try await withEmulator(rebooted) { _, _ in
-                        try await recorder.session(.ended)
+                        try await recorder.session(.resumeFailed)
                         let ended = try await client.status()
                         #expect(ended.castState == .notConnected)
                         #expect(ended.devices.map(\.castState) == [.notConnected])

@@ -56,12 +56,12 @@ struct LinkRecoveryTests {
                     rebooted.deviceID = first.deviceID
                     rebooted.port = endpoints.port
                     try await withEmulator(rebooted) { fresh, _ in
-                        let (ended, _) = try await recorder.session(.ended)
+                        let (ended, _) = try await recorder.session(.resumeFailed)
                         #expect(ended.sessionID == started.sessionID)
                         #expect(ended.reason.contains("app stopped while castd was disconnected"), "\(ended.reason)")
                         #expect(await fresh.state().launches.isEmpty, "castd must never relaunch a lost session's app")
                         let states = recorder.sessions().map(\.state)
-                        #expect(Array(states.suffix(3)) == [.suspended, .resuming, .ended], "\(states)")
+                        #expect(Array(states.suffix(3)) == [.suspended, .resuming, .resumeFailed], "\(states)")
                         try await eventually("the link to be back") {
                             hub.device(id: "TV")?.linkState == .connected
                                 || hub.devices().first?.linkState == .connected
@@ -175,7 +175,7 @@ struct LinkRecoveryTests {
             let running = Task { await registry.run() }
             defer { running.cancel() }
 
-            let (ended, _) = try await recorder.session(.ended, of: gone.deviceID)
+            let (ended, _) = try await recorder.session(.resumeFailed, of: gone.deviceID)
             #expect(ended.sessionID == gone.sessionID)
             #expect(
                 ended.reason.contains("could not be reached for 400 ms; castd gave the session up"), "\(ended.reason)")
@@ -205,7 +205,7 @@ struct LinkRecoveryTests {
         async throws
     {
         let recorder = EventRecorder(hub)
-        let (ended, _) = try await recorder.session(.ended)
+        let (ended, _) = try await recorder.session(.resumeFailed)
         #expect(ended.sessionID == sessionID)
         let launches = await emulator.state().launches
         #expect(launches.isEmpty)

@@ -422,6 +422,10 @@ public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIte
   case suspended // = 6
   case resuming // = 7
   case resumed // = 8
+
+  /// A suspended session castd could not resume (the app stopped meanwhile, the device stayed
+  /// away past the resume window, or what answered was refused): over, with its own reason.
+  case resumeFailed // = 9
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -439,6 +443,7 @@ public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIte
     case 6: self = .suspended
     case 7: self = .resuming
     case 8: self = .resumed
+    case 9: self = .resumeFailed
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -454,6 +459,7 @@ public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIte
     case .suspended: return 6
     case .resuming: return 7
     case .resumed: return 8
+    case .resumeFailed: return 9
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -469,6 +475,7 @@ public nonisolated enum Castd_V1_SessionState: SwiftProtobuf.Enum, Swift.CaseIte
     .suspended,
     .resuming,
     .resumed,
+    .resumeFailed,
   ]
 
 }
@@ -3030,7 +3037,7 @@ nonisolated extension Castd_V1_TvInput: SwiftProtobuf._ProtoNameProviding {
 }
 
 nonisolated extension Castd_V1_SessionState: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SESSION_STATE_UNSPECIFIED\0\u{1}SESSION_STATE_STARTING\0\u{1}SESSION_STATE_STARTED\0\u{1}SESSION_STATE_START_FAILED\0\u{1}SESSION_STATE_ENDING\0\u{1}SESSION_STATE_ENDED\0\u{1}SESSION_STATE_SUSPENDED\0\u{1}SESSION_STATE_RESUMING\0\u{1}SESSION_STATE_RESUMED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SESSION_STATE_UNSPECIFIED\0\u{1}SESSION_STATE_STARTING\0\u{1}SESSION_STATE_STARTED\0\u{1}SESSION_STATE_START_FAILED\0\u{1}SESSION_STATE_ENDING\0\u{1}SESSION_STATE_ENDED\0\u{1}SESSION_STATE_SUSPENDED\0\u{1}SESSION_STATE_RESUMING\0\u{1}SESSION_STATE_RESUMED\0\u{1}SESSION_STATE_RESUME_FAILED\0")
 }
 
 nonisolated extension Castd_V1_StartMode: SwiftProtobuf._ProtoNameProviding {

@@ -223,6 +223,7 @@ enum MediaSummary {
         case .suspended: return "suspended"
         case .resuming: return "resuming"
         case .resumed: return "resumed"
+        case .resumeFailed: return "could not be resumed"
         case .UNRECOGNIZED(let value): return "state \(value)"
         }
     }

@@ -68,7 +68,7 @@ enum StatusReport {
         }
         if !daemon.discovery.isEmpty { rows.append(["discovery", daemon.discovery]) }
         let connected = devices.filter { $0.linkState == .connected }.count
-        let open = sessions.filter { ![.ended, .startFailed, .unspecified].contains($0.state) }.count
+        let open = sessions.filter { ![.ended, .startFailed, .resumeFailed, .unspecified].contains($0.state) }.count
         rows.append([
             "serving",
             "\(plural(devices.count, "device"))\(devices.isEmpty ? "" : " (\(connected) connected)"), "
