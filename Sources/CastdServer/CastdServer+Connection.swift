@@ -90,7 +90,7 @@ extension CastdServer {
                 await withDiscardingTaskGroup { calls in
                     if let idleTimeout {
                         calls.addTask {
-                            guard await handle.sentNothing(within: idleTimeout) else { return }
+                            guard await accepted.inline.sentNothing(within: idleTimeout) else { return }
                             idleLogger.notice(
                                 "closing a client connection that sent nothing", metadata: ["after": "\(idleTimeout)"])
                             await writer.status(
@@ -101,10 +101,9 @@ extension CastdServer {
                             channel.close(promise: nil)
                         }
                     }
-                    defer { handle.frameArrived() }  // ends the idle timer when the client goes
+                    defer { accepted.inline.frameArrived() }  // ends the idle timer when the client goes
                     do {
                         for try await frame in inbound {
-                            handle.frameArrived()
                             await self.handle(
                                 frame, inline: inline, peer: peer, handle: handle, writer: writer, calls: &calls,
                                 logger: logger)

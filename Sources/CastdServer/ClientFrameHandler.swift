@@ -125,6 +125,7 @@ final class ClientFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        gate.frameArrived()
         let frame = ClientFrame(unwrapInboundIn(data), access: access)
         if case .start(let call) = frame, call.answersInline, context.channel.isWritable,
             !gate.hasForwardedFrames, let calls = gate.calls,
@@ -144,6 +145,38 @@ final class InlineGate: Sendable {
     private let state = Locked<InlineCalls?>(nil)
     /// Frames handed to the connection's task and not yet handled there.
     private let forwarded = Atomic<Int>(0)
+    /// Whether a whole frame has been read, and its signal for the idle timer.
+    private let sawFrame = Atomic<Bool>(false)
+    private let firstFrame = AsyncStream<Void>.makeStream()
+
+    /// A whole frame was read (or the connection ended): the idle timer stops. Called in the
+    /// read that brings the frame, on the event loop, so that a client that spoke in time is
+    /// never judged silent because the connection's task was slow to run (as on a loaded
+    /// machine, where the task once took seconds to take a Watch sent at once).
+    func frameArrived() {
+        if !sawFrame.exchange(true, ordering: .sequentiallyConsistent) { firstFrame.continuation.finish() }
+    }
+
+    /// True if `timeout` passed with no whole frame read from the client. Only one caller per
+    /// connection.
+    func sentNothing(within timeout: Duration) async -> Bool {
+        let arrived = firstFrame.stream
+        let expired = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in arrived {}
+                return false
+            }
+            group.addTask {
+                do { try await Task.sleep(for: timeout) } catch { return false }
+                return true
+            }
+            let expired = await group.next() ?? false
+            group.cancelAll()
+            return expired
+        }
+        // The timer may run late, after a frame was read but before its signal was seen.
+        return expired && !sawFrame.load(ordering: .sequentiallyConsistent)
+    }
 
     /// A frame goes on to the connection's task.
     func forwarding() { forwarded.add(1, ordering: .sequentiallyConsistent) }
@@ -205,7 +238,6 @@ struct InlineCalls: Sendable {
     /// the connection's task then refuses it with the reason.
     func answer(_ call: CallStart, allocator: ByteBufferAllocator) -> ByteBuffer? {
         guard case .ok = handle.check(callID: call.callID, limit: maximumConcurrentCalls) else { return nil }
-        handle.frameArrived()
         let result = respond(to: call)
         var out = allocator.buffer(capacity: ((try? result.get())?.count ?? 0) + 64)
         do {

@@ -142,37 +142,12 @@ final class ConnectionHandle: Sendable {
     }
     private let state = Locked(State())
     private let channel: any Channel
-    private let firstFrame = AsyncStream<Void>.makeStream()
     /// What this client can make castd log at will (malformed frames, calls it may not make): a
     /// few records a minute, and a count when it goes.
     let noticeLog = LogThrottle(burst: 3)
 
     init(channel: any Channel) {
         self.channel = channel
-    }
-
-    /// A frame arrived (or the connection ended): the idle timer stops.
-    func frameArrived() {
-        firstFrame.continuation.finish()
-    }
-
-    /// True if `timeout` passed with no frame from the client and the connection still open.
-    /// Only one caller per connection.
-    func sentNothing(within timeout: Duration) async -> Bool {
-        let arrived = firstFrame.stream
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await _ in arrived {}
-                return false
-            }
-            group.addTask {
-                do { try await Task.sleep(for: timeout) } catch { return false }
-                return true
-            }
-            let expired = await group.next() ?? false
-            group.cancelAll()
-            return expired
-        }
     }
 
     private static func judge(_ state: State, callID: UInt64, limit: Int) -> Admission {
