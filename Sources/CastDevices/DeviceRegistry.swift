@@ -130,8 +130,9 @@ public actor DeviceRegistry {
     /// Whether discovery runs, readable without the actor: GetStatus is answered on the
     /// connection's event loop (CastdServer's at-once calls) and must not wait for the registry.
     public nonisolated var discoveryState: DiscoveryState { discovery.withLock { $0.state } }
-    /// When discovery entered its state (since when castd has browsed, or been unable to).
-    public nonisolated var discoverySince: Date { discovery.withLock { $0.since } }
+    /// Discovery's state and when it entered it (since when castd has browsed, or been unable
+    /// to), read together.
+    public nonisolated var discoveryStatus: (state: DiscoveryState, since: Date) { discovery.withLock { $0 } }
     private nonisolated let discovery: Locked<(state: DiscoveryState, since: Date)>
 
     /// Discovery is now `state`; its time is kept while the state stays.

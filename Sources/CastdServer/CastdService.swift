@@ -88,21 +88,27 @@ public struct CastdService: Sendable {
 
     /// GetStatus's response, encoded.
     func statusResponse(_ context: CallContext) throws -> EncodedMessage {
+        let discovery = registry.discoveryStatus
         let key = SharedEncodings.DaemonKey(
-            discovery: registry.discoveryState.description, discoverySince: registry.discoverySince,
+            discovery: discovery.state.description, discoverySince: discovery.since,
             clients: UInt32(clamping: context.connectedClients), access: context.access)
-        return try encodings.status(daemon: key, hub: hub) { daemonInfo(context) }
+        return try encodings.status(daemon: key, hub: hub) { daemonInfo(context, discovery: discovery) }
     }
 
-    /// What GetStatus says about castd itself.
-    func daemonInfo(_ context: CallContext) -> Castd_V1_DaemonInfo {
+    /// What GetStatus says about castd itself; `discovery` is read once, with the rest of the
+    /// call's view of castd.
+    func daemonInfo(
+        _ context: CallContext,
+        discovery: (state: DiscoveryState, since: Date)? = nil
+    ) -> Castd_V1_DaemonInfo {
+        let discovery = discovery ?? registry.discoveryStatus
         var daemon = Castd_V1_DaemonInfo()
         daemon.version = facts.version
         daemon.startedAtMs = Int64(facts.startedAt.timeIntervalSince1970 * 1000)
         daemon.socketPath = facts.socketPath
-        daemon.discovery = registry.discoveryState.description
-        daemon.discoveryState = registry.discoveryState.api
-        daemon.discoverySinceMs = Int64(registry.discoverySince.timeIntervalSince1970 * 1000)
+        daemon.discovery = discovery.state.description
+        daemon.discoveryState = discovery.state.api
+        daemon.discoverySinceMs = Int64(discovery.since.timeIntervalSince1970 * 1000)
         daemon.clients = UInt32(clamping: context.connectedClients)
         daemon.mode = facts.mode
         daemon.socketActivated = facts.socketActivated
