@@ -36,9 +36,7 @@ public final class DaemonStatusReporter: Service, Sendable {
     public func statusText() -> String {
         let snapshot = hub.snapshot()
         let connected = snapshot.devices.filter { $0.linkState == .connected }.count
-        let sessions = snapshot.sessions.filter {
-            ![.ended, .startFailed, .resumeFailed, .unspecified].contains($0.state)
-        }.count
+        let sessions = snapshot.sessions.filter(\.isOpen).count
         return "Serving \(socketPath): "
             + SystemdNotifier.describe(
                 devices: snapshot.devices.count, connected: connected, sessions: sessions,

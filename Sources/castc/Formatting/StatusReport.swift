@@ -68,7 +68,7 @@ enum StatusReport {
         }
         if !daemon.discovery.isEmpty { rows.append(["discovery", daemon.discovery]) }
         let connected = devices.filter { $0.linkState == .connected }.count
-        let open = sessions.filter { ![.ended, .startFailed, .resumeFailed, .unspecified].contains($0.state) }.count
+        let open = sessions.filter(\.isOpen).count
         rows.append([
             "serving",
             "\(plural(devices.count, "device"))\(devices.isEmpty ? "" : " (\(connected) connected)"), "
@@ -100,12 +100,12 @@ enum StatusReport {
             let named = devices.filter { $0.castState == state }.map(DeviceTable.plainName)
             return named.isEmpty ? "" : " to " + named.joined(separator: ", ")
         }
+        let words = EventFormatter.castState(state)
         switch state {
         case .unspecified, .UNRECOGNIZED: return nil
-        case .noDevicesAvailable: return "no devices available"
-        case .notConnected: return "not connected (\(plural(devices.count, "device")) available)"
-        case .connecting: return "connecting" + names(.connecting)
-        case .connected: return "connected" + names(.connected)
+        case .noDevicesAvailable: return words
+        case .notConnected: return words + " (\(plural(devices.count, "device")) available)"
+        case .connecting, .connected: return words + names(state)
         }
     }
 
