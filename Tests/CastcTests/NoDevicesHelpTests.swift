@@ -51,6 +51,11 @@ import Testing
         )
     }
 
+    /// castd's clock and castc's are read apart; a start a little ahead of castc's now is "0 s".
+    @Test func aStartAheadOfNowIsZeroSecondsAgo() throws {
+        #expect(try explain(daemon(.running, "running", since: -2)).contains("began looking 0 s ago"))
+    }
+
     @Test func browsingLongWithNoAnswerSaysForHowLongWhereAndWhatToCheck() throws {
         let text = try explain(daemon(.running, "running", since: 125), interfaces: ["eth0", "wlan0"])
         let lines = text.split(separator: "\n").map(String.init)

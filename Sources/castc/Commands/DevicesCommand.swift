@@ -124,8 +124,7 @@ struct DevicesListCommand: CastcCommand {
         var help: String?
         if response.devices.isEmpty, !filtered, !options.json {
             let status = try await options.send(CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
-            help = NoDevicesHelp.explain(
-                status.daemon, multicastInterfaces: NoDevicesHelp.multicastInterfaces(), now: .now)
+            help = NoDevicesHelp.explain(status.daemon)
         }
         try options.print(response) { help ?? DeviceTable.render(response.devices, filtered: filtered) }
     }

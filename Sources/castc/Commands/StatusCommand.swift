@@ -42,7 +42,7 @@ struct StatusCommand: CastcCommand {
         if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
         let help =
             status.devices.isEmpty
-            ? NoDevicesHelp.explain(status.daemon, multicastInterfaces: NoDevicesHelp.multicastInterfaces(), now: .now)
+            ? NoDevicesHelp.explain(status.daemon)
             : nil
         try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose, noDevices: help) }
     }

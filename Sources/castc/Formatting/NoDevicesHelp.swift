@@ -18,6 +18,11 @@ enum NoDevicesHelp {
     /// (devices answer a query within a second or two; castd asks again as Avahi does).
     static let patience: TimeInterval = 10
 
+    /// The explanation for `daemon` now, on this machine's interfaces.
+    static func explain(_ daemon: CastdDaemonInfo) -> String? {
+        explain(daemon, multicastInterfaces: multicastInterfaces(), now: .now)
+    }
+
     /// The explanation; nil when castd does not say how its discovery goes (an older castd),
     /// for which castc says what it always said.
     static func explain(_ daemon: CastdDaemonInfo, multicastInterfaces: [String]?, now: Date) -> String? {
@@ -51,7 +56,8 @@ enum NoDevicesHelp {
             }
             let since =
                 daemon.discoverySinceMs > 0 ? Date(timeIntervalSince1970: Double(daemon.discoverySinceMs) / 1000) : nil
-            let looked = since.map { now.timeIntervalSince($0) }
+            // Clocks may disagree by a little (castd's and castc's are read apart): never "-1 s ago".
+            let looked = since.map { max(0, now.timeIntervalSince($0)) }
             if let looked, looked < patience {
                 return
                     "No devices yet: castd began looking \(Int(looked.rounded())) s ago. Devices answer within seconds; try again in a moment."
