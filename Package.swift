@@ -395,7 +395,11 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CastcTests", dependencies: ["CastdSupport", "castc", "CastClient", "CastdAPI", "CastTestSupport"]),
+            name: "CastcTests",
+            dependencies: [
+                "CastdSupport", "castc", "CastClient", "CastdAPI", "CastTestSupport", "CastDevices", "CastEmulator",
+                "CastProtocol",
+            ]),
         .testTarget(
             name: "CastdBenchTests",
             dependencies: [

@@ -74,6 +74,11 @@ public enum DiscoveryState: Sendable, Equatable {
         }
     }
 
+    /// Why discovery is unavailable; empty in the other states.
+    public var reason: String {
+        if case .unavailable(let reason) = self { reason } else { "" }
+    }
+
     public var description: String {
         switch self {
         case .off: return "off (--no-discovery)"

@@ -310,6 +310,10 @@ extension Castd_V1_AdBreakClip {
         posterURL = cast.posterURL ?? ""
         clickThroughURL = cast.clickThroughURL ?? ""
         customDataJson = jsonText(cast.customData)
+        if let vast = cast.vastAdsRequest {
+            vastAdsRequest.adTagURL = vast.adTagURL ?? ""
+            vastAdsRequest.adsResponse = vast.adsResponse ?? ""
+        }
     }
 
     public func castValue() throws -> CastAdBreakClip {
@@ -323,6 +327,12 @@ extension Castd_V1_AdBreakClip {
         c.posterURL = posterURL.nonEmpty
         c.clickThroughURL = clickThroughURL.nonEmpty
         c.customData = try parseClientJSON(customDataJson, field: "break clip \(id) custom_data_json")
+        if hasVastAdsRequest {
+            var vast = CastVastAdsRequest()
+            vast.adTagURL = vastAdsRequest.adTagURL.nonEmpty
+            vast.adsResponse = vastAdsRequest.adsResponse.nonEmpty
+            c.vastAdsRequest = vast
+        }
         return c
     }
 }

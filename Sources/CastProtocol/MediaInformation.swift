@@ -194,18 +194,36 @@ public struct CastAdBreakClip: Sendable, Hashable, JSONRecord {
     public var posterURL: String?
     public var clickThroughURL: String?
     public var customData: JSONValue?
+    /// Where a VAST ad server gives the clip's content, instead of contentId/contentUrl.
+    public var vastAdsRequest: CastVastAdsRequest?
 
     static let members: [JSONMember<Self>] = [
         .string("id", \.id), .string("title", \.title), .string("contentId", \.contentID),
         .string("contentUrl", \.contentURL), .string("contentType", \.contentType),
         .number("duration", \.duration), .number("whenSkippable", \.whenSkippable),
         .string("posterUrl", \.posterURL), .string("clickThroughUrl", \.clickThroughURL),
-        .json("customData", \.customData),
+        .json("customData", \.customData), .record("vastAdsRequest", \.vastAdsRequest),
     ]
 
     init() {}
 
     public init(id: String? = nil) { self.id = id }
+
+    public init(json: JSONValue) { self.init(reading: json) }
+
+    public var json: JSONValue { writing() }
+}
+
+/// A clip's VAST request (VastAdsRequest): the ad server's tag URL, or its response.
+public struct CastVastAdsRequest: Sendable, Hashable, JSONRecord {
+    public var adTagURL: String?
+    public var adsResponse: String?
+
+    static let members: [JSONMember<Self>] = [
+        .string("adTagUrl", \.adTagURL), .string("adsResponse", \.adsResponse),
+    ]
+
+    public init() {}
 
     public init(json: JSONValue) { self.init(reading: json) }
 

@@ -212,6 +212,15 @@ public enum CastdValidation {
                 throw CastdError(.invalidArgument, "ad break clip \(clip.id) duration must be ≥ 0 seconds")
             }
             if !clip.contentURL.isEmpty { try url(clip.contentURL, what: "ad clip URL") }
+            if !clip.posterURL.isEmpty { try url(clip.posterURL, what: "ad clip poster URL") }
+            if !clip.vastAdsRequest.adTagURL.isEmpty {
+                try url(clip.vastAdsRequest.adTagURL, what: "ad clip VAST request URL")
+            }
+            if clip.hasVastAdsRequest, clip.vastAdsRequest.adTagURL.isEmpty, clip.vastAdsRequest.adsResponse.isEmpty {
+                throw CastdError(
+                    .invalidArgument,
+                    "ad break clip \(clip.id) has a VAST request with neither a tag URL nor a response")
+            }
         }
         for adBreak in media.breaks {
             guard !adBreak.id.isEmpty else { throw CastdError(.invalidArgument, "every ad break needs an id") }

@@ -108,6 +108,7 @@ public struct CastdService: Sendable {
         daemon.socketPath = facts.socketPath
         daemon.discovery = discovery.state.description
         daemon.discoveryState = discovery.state.api
+        daemon.discoveryReason = discovery.state.reason
         daemon.discoverySinceMs = Int64(discovery.since.timeIntervalSince1970 * 1000)
         daemon.clients = UInt32(clamping: context.connectedClients)
         daemon.mode = facts.mode

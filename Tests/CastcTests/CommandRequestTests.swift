@@ -203,6 +203,53 @@ import Testing
         #expect(
             usageError(["load", url, "--ad-break", "pre:https://a.org/x.mp4:10:20"]).contains("after the clip's end"))
         #expect(usageError(["load", url, "--entity", ""]).contains("--entity"))
+        #expect(usageError(["load", url, "--release-date", "4 Oct 2019"]).contains("such as 2019, 2019-10"))
+        #expect(usageError(["load", url, "--release-date", "2019-13"]).contains("not an ISO 8601 date"))
+        #expect(usageError(["load", url, "--series", "S", "--release-date", "2019"]).contains("not a field of TV"))
+        #expect(
+            usageError(["load", url, "--studio", "S", "--metadata-type", "music"]).contains("--metadata-type movie"))
+        #expect(usageError(["load", url, "--ad-title", "A"]).contains("--ad-title goes with --ad-break"))
+        let twoAds = ["--ad-break", "pre:https://a.org/1.mp4", "--ad-break", "post:https://a.org/2.mp4"]
+        #expect(
+            usageError(["load", url] + twoAds + ["--ad-title", "A", "--ad-title", "B", "--ad-title", "C"])
+                .contains("3 --ad-title for 2 --ad-break: give one for all, or one for each"))
+        #expect(usageError(["load", url] + twoAds + ["--ad-poster", "poster.jpg"]).contains("--ad-poster"))
+        #expect(usageError(["load", url, "--ad-break", "pre:vast:notaurl"]).contains("no clip URL"))
+    }
+
+    @Test func studioAndReleaseDateMakeAMovie() throws {
+        let metadata = try parse(
+            ["load", "https://x.org/m.mp4", "--studio", "Studio", "--release-date", "2019-10-04"], as: LoadCommand.self
+        ).media.metadata
+        #expect(metadata.metadataType == .movie && metadata.studio == "Studio" && metadata.releaseDate == "2019-10-04")
+        for date in ["2019", "2019-10", "2019-10-04T20:00:00Z", "2019-10-04T20:00+02:00"] {
+            #expect(MetadataOptions.isISODate(date), "\(date)")
+        }
+        for date in ["19", "2019-1", "2019-10-4", "2019-00", "2019-10-32", "2019T10", "2019-10-04T", "x019"] {
+            #expect(!MetadataOptions.isISODate(date), "\(date)")
+        }
+    }
+
+    @Test func adClipsWithTitlesPostersAndAVASTRequest() throws {
+        let media = try parse(
+            [
+                "load", "https://x.org/m.mp4",
+                "--ad-break", "pre:vast:https://ads.example.com/tag?sz=640x480&t=1:15",
+                "--ad-break", "pre:https://ads.example.com/b.mp4:15:5",
+                "--ad-title", "Sponsor", "--ad-title", "Brand",
+                "--ad-poster", "https://example.com/p.jpg",
+            ],
+            as: LoadCommand.self
+        ).media
+        #expect(media.breakClips.count == 2)
+        let vast = media.breakClips[0]
+        #expect(vast.hasVastAdsRequest && vast.vastAdsRequest.adTagURL == "https://ads.example.com/tag?sz=640x480&t=1")
+        #expect(vast.duration == 15)  // ":15" at the end is the clip's duration, as for any clip
+        #expect(vast.contentID.isEmpty && vast.contentURL.isEmpty)
+        #expect(vast.title == "Sponsor" && vast.posterURL == "https://example.com/p.jpg")
+        let clip = media.breakClips[1]
+        #expect(!clip.hasVastAdsRequest && clip.contentURL == "https://ads.example.com/b.mp4")
+        #expect(clip.title == "Brand" && clip.posterURL == "https://example.com/p.jpg" && clip.whenSkippable == 5)
     }
 }
 
@@ -228,6 +275,36 @@ import Testing
 
         let plain = try parse(["queue", "load", "https://x.org/a.mp3"], as: QueueLoadCommand.self).call().request
         #expect(plain.startIndex == 0 && plain.repeatMode == .off && plain.startTime == 0)
+    }
+
+    @Test func eachItemsAutoplayStartAndPreload() throws {
+        let load = try parse(
+            [
+                "queue", "load", "https://x.org/a.mp3", "https://x.org/b.mp3", "https://x.org/c.mp3",
+                "--item-autoplay", "on", "--item-autoplay", "off", "--item-autoplay", "on",
+                "--item-start", "0", "--item-start", "1:30", "--item-start", "5", "--item-preload", "20",
+            ],
+            as: QueueLoadCommand.self
+        ).call().request
+        #expect(load.items.map(\.hasAutoplay) == [true, true, true])
+        #expect(load.items.map(\.autoplay) == [true, false, true])
+        #expect(load.items.map(\.startTime) == [0, 90, 5])
+        #expect(load.items.map(\.preloadTime) == [20, 20, 20])
+
+        let add = try parse(
+            ["queue", "add", "https://x.org/d.mp3", "--item-start", "2:00", "--item-autoplay", "off"],
+            as: QueueAddCommand.self
+        ).call().request
+        #expect(add.items.first?.startTime == 120 && add.items.first?.autoplay == false)
+        #expect(add.items.first?.preloadTime == 0)
+
+        let two = ["queue", "load", "https://x.org/a.mp3", "https://x.org/b.mp3"]
+        #expect(
+            usageError(two + ["--item-start", "1", "--item-start", "2", "--item-start", "3"])
+                .contains("3 --item-start for 2 URLs: give one for all, or one for each, in order"))
+        #expect(usageError(two + ["--item-preload=-1"]).contains("is not a number of seconds"))
+        #expect(usageError(two + ["--item-preload", "soon"]).contains("is not a number of seconds"))
+        #expect(usageError(two + ["--item-autoplay", "maybe"]).contains("one of 'on' and 'off'"))
     }
 
     @Test func repeatModes() throws {

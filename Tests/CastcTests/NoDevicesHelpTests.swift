@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func avahiUnreachableSaysWhyAndToStartIt() throws {
-        let text = try explain(daemon(.unavailable, "unavailable: Avahi is not running"))
+        var unavailable = daemon(.unavailable, "unavailable: Avahi is not running")
+        unavailable.discoveryReason = "Avahi is not running"
+        let text = try explain(unavailable)
         #expect(text.hasPrefix("No devices: castd cannot look for any with mDNS: Avahi is not running."), "\(text)")
         #expect(text.contains("systemctl start avahi-daemon") && text.contains("castd --device"))
     }

@@ -1727,11 +1727,39 @@ public nonisolated struct Castd_V1_AdBreakClip: Sendable {
 
   public var customDataJson: String = String()
 
+  /// A clip whose content a VAST ad server gives (vastAdsRequest): the receiver asks the tag URL,
+  /// or reads the response given here, instead of content_id/content_url.
+  public var vastAdsRequest: Castd_V1_VastAdsRequest {
+    get {_vastAdsRequest ?? Castd_V1_VastAdsRequest()}
+    set {_vastAdsRequest = newValue}
+  }
+  /// Returns true if `vastAdsRequest` has been explicitly set.
+  public var hasVastAdsRequest: Bool {self._vastAdsRequest != nil}
+  /// Clears the value of `vastAdsRequest`. Subsequent reads from it will return its default value.
+  public mutating func clearVastAdsRequest() {self._vastAdsRequest = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _whenSkippable: Double? = nil
+  fileprivate var _vastAdsRequest: Castd_V1_VastAdsRequest? = nil
+}
+
+public nonisolated struct Castd_V1_VastAdsRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// the ad server's VAST request URL
+  public var adTagURL: String = String()
+
+  /// or the VAST response itself (XML)
+  public var adsResponse: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Castd_V1_MediaInformation: @unchecked Sendable {
@@ -2603,7 +2631,7 @@ public nonisolated struct Castd_V1_DaemonInfo: @unchecked Sendable {
     set {_uniqueStorage()._uid = newValue}
   }
 
-  /// How castd's discovery goes (the reason it is unavailable is in `discovery`), and since
+  /// How castd's discovery goes (the reason it is unavailable is in discovery_reason), and since
   /// when: how long castd has looked for devices with mDNS, when none answered.
   public var discoveryState: Castd_V1_DiscoveryState {
     get {_storage._discoveryState}
@@ -2613,6 +2641,12 @@ public nonisolated struct Castd_V1_DaemonInfo: @unchecked Sendable {
   public var discoverySinceMs: Int64 {
     get {_storage._discoverySinceMs}
     set {_uniqueStorage()._discoverySinceMs = newValue}
+  }
+
+  /// Why discovery is UNAVAILABLE ("Avahi is not running"); empty otherwise.
+  public var discoveryReason: String {
+    get {_storage._discoveryReason}
+    set {_uniqueStorage()._discoveryReason = newValue}
   }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -4466,7 +4500,7 @@ nonisolated extension Castd_V1_AdBreak: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension Castd_V1_AdBreakClip: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".AdBreakClip"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}title\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{1}duration\0\u{3}when_skippable\0\u{3}poster_url\0\u{3}click_through_url\0\u{3}custom_data_json\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}title\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{1}duration\0\u{3}when_skippable\0\u{3}poster_url\0\u{3}click_through_url\0\u{3}custom_data_json\0\u{3}vast_ads_request\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4484,6 +4518,7 @@ nonisolated extension Castd_V1_AdBreakClip: SwiftProtobuf.Message, SwiftProtobuf
       case 8: try { try decoder.decodeSingularStringField(value: &self.posterURL) }()
       case 9: try { try decoder.decodeSingularStringField(value: &self.clickThroughURL) }()
       case 10: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      case 11: try { try decoder.decodeSingularMessageField(value: &self._vastAdsRequest) }()
       default: break
       }
     }
@@ -4524,6 +4559,9 @@ nonisolated extension Castd_V1_AdBreakClip: SwiftProtobuf.Message, SwiftProtobuf
     if !self.customDataJson.isEmpty {
       try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 10)
     }
+    try { if let v = self._vastAdsRequest {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4538,6 +4576,42 @@ nonisolated extension Castd_V1_AdBreakClip: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.posterURL != rhs.posterURL {return false}
     if lhs.clickThroughURL != rhs.clickThroughURL {return false}
     if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs._vastAdsRequest != rhs._vastAdsRequest {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_VastAdsRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".VastAdsRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}ad_tag_url\0\u{3}ads_response\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.adTagURL) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.adsResponse) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.adTagURL.isEmpty {
+      try visitor.visitSingularStringField(value: self.adTagURL, fieldNumber: 1)
+    }
+    if !self.adsResponse.isEmpty {
+      try visitor.visitSingularStringField(value: self.adsResponse, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_VastAdsRequest, rhs: Castd_V1_VastAdsRequest) -> Bool {
+    if lhs.adTagURL != rhs.adTagURL {return false}
+    if lhs.adsResponse != rhs.adsResponse {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -5952,7 +6026,7 @@ nonisolated extension Castd_V1_ChannelEvent: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".DaemonInfo"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0\u{1}mode\0\u{3}socket_activated\0\u{3}config_path\0\u{3}state_directory\0\u{1}access\0\u{1}limits\0\u{1}pid\0\u{1}uid\0\u{3}discovery_state\0\u{3}discovery_since_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{3}started_at_ms\0\u{3}socket_path\0\u{1}discovery\0\u{1}clients\0\u{1}mode\0\u{3}socket_activated\0\u{3}config_path\0\u{3}state_directory\0\u{1}access\0\u{1}limits\0\u{1}pid\0\u{1}uid\0\u{3}discovery_state\0\u{3}discovery_since_ms\0\u{3}discovery_reason\0")
 
   fileprivate class _StorageClass {
     var _version: String = String()
@@ -5970,6 +6044,7 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
     var _uid: UInt32 = 0
     var _discoveryState: Castd_V1_DiscoveryState = .unspecified
     var _discoverySinceMs: Int64 = 0
+    var _discoveryReason: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -5995,6 +6070,7 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
       _uid = source._uid
       _discoveryState = source._discoveryState
       _discoverySinceMs = source._discoverySinceMs
+      _discoveryReason = source._discoveryReason
     }
   }
 
@@ -6028,6 +6104,7 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
         case 13: try { try decoder.decodeSingularUInt32Field(value: &_storage._uid) }()
         case 14: try { try decoder.decodeSingularEnumField(value: &_storage._discoveryState) }()
         case 15: try { try decoder.decodeSingularInt64Field(value: &_storage._discoverySinceMs) }()
+        case 16: try { try decoder.decodeSingularStringField(value: &_storage._discoveryReason) }()
         default: break
         }
       }
@@ -6085,6 +6162,9 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
       if _storage._discoverySinceMs != 0 {
         try visitor.visitSingularInt64Field(value: _storage._discoverySinceMs, fieldNumber: 15)
       }
+      if !_storage._discoveryReason.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._discoveryReason, fieldNumber: 16)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -6109,6 +6189,7 @@ nonisolated extension Castd_V1_DaemonInfo: SwiftProtobuf.Message, SwiftProtobuf.
         if _storage._uid != rhs_storage._uid {return false}
         if _storage._discoveryState != rhs_storage._discoveryState {return false}
         if _storage._discoverySinceMs != rhs_storage._discoverySinceMs {return false}
+        if _storage._discoveryReason != rhs_storage._discoveryReason {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -35,18 +35,23 @@ enum ImageArgument {
     }
 }
 
-/// `--ad-break POSITION:CLIP_URL[:DURATION[:SKIPPABLE_AFTER]]`
+/// `--ad-break POSITION:[vast:]CLIP_URL[:DURATION[:SKIPPABLE_AFTER]]`
 struct AdBreakArgument: Equatable {
     /// Seconds into the content; 0 a pre-roll, -1 a post-roll.
     var position: Double
+    /// The clip's media, or with `vast` the ad server's VAST request URL.
     var url: String
     var duration: Double?
     var skippableAfter: Double?
+    /// Whether `url` is a VAST ad tag: the ad server gives the clip's content.
+    var vast = false
+    var title: String?
+    var posterURL: String?
 
     static let help = """
         give POSITION:CLIP_URL[:DURATION[:SKIPPABLE_AFTER]], such as \
-        pre:https://example.com/ad.mp4:30:5 (POSITION: seconds, m:ss, pre or post; DURATION and \
-        SKIPPABLE_AFTER: seconds)
+        pre:https://example.com/ad.mp4:30:5, or POSITION:vast:AD_TAG_URL for an ad a VAST server \
+        gives (POSITION: seconds, m:ss, pre or post; DURATION and SKIPPABLE_AFTER: seconds)
         """
 
     static func parse(_ text: String) throws -> AdBreakArgument {
@@ -55,8 +60,14 @@ struct AdBreakArgument: Equatable {
         guard let schemeSeparator = text.firstRange(of: "://") else { throw invalid("no clip URL") }
         let head = text[..<schemeSeparator.lowerBound]
         guard let colon = head.lastIndex(of: ":") else { throw invalid("no position before the clip URL") }
-        let positionText = head[..<colon]
+        var positionText = head[..<colon]
         var urlText = text[text.index(after: colon)...]
+        // POSITION:vast:URL: the URL is a VAST ad tag.
+        var vast = false
+        if positionText.lowercased().hasSuffix(":vast") {
+            vast = true
+            positionText = positionText.dropLast(5)
+        }
 
         // Peel :DURATION and :SKIPPABLE_AFTER (plain seconds) off the end, but only after the
         // URL's path has begun, so that a port (http://host:8000) stays part of the URL.
@@ -84,6 +95,7 @@ struct AdBreakArgument: Equatable {
         let url = String(urlText)
         do { try MediaURL.validate(url) } catch { throw invalid("'\(url)' is not a URL") }
         var argument = AdBreakArgument(position: position, url: url)
+        argument.vast = vast
         if numbers.count == 2 {
             argument.duration = numbers[0]
             argument.skippableAfter = numbers[1]
@@ -123,9 +135,15 @@ struct AdBreakArgument: Equatable {
             for argument in arguments where argument.position == position {
                 var clip = CastdAdBreakClip()
                 clip.id = "clip-\(clips.count + 1)"
-                clip.contentID = argument.url
-                clip.contentURL = argument.url
-                clip.contentType = MediaURL.guessContentType(argument.url) ?? ""
+                if argument.vast {
+                    clip.vastAdsRequest.adTagURL = argument.url
+                } else {
+                    clip.contentID = argument.url
+                    clip.contentURL = argument.url
+                    clip.contentType = MediaURL.guessContentType(argument.url) ?? ""
+                }
+                if let title = argument.title { clip.title = title }
+                if let poster = argument.posterURL { clip.posterURL = poster }
                 if let duration = argument.duration { clip.duration = duration }
                 if let skippable = argument.skippableAfter { clip.whenSkippable = skippable }
                 total = argument.duration.flatMap { duration in total.map { $0 + duration } }
@@ -136,6 +154,22 @@ struct AdBreakArgument: Equatable {
             breaks.append(adBreak)
         }
         return (breaks, clips)
+    }
+}
+
+/// Options given once for all of a list (URLs, ad breaks), or once for each in order, as
+/// `--subtitles-lang` is: `--item-preload 20`, or `--item-start 0 --item-start 1:30`.
+enum PerItemValues {
+    /// Checks that `values` (of `option`) are none, one, or one per each of `count` `items`.
+    static func validate<T>(_ values: [T], option: String, count: Int, items: String) throws {
+        guard values.count > 1, values.count != count else { return }
+        throw ValidationError(
+            "\(values.count) \(option) for \(count) \(items): give one for all, or one for each, in order")
+    }
+
+    /// The value for the item at `index`: its own, the one for all, or nil.
+    static func value<T>(_ values: [T], at index: Int, count: Int) -> T? {
+        values.count == count && count > 1 ? values[index] : values.first
     }
 }
 

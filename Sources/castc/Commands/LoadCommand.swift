@@ -34,7 +34,9 @@ struct LoadCommand: MediaStatusCommand {
             Ads: each --ad-break adds a clip at a position (pre = before the content, post = \
             after it, else seconds or m:ss); clips at the same position play as one break. \
             DURATION is the clip's length and SKIPPABLE_AFTER when it can be skipped, in \
-            seconds (`castc skip-ad`).
+            seconds (`castc skip-ad`). POSITION:vast:URL asks an ad server (a VAST ad tag) \
+            for the clip. --ad-title and --ad-poster name and picture the clips: one for all, \
+            or one per --ad-break in order.
 
             Examples:
               castc load https://example.com/movie.mp4
@@ -50,6 +52,11 @@ struct LoadCommand: MediaStatusCommand {
               castc load https://example.com/movie.mp4 \\
                 --ad-break pre:https://example.com/ad1.mp4:30:5 \\
                 --ad-break 10:00:https://example.com/ad2.mp4:15
+              castc load https://example.com/movie.mp4 \\
+                --ad-break pre:vast:https://ads.example.com/tag?sz=640x480 \\
+                --ad-title "Sponsor" --ad-poster https://example.com/sponsor.jpg
+              castc load https://example.com/movie.mp4 --title "The Movie" \\
+                --studio "Studio" --release-date 2019-10-04
               castc load https://example.com/movie.mp4 --custom-data '{"profile":"kids"}'
             """
     )
@@ -112,6 +119,18 @@ struct LoadCommand: MediaStatusCommand {
     )
     var adBreaks: [AdBreakArgument] = []
 
+    @Option(
+        name: .customLong("ad-title"),
+        help: ArgumentHelp("The ad clips' title: one for all, or one per --ad-break in order.", valueName: "text"))
+    var adTitles: [String] = []
+
+    @Option(
+        name: .customLong("ad-poster"),
+        help: ArgumentHelp(
+            "An image the device shows while an ad clip plays: one for all, or one per --ad-break in order.",
+            valueName: "url"))
+    var adPosters: [String] = []
+
     @Option(help: ArgumentHelp("Load credentials for the receiver app (e.g. an account token).", valueName: "token"))
     var credentials: String?
 
@@ -133,6 +152,25 @@ struct LoadCommand: MediaStatusCommand {
         }
         if let credentials, credentials.isEmpty { throw ValidationError("--credentials needs a token") }
         if let entity, entity.isEmpty { throw ValidationError("--entity needs a value") }
+        for (values, option) in [(adTitles, "--ad-title"), (adPosters, "--ad-poster")] where !values.isEmpty {
+            guard !adBreaks.isEmpty else { throw ValidationError("\(option) goes with --ad-break") }
+            try PerItemValues.validate(values, option: option, count: adBreaks.count, items: "--ad-break")
+        }
+        for poster in adPosters {
+            do { try MediaURL.validate(poster) } catch {
+                throw ValidationError("--ad-poster '\(poster)' is not a URL: give an image's URL")
+            }
+        }
+    }
+
+    /// The ad clips as given, each with its title and poster.
+    var adClips: [AdBreakArgument] {
+        adBreaks.enumerated().map { index, argument in
+            var argument = argument
+            argument.title = PerItemValues.value(adTitles, at: index, count: adBreaks.count)
+            argument.posterURL = PerItemValues.value(adPosters, at: index, count: adBreaks.count)
+            return argument
+        }
     }
 
     /// The media to send.
@@ -145,7 +183,7 @@ struct LoadCommand: MediaStatusCommand {
         if let metadata = metadata.metadata { media.metadata = metadata }
         if let duration { media.duration = duration }
         media.tracks = subtitles.tracks
-        let (breaks, clips) = AdBreakArgument.breaks(adBreaks)
+        let (breaks, clips) = AdBreakArgument.breaks(adClips)
         media.breaks = breaks
         media.breakClips = clips
         if let entity { media.entity = entity }
@@ -189,6 +227,14 @@ struct MetadataOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The album's artist (music).", valueName: "name"))
     var albumArtist: String?
 
+    @Option(help: ArgumentHelp("The studio (movie).", valueName: "name"))
+    var studio: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "When it was released: an ISO 8601 date, such as 2019 or 2019-10-04 (not TV shows).", valueName: "date"))
+    var releaseDate: String?
+
     @Option(help: ArgumentHelp("The series' title (TV show).", valueName: "title"))
     var series: String?
 
@@ -209,10 +255,19 @@ struct MetadataOptions: ParsableArguments {
     var impliedType: MetadataTypeArgument {
         if series != nil || season != nil || episode != nil { return .tv }
         if album != nil || albumArtist != nil || artist != nil { return .music }
+        if studio != nil { return .movie }
         return .generic
     }
 
     func validate() throws {
+        if let releaseDate, !Self.isISODate(releaseDate) {
+            throw ValidationError(
+                "--release-date '\(releaseDate)' is not an ISO 8601 date: give one such as 2019, 2019-10 or 2019-10-04")
+        }
+        if releaseDate != nil, series != nil || season != nil || episode != nil || metadataType == .tv {
+            throw ValidationError(
+                "--release-date is not a field of TV shows (the Cast SDK has none for them); leave it out")
+        }
         guard let type = metadataType else { return }
         func check(_ given: Bool, _ flags: String, allowed: [MetadataTypeArgument]) throws {
             guard given, !allowed.contains(type) else { return }
@@ -227,11 +282,31 @@ struct MetadataOptions: ParsableArguments {
         try check(album != nil, "--album", allowed: [.music])
         try check(albumArtist != nil, "--album-artist", allowed: [.music])
         try check(artist != nil, "--artist", allowed: [.music, .photo])
+        try check(studio != nil, "--studio", allowed: [.movie])
+        try check(releaseDate != nil, "--release-date", allowed: [.generic, .movie, .music])
+    }
+
+    /// An ISO 8601 date, possibly with a time: YYYY, YYYY-MM, YYYY-MM-DD, YYYY-MM-DDThh:mm….
+    static func isISODate(_ text: String) -> Bool {
+        let date = text.split(separator: "T", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count), parts[0].count == 4,
+            parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) }),
+            parts.dropFirst().allSatisfy({ $0.count == 2 })
+        else { return false }
+        if parts.count > 1, !(1...12).contains(Int(parts[1]) ?? 0) { return false }
+        if parts.count > 2, !(1...31).contains(Int(parts[2]) ?? 0) { return false }
+        let time = text.dropFirst(date.count)
+        return time.isEmpty
+            || (parts.count == 3 && time.count > 1
+                && time.dropFirst().allSatisfy { $0.isASCIIDigit || ":.+-Z".contains($0) })
     }
 
     /// The metadata to send, or nil if no option gave any.
     var metadata: CastdMediaMetadata? {
-        let given: [Any?] = [metadataType, title, subtitle, artist, album, albumArtist, series, season, episode]
+        let given: [Any?] = [
+            metadataType, title, subtitle, artist, album, albumArtist, series, season, episode, studio, releaseDate,
+        ]
         guard given.contains(where: { $0 != nil }) || !images.isEmpty else { return nil }
         var metadata = CastdMediaMetadata()
         metadata.metadataType = (metadataType ?? impliedType).castd
@@ -243,6 +318,8 @@ struct MetadataOptions: ParsableArguments {
         if let series { metadata.seriesTitle = series }
         if let season { metadata.season = season }
         if let episode { metadata.episode = episode }
+        if let studio { metadata.studio = studio }
+        if let releaseDate { metadata.releaseDate = releaseDate }
         metadata.images = images
         return metadata
     }

@@ -36,9 +36,67 @@ struct QueueCommand: ParsableCommand {
 }
 
 /// Queue items for URLs: content types guessed from the extensions.
-func queueItems(_ urls: [String]) -> [CastdQueueItem] {
-    urls.map { url in
-        CastdQueueItem(media: CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? ""))
+func queueItems(_ urls: [String], _ options: QueueItemOptions = QueueItemOptions()) -> [CastdQueueItem] {
+    urls.enumerated().map { index, url in
+        var item = CastdQueueItem(
+            media: CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? ""))
+        options.apply(to: &item, at: index, of: urls.count)
+        return item
+    }
+}
+
+/// How each queue item plays: `castc queue load` and `castc queue add`. Each option is given
+/// once for every item, or once per URL in order (as --subtitles-lang is).
+struct QueueItemOptions: ParsableArguments {
+    static let discussion = """
+        Each item plays by itself after the one before (--item-autoplay off: the queue \
+        stops before it), from its start (--item-start: where to begin in it), and is \
+        fetched when the one before is --item-preload seconds from its end (default: when it \
+        begins). Give each option once for every item, or once per URL in order.
+        """
+
+    enum OnOff: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    @Option(
+        name: .customLong("item-autoplay"),
+        help: ArgumentHelp("on (the default) or off: whether the item plays by itself.", valueName: "on|off"))
+    var autoplay: [OnOff] = []
+
+    @Option(
+        name: .customLong("item-start"),
+        help: ArgumentHelp("Where to begin in the item: seconds, m:ss or h:mm:ss.", valueName: "position"),
+        transform: { try PlaybackTimeArgument.parse($0, what: "position") }
+    )
+    var start: [Double] = []
+
+    @Option(
+        name: .customLong("item-preload"),
+        help: ArgumentHelp(
+            "Fetch the item this many seconds before the one before it ends.", valueName: "seconds"),
+        transform: { text in
+            guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+                throw ValidationError("--item-preload '\(text)' is not a number of seconds ≥ 0, such as 20")
+            }
+            return seconds
+        }
+    )
+    var preload: [Double] = []
+
+    init() {}
+
+    /// Checks the counts against `count` URLs.
+    func validate(count: Int) throws {
+        try PerItemValues.validate(autoplay, option: "--item-autoplay", count: count, items: "URLs")
+        try PerItemValues.validate(start, option: "--item-start", count: count, items: "URLs")
+        try PerItemValues.validate(preload, option: "--item-preload", count: count, items: "URLs")
+    }
+
+    func apply(to item: inout CastdQueueItem, at index: Int, of count: Int) {
+        if let autoplay = PerItemValues.value(autoplay, at: index, count: count) { item.autoplay = autoplay == .on }
+        if let start = PerItemValues.value(start, at: index, count: count) { item.startTime = start }
+        if let preload = PerItemValues.value(preload, at: index, count: count) { item.preloadTime = preload }
     }
 }
 
@@ -75,20 +133,27 @@ struct QueueLoadCommand: MediaStatusCommand {
         commandName: "load",
         abstract: "Replace what plays with a queue of URLs.",
         usage: GlobalOptions.usage(
-            "queue load", "<url>... [--start-index <n>] [--repeat <mode>]", "[--start <position>]"),
+            "queue load", "<url>... [--start-index <n>] [--repeat <mode>]", "[--start <position>]",
+            "[--item-autoplay on|off ...]", "[--item-start <position> ...]", "[--item-preload <seconds> ...]"),
         discussion: """
             Each URL becomes an item, in order (content types guessed from the extensions). \
             Without a session, castd starts the Default Media Receiver first.
+
+            \(QueueItemOptions.discussion) --start applies to the first item played and \
+            overrides its --item-start.
 
             Examples:
               castc queue load https://example.com/a.mp3 https://example.com/b.mp3
               castc queue load https://x.org/1.mp4 https://x.org/2.mp4 --start-index 1 \\
                 --start 0:30
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
+              castc queue load https://x.org/a.mp3 https://x.org/b.mp3 \\
+                --item-preload 20 --item-autoplay off --item-autoplay on
             """
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup(title: "Each item") var itemOptions: QueueItemOptions
 
     @Argument(help: ArgumentHelp("The items' URLs, in play order.", valueName: "url"))
     var urls: [String] = []
@@ -115,12 +180,13 @@ struct QueueLoadCommand: MediaStatusCommand {
                 "--start-index \(startIndex) is not one of the \(urls.count) URLs: give 0 to \(urls.count - 1) (0 is the first)"
             )
         }
+        try itemOptions.validate(count: urls.count)
     }
 
     func call() -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueLoadRequest()
         request.device = options.deviceSelector
-        request.items = queueItems(urls)
+        request.items = queueItems(urls, itemOptions)
         request.startIndex = UInt32(startIndex)
         request.repeatMode = repeatMode.castd
         request.startTime = start ?? 0
@@ -132,18 +198,24 @@ struct QueueAddCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add URLs to the queue.",
-        usage: GlobalOptions.usage("queue add", "<url>... [--before <item-id>] [--play-now]"),
+        usage: GlobalOptions.usage(
+            "queue add", "<url>... [--before <item-id>] [--play-now]",
+            "[--item-autoplay on|off ...]", "[--item-start <position> ...]", "[--item-preload <seconds> ...]"),
         discussion: """
             Appends the URLs at the end of the queue, or inserts them before an item.
+
+            \(QueueItemOptions.discussion)
 
             Examples:
               castc queue add https://example.com/c.mp3
               castc queue add https://x.org/c.mp3 https://x.org/d.mp3 --before 2
               castc queue add https://x.org/now.mp3 --before 2 --play-now
+              castc queue add https://x.org/talk.mp3 --item-start 1:30 --item-preload 15
             """
     )
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup(title: "Each item") var itemOptions: QueueItemOptions
 
     @Argument(help: ArgumentHelp("The new items' URLs, in order.", valueName: "url"))
     var urls: [String] = []
@@ -163,12 +235,13 @@ struct QueueAddCommand: MediaStatusCommand {
             throw ValidationError("give the URLs to add: castc queue add https://example.com/c.mp3 …")
         }
         for url in urls { try MediaURL.validate(url) }
+        try itemOptions.validate(count: urls.count)
     }
 
     func call() -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueInsertRequest()
         request.device = options.deviceSelector
-        request.items = queueItems(urls)
+        request.items = queueItems(urls, itemOptions)
         request.insertBeforeItemID = before ?? 0
         request.playNow = playNow
         return CastcCall(CastdMethods.queueInsert, request)

@@ -37,8 +37,7 @@ enum NoDevicesHelp {
                 in castd.toml.
                 """
         case .unavailable:
-            let why =
-                daemon.discovery.hasPrefix("unavailable: ") ? String(daemon.discovery.dropFirst(13)) : daemon.discovery
+            let why = daemon.discoveryReason.isEmpty ? daemon.discovery : daemon.discoveryReason
             return """
                 No devices: castd cannot look for any with mDNS: \(why).
                 castd finds devices through Avahi: start it (systemctl start avahi-daemon) and castd \
