@@ -378,7 +378,8 @@ let package = Package(
                 "CastdSupport", "CastdServer", "CastClient", "CastTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
-        .testTarget(name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastTestSupport"]),
+        .testTarget(
+            name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastDevices", "CastTestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

@@ -5,13 +5,14 @@ import Foundation
 
 /// The remote media client: LOAD, playback control, tracks, ad breaks, queue, volume.
 extension DeviceController {
-    /// The session's media endpoint, starting the Default Media Receiver if the session's app
-    /// has no media player (or there is no session).
+    /// The session's media endpoint, starting the default app (castd's launch defaults; else
+    /// the Default Media Receiver) if the session's app has no media player (or there is no
+    /// session).
     private func mediaSession() async throws -> (CastLink, CastdSession) {
         if let session, session.namespaces.contains(CastNamespace.media) {
             return (try await link(), session)
         }
-        let session = try await startSession(appID: CastAppID.defaultMediaReceiver)
+        let session = try await startSession(launchDefaults.mediaSession)
         return (try await link(), session)
     }
 

@@ -16,6 +16,46 @@ public struct SessionRequest: Sendable {
     }
 }
 
+/// What castd launches when a client does not say (castd.toml's `[launch]`, or castd's
+/// `--launch-*` flags): the receiver app, its launch options, and whether a running instance is
+/// joined or launched again.
+public struct LaunchDefaults: Sendable, Equatable {
+    /// The app a session without an app id starts or joins, and the one a LOAD starts when the
+    /// session has no media player. Nil: a session without an app id joins whatever app runs
+    /// (else launches the Default Media Receiver), and a LOAD starts the Default Media Receiver.
+    public var appID: String?
+    /// Launch options for those sessions; a client's own options win field by field.
+    public var options: CastdLaunchOptions
+    /// Launch the default app again when it already runs (the SDK's relaunch-if-running policy),
+    /// instead of joining it.
+    public var relaunch: Bool
+
+    public init(appID: String? = nil, options: CastdLaunchOptions = .init(), relaunch: Bool = false) {
+        self.appID = appID
+        self.options = options
+        self.relaunch = relaunch
+    }
+
+    /// `request` with the defaults filled in: the default app for a request that names none,
+    /// with the relaunch policy, and the default language and Android TV compatibility where the
+    /// request leaves them out. Credentials are never defaulted: they are a user's, per call.
+    public func applied(to request: SessionRequest) -> SessionRequest {
+        var request = request
+        if request.appID.isEmpty, let appID {
+            request.appID = appID
+            if request.mode == .joinOrLaunch, relaunch { request.mode = .launch }
+        }
+        if request.launch.language.isEmpty { request.launch.language = options.language }
+        if options.androidTv { request.launch.androidTv = true }
+        return request
+    }
+
+    /// What a LOAD starts when the session has no media player.
+    var mediaSession: SessionRequest {
+        applied(to: SessionRequest(appID: appID ?? CastAppID.defaultMediaReceiver))
+    }
+}
+
 extension DeviceController {
     func refreshReceiver(_ link: CastLink) async throws -> CastReceiverStatus {
         let reply = try await receiverRequest(link) { ReceiverRequest.getStatus(requestID: $0) }
@@ -28,6 +68,7 @@ extension DeviceController {
     public func startSession(_ request: SessionRequest) async throws -> CastdSession {
         await beginSessionChange()
         defer { endSessionChange() }
+        let request = launchDefaults.applied(to: request)
         do {
             let link = try await link()
             let status = try await refreshReceiver(link)
@@ -41,6 +82,7 @@ extension DeviceController {
                         .notFound,
                         "\(wanted) is not running on \(name); nothing to join (castc launch \(wanted) starts it)")
                 }
+                try await sendCredentials(request.launch, to: app, on: link)
                 if let session, session.sessionID == app.sessionID { return session }
                 return try await join(app, on: link, state: .started, joined: true)
             case .launch:
@@ -62,6 +104,7 @@ extension DeviceController {
                 }
                 return try await launch(wanted, options: request.launch, on: link)
             default:
+                if let app { try await sendCredentials(request.launch, to: app, on: link) }
                 if let session, session.appID == wanted { return session }
                 if let app { return try await join(app, on: link, state: .started, joined: true) }
                 return try await launch(wanted, options: request.launch, on: link)
@@ -75,6 +118,23 @@ extension DeviceController {
     /// The old entry point: join or launch `appID`.
     public func startSession(appID: String) async throws -> CastdSession {
         try await startSession(SessionRequest(appID: appID))
+    }
+
+    /// Hands launch credentials to an app that already runs, as the sender SDK does when it
+    /// joins: a LAUNCH of the running app with its `launchCheckerParams`, which the device answers
+    /// with the same session (the app is not restarted) and passes to the app as a launch-or-join
+    /// request (Cast Connect's `CastLaunchRequest`). Nothing is sent without credentials.
+    private func sendCredentials(_ options: CastdLaunchOptions, to app: CastApplication, on link: CastLink)
+        async throws
+    {
+        guard !options.credentials.isEmpty else { return }
+        sessionLogger.debug("handing credentials to the running app", metadata: ["app": "\(app.appID)"])
+        let reply = try await receiverRequest(link) {
+            ReceiverRequest.launch(
+                appID: app.appID, requestID: $0, language: options.language.nonEmpty, androidTV: options.androidTv,
+                credentials: options.credentials, credentialsType: options.credentialsType.nonEmpty)
+        }
+        applyReceiver(reply)
     }
 
     func beginSessionChange() async {

@@ -45,6 +45,8 @@ public actor DeviceController {
     let sessionStore: SessionStore?
     /// The key each device id first authenticated with; nil: no pinning.
     let keyPins: DeviceKeyPins?
+    /// What a session without an app id, or a LOAD without a media session, starts.
+    let launchDefaults: LaunchDefaults
     /// Told when castd's session vanished from the device while its media was playing: the
     /// registry looks for it on the other devices (stream transfer).
     let sessionVanished: @Sendable (DeviceController, CastdSession, CastMediaInformation) -> Void
@@ -88,7 +90,7 @@ public actor DeviceController {
         id: String, name: String, endpoint: DeviceEndpoint, hub: CastdStateStore,
         linkConfiguration: CastLinkConfiguration,
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
-        keyPins: DeviceKeyPins? = nil,
+        keyPins: DeviceKeyPins? = nil, launchDefaults: LaunchDefaults = .init(),
         sessionVanished: @escaping @Sendable (DeviceController, CastdSession, CastMediaInformation) -> Void = {
             _, _, _ in
         },
@@ -104,6 +106,7 @@ public actor DeviceController {
         self.resumeWindow = resumeWindow
         self.sessionStore = sessionStore
         self.keyPins = keyPins
+        self.launchDefaults = launchDefaults
         self.sessionVanished = sessionVanished
         self.becameIdle = becameIdle
         self.linkCameUp = linkCameUp

@@ -125,6 +125,8 @@ public actor DeviceRegistry {
     /// How long castd looks for a vanished session on the other devices.
     public static let transferWindow: Duration = .seconds(15)
     private let discoveryEnabled: Bool
+    /// What sessions start when clients do not say (castd.toml's `[launch]`).
+    public let launchDefaults: LaunchDefaults
     private let discoveryLimits: DiscoveryLimits
     private let serviceType: String
     var controllers: [String: DeviceController] = [:]
@@ -164,9 +166,11 @@ public actor DeviceRegistry {
         keyPins: DeviceKeyPins? = nil,
         readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
         deviceInfo: DeviceInfoReader? = nil,
+        launchDefaults: LaunchDefaults = .init(),
         logger: Logger
     ) {
         self.deviceInfo = deviceInfo
+        self.launchDefaults = launchDefaults
         self.hub = hub
         self.readCallLinks = LinkAttemptLimiter(limit: readCallLinkAttempts)
         self.staticDevices = staticDevices
@@ -300,6 +304,7 @@ public actor DeviceRegistry {
         let controller = DeviceController(
             id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
             backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore, keyPins: keyPins,
+            launchDefaults: launchDefaults,
             sessionVanished: { [weak self] source, session, media in
                 guard let self else { return }
                 continuation.yield { await self.followTransfer(from: source, session: session, media: media) }

@@ -86,6 +86,7 @@ public struct CastdDaemon: Sendable {
             keyPins: DeviceKeyPins(directory: stateURL, logger: logger(CastdSubsystem.state)),
             readCallLinkAttempts: options.readCallLinkAttempts,
             deviceInfo: options.deviceInfo,
+            launchDefaults: settings.launch,
             logger: logger(CastdSubsystem.castDevice))
 
         var facts = DaemonFacts(version: options.version, socketPath: socketPath)

@@ -41,6 +41,8 @@ public struct CastdSettings: Sendable {
     /// parses them).
     public var logLevel: String
     public var logFilters: [(pattern: String, level: String)]
+    /// What sessions start when clients do not say (`[launch]`).
+    public var launch = LaunchDefaults()
     /// Things worth a log line once castd's logging is up (a default group that does not exist).
     public var notes: [String] = []
 
@@ -159,7 +161,41 @@ public struct CastdSettings: Sendable {
             frameTimeout: frameSeconds == 0 ? nil : .seconds(frameSeconds),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes
+        settings.launch = try launchDefaults(
+            string: string,
+            bool: { key in
+                if case .bool(let value)? = layer[key] { return value }
+                return nil
+            }, error: error)
         return settings
+    }
+
+    /// `[launch]`, checked.
+    private static func launchDefaults(
+        string: (ConfigKey) -> String?, bool: (ConfigKey) -> Bool?, error problem: (ConfigKey, String) -> ConfigError
+    ) throws(ConfigError) -> LaunchDefaults {
+        var defaults = LaunchDefaults()
+        if let appID = string(.launchAppID), !appID.isEmpty {
+            do { try CastdValidation.appID(appID) } catch {
+                throw problem(.launchAppID, "'\(appID)' is not a receiver app id: give one such as CC1AD845")
+            }
+            defaults.appID = appID
+        }
+        if let language = string(.launchLanguage), !language.isEmpty {
+            defaults.options.language = language
+            do { try CastdValidation.launchOptions(defaults.options) } catch {
+                throw problem(.launchLanguage, "'\(language)' is not a language tag: give one such as en-US")
+            }
+        }
+        defaults.options.androidTv = bool(.launchAndroidTV) ?? false
+        switch string(.launchIfRunning) {
+        case nil, "join": defaults.relaunch = false
+        case "relaunch": defaults.relaunch = true
+        case let other?:
+            throw problem(
+                .launchIfRunning, "'\(other)' is not what to do with a running app: give join or relaunch")
+        }
+        return defaults
     }
 
     /// The limits as castd.v1 reports them.

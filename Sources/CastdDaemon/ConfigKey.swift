@@ -19,6 +19,10 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case frameTimeoutSeconds
     case logLevel
     case logFilters
+    case launchAppID
+    case launchLanguage
+    case launchAndroidTV
+    case launchIfRunning
 
     /// Where the key lives in castd.toml: table names, then the key.
     public var path: [String] {
@@ -40,6 +44,10 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .frameTimeoutSeconds: ["limits", "frame_timeout_seconds"]
         case .logLevel: ["log", "level"]
         case .logFilters: ["log", "filters"]
+        case .launchAppID: ["launch", "app_id"]
+        case .launchLanguage: ["launch", "language"]
+        case .launchAndroidTV: ["launch", "android_tv"]
+        case .launchIfRunning: ["launch", "if_running"]
         }
     }
 
@@ -66,6 +74,10 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .frameTimeoutSeconds: "--frame-timeout"
         case .logLevel: "--log-level"
         case .logFilters: "--log-filter"
+        case .launchAppID: "--launch-app"
+        case .launchLanguage: "--launch-language"
+        case .launchAndroidTV: "--[no-]launch-android-tv"
+        case .launchIfRunning: "--launch-if-running"
         }
     }
 
@@ -80,8 +92,8 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
 
     public var kind: Kind {
         switch self {
-        case .socket, .stateDirectory, .deviceAuth, .logLevel: .string
-        case .discovery: .bool
+        case .socket, .stateDirectory, .deviceAuth, .logLevel, .launchAppID, .launchLanguage, .launchIfRunning: .string
+        case .discovery, .launchAndroidTV: .bool
         case .devices, .trustRoots, .controlGroups, .readGroups: .strings
         case .maxFrameBytes: .integer(1024...(64 << 20))
         case .maxConnectionsPerUID, .maxCallsPerConnection: .integer(1...65536)

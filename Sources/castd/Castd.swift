@@ -188,7 +188,32 @@ struct Castd: AsyncParsableCommand {
             valueName: "pattern=level"))
     var logFilters: [String] = []
 
-    /// The flags, as a configuration layer over the file's.
+    @Option(
+        name: .customLong("launch-app"),
+        help: ArgumentHelp(
+            "The receiver app a session starts when a client names none (castc connect without --app), and the one a load starts without a media session (default: the Default Media Receiver, CC1AD845). [launch.app_id]",
+            valueName: "app-id"))
+    var launchApp: String?
+
+    @Option(
+        name: .customLong("launch-language"),
+        help: ArgumentHelp(
+            "The language apps are launched with unless a client gives one, BCP-47 (en-US). [launch.language]",
+            valueName: "lang"))
+    var launchLanguage: String?
+
+    @Flag(
+        name: .customLong("launch-android-tv"), inversion: .prefixedNo,
+        help: "Launch apps so that their Android TV receiver is accepted too (Cast Connect). [launch.android_tv]")
+    var launchAndroidTV: Bool?
+
+    @Option(
+        name: .customLong("launch-if-running"),
+        help: ArgumentHelp(
+            "When the --launch-app already runs on the device: join it (the default) or relaunch it. [launch.if_running]",
+            valueName: "join|relaunch"))
+    var launchIfRunning: String?
+
     @Option(
         name: .customLong("max-mdns-services"),
         help: ArgumentHelp(
@@ -196,6 +221,7 @@ struct Castd: AsyncParsableCommand {
             valueName: "count"))
     var maxMDNSServices: Int?
 
+    /// The flags, as a configuration layer over the file's.
     var flagLayer: ConfigLayer {
         var layer = ConfigLayer()
         func set(_ key: ConfigKey, _ value: ConfigValue?) {
@@ -217,6 +243,10 @@ struct Castd: AsyncParsableCommand {
         set(.maxMDNSServices, maxMDNSServices.map(ConfigValue.integer))
         set(.frameTimeoutSeconds, frameTimeout.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
+        set(.launchAppID, launchApp.map(ConfigValue.string))
+        set(.launchLanguage, launchLanguage.map(ConfigValue.string))
+        set(.launchAndroidTV, launchAndroidTV.map(ConfigValue.bool))
+        set(.launchIfRunning, launchIfRunning.map(ConfigValue.string))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
             set(
@@ -383,6 +413,11 @@ extension Castd {
         line("limits.frame_timeout_seconds", settings.frameTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("log.level", settings.logLevel)
         line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))
+        let launch = settings.launch
+        line("launch.app_id", launch.appID ?? "(none: join what runs, else the Default Media Receiver)")
+        line("launch.language", launch.options.language.isEmpty ? "(the device's)" : launch.options.language)
+        line("launch.android_tv", "\(launch.options.androidTv)")
+        line("launch.if_running", launch.relaunch ? "relaunch" : "join")
         for note in settings.notes { lines.append("note: \(note)") }
         return lines.joined(separator: "\n")
     }

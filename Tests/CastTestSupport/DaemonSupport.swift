@@ -38,6 +38,7 @@ public func withDaemon<T>(
     readCallLinkAttempts: Int = DeviceRegistry.readCallLinkAttempts,
     appAnswerDeadline: Duration = .seconds(5),
     deviceInfo: DeviceInfoReader? = nil,
+    launch: LaunchDefaults = .init(),
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     _ body: (_ socketPath: String, _ hub: CastdStateStore) async throws -> T
@@ -48,6 +49,7 @@ public func withDaemon<T>(
         settings.stateDirectory = stateDirectory
         settings.maxFrameBytes = maximumFrameLength
         settings.watcherQueue = watcherQueueLimit
+        settings.launch = launch
         let listening = AsyncStream<Void>.makeStream()
         var options = CastdDaemon.Options(version: "test", logs: logs)
         if logs == nil {

@@ -1,3 +1,4 @@
+import CastDevices
 import CastTestSupport
 import CastdAPI
 import CastdDaemon
@@ -28,6 +29,12 @@ import Testing
         idle_timeout_seconds = 10
         max_mdns_services = 2048
         frame_timeout_seconds = 20
+
+        [launch]
+        app_id = "ABCD1234"
+        language = "de-DE"
+        android_tv = true
+        if_running = "relaunch"
 
         [log]
         level = "debug"
@@ -185,6 +192,53 @@ import Testing
             try CastdSettings.resolve(layer, paths: systemPaths, configFile: "c.toml")
         }
         #expect(error?.description.contains("/nonexistent/root.pem") == true)
+    }
+
+    @Test func launchDefaultsAreReadAndChecked() throws {
+        let settings = try CastdSettings.resolve(
+            try ConfigFile.parse(ConfigFileTests.complete, file: "castd.toml"), paths: systemPaths,
+            configFile: "castd.toml")
+        #expect(settings.launch.appID == "ABCD1234")
+        #expect(settings.launch.options.language == "de-DE" && settings.launch.options.androidTv)
+        #expect(settings.launch.relaunch)
+        let none = try CastdSettings.resolve(ConfigLayer(), paths: systemPaths, configFile: nil)
+        #expect(none.launch == LaunchDefaults())
+
+        for (line, message) in [
+            ("[launch]\napp_id = \"not an app\"\n", "c.toml:2: launch.app_id: 'not an app' is not a receiver app id"),
+            ("[launch]\nlanguage = \"en US\"\n", "c.toml:2: launch.language: 'en US' is not a language tag"),
+            ("[launch]\nif_running = \"stop\"\n", "c.toml:2: launch.if_running: 'stop' is not what to do"),
+        ] {
+            let error = #expect(throws: ConfigError.self) {
+                try CastdSettings.resolve(
+                    try ConfigFile.parse(line, file: "c.toml"), paths: systemPaths, configFile: "c.toml")
+            }
+            #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "")")
+        }
+    }
+
+    @Test func launchDefaultsFillWhatARequestLeavesOut() {
+        var options = CastdLaunchOptions()
+        options.language = "de-DE"
+        options.androidTv = true
+        let defaults = LaunchDefaults(appID: "ABCD1234", options: options, relaunch: true)
+
+        // No app: the default app, relaunched, with the default options.
+        let plain = defaults.applied(to: SessionRequest())
+        #expect(plain.appID == "ABCD1234" && plain.mode == .launch)
+        #expect(plain.launch.language == "de-DE" && plain.launch.androidTv)
+
+        // An app of the client's own: joined or launched as asked; its language wins.
+        var own = SessionRequest(appID: "CC1AD845", mode: .joinOrLaunch)
+        own.launch.language = "fr-FR"
+        own.launch.credentials = "token"
+        let applied = defaults.applied(to: own)
+        #expect(applied.appID == "CC1AD845" && applied.mode == .joinOrLaunch)
+        #expect(applied.launch.language == "fr-FR" && applied.launch.androidTv && applied.launch.credentials == "token")
+
+        // No defaults: the request is as sent (an empty app id joins what runs).
+        let untouched = LaunchDefaults().applied(to: SessionRequest())
+        #expect(untouched.appID.isEmpty && untouched.mode == .joinOrLaunch && untouched.launch == CastdLaunchOptions())
     }
 
     @Test func groupsByNameOrNumberMakeThePolicyAndTheSocketMode() throws {

@@ -158,6 +158,7 @@ import Testing
             .maxCallsPerConnection: .integer(128), .watcherQueue: .integer(256), .idleTimeoutSeconds: .integer(30),
             .maxMDNSServices: .integer(1024), .frameTimeoutSeconds: .integer(30), .logLevel: .string("info"),
             .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
+            .launchAndroidTV: .bool(false), .launchIfRunning: .string("join"),
         ]
         #expect(layer.values == expected)
     }
@@ -170,9 +171,11 @@ import Testing
         }
         #expect(!blocks.isEmpty)
         for block in blocks { _ = try Self.parse(block) }
-        let logExample = try Self.parse(blocks[0])
+        let logExample = try Self.parse(try #require(blocks.first { $0.contains("[log]") }))
         #expect(logExample[.logLevel] == .string("info"))
         #expect(logExample[.logFilters] == .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]))
+        let launchExample = try Self.parse(try #require(blocks.first { $0.contains("[launch]") }))
+        #expect(launchExample[.launchAppID] == .string("ABCD1234"))
 
         let seed = try ConfigFile.load(
             path: Self.repository.appendingPathComponent("Fuzz/Corpus/CastdConfigFuzzer/every-key.toml").path)
@@ -180,7 +183,8 @@ import Testing
         #expect(seed[.idleTimeoutSeconds] == .integer(5))
         #expect(seed[.maxMDNSServices] == .integer(64))
         #expect(seed[.logFilters] == .table([("Cast*", "verbose")]))
-        #expect(seed.values.count == 13)
+        #expect(seed[.launchIfRunning] == .string("relaunch"))
+        #expect(seed.values.count == 17)
     }
 
     /// Every input in the fuzzer's corpus is read or refused with a line of its own.

@@ -16,11 +16,12 @@ struct SenderSDKTests {
     /// One emulator, one in-process castd with it as a static device, one client.
     func withDevice<T>(
         _ configuration: EmulatorConfiguration = .init(),
+        launch: LaunchDefaults = .init(),
         _ body: (CastdClient, CastDeviceEmulator, EmulatorEndpoints) async throws -> T
     ) async throws -> T {
         try await withEmulator(configuration) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-            return try await withDaemon(devices: [device]) { socket, _ in
+            return try await withDaemon(devices: [device], launch: launch) { socket, _ in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     try await body(client, emulator, endpoints)
                 }
@@ -383,6 +384,67 @@ struct SenderSDKTests {
                 _ = try await client.unary(.startSession, unknown, as: CastdSession.self)
             }
             #expect(failed?.code == .notFound && failed?.deviceError?.type == "LAUNCH_ERROR")
+        }
+    }
+
+    /// castd's launch defaults: the app a LOAD starts and a session without an app id joins,
+    /// with the default language.
+    @Test func theDefaultAppIsLaunchedByLoadAndJoinedWithoutAnAppID() async throws {
+        var options = CastdLaunchOptions()
+        options.language = "fr-FR"
+        try await withDevice(launch: LaunchDefaults(appID: "233637DE", options: options)) { client, emulator, _ in
+            var load = Castd_V1_LoadRequest()
+            load.media = Self.media("https://example.com/film.mp4")
+            _ = try await Self.load(client, load)
+            let state = await emulator.state()
+            #expect(state.runningApp?.appID == "233637DE")
+            #expect(state.launches.map(\.appID) == ["233637DE"])
+            #expect(state.launches.last?.language == "fr-FR")
+            #expect(state.loads.last?.appID == "233637DE")
+
+            let joined = try await client.startSession()
+            #expect(joined.appID == "233637DE" && joined.sessionID == state.runningApp?.sessionID)
+            #expect(await emulator.state().launches.count == 1)  // joined, not launched again
+        }
+    }
+
+    @Test func theRelaunchPolicyRelaunchesTheDefaultAppOnly() async throws {
+        try await withDevice(launch: LaunchDefaults(appID: "233637DE", relaunch: true)) { client, emulator, _ in
+            let first = try await client.startSession()
+            let second = try await client.startSession()
+            #expect(first.appID == "233637DE" && second.sessionID != first.sessionID)
+            #expect(await emulator.state().launches.count == 2)
+            // An app the client names is joined as usual.
+            let named = try await client.startSession(appID: "233637DE")
+            #expect(named.sessionID == second.sessionID)
+            #expect(await emulator.state().launches.count == 2)
+        }
+    }
+
+    /// Cast Connect sign-in: credentials reach the app when castd launches it and when it joins
+    /// the app that runs (a LAUNCH of the running app, which keeps its session).
+    @Test func credentialsReachTheAppAtLaunchAndAtJoin() async throws {
+        try await withDevice { client, emulator, _ in
+            var launch = CastdLaunchOptions()
+            launch.credentials = "first-token"
+            launch.credentialsType = "android"
+            let launched = try await client.startSession(appID: "233637DE", launch: launch)
+            #expect(!launched.joined)
+
+            launch.credentials = "second-token"
+            launch.credentialsType = "oauth"
+            let joined = try await CastdClient.withConnection(socketPath: client.socketPath) { other in
+                try await other.startSession(appID: "233637DE", mode: .join, launch: launch)
+            }
+            #expect(joined.sessionID == launched.sessionID)
+            let state = await emulator.state()
+            #expect(state.runningApp?.sessionID == launched.sessionID)
+            #expect(state.launches.map(\.credentials) == ["first-token", "second-token"])
+            #expect(state.launches.last?.credentialsType == "oauth")
+
+            // Without credentials, joining sends no LAUNCH.
+            _ = try await client.startSession(appID: "233637DE", mode: .join)
+            #expect(await emulator.state().launches.count == 2)
         }
     }
 

@@ -55,6 +55,18 @@ struct EndToEndTests {
             }
         }
 
+        /// The payloads of the requests of `type` the emulator received, in order.
+        func received(_ type: String) throws -> [[String: Any]] {
+            let text = (try? String(contentsOfFile: emulatorLog, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { line in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    object["direction"] as? String == "in",
+                    let payload = object["payload"] as? [String: Any], payload["type"] as? String == type
+                else { return nil }
+                return payload
+            }
+        }
+
         /// Waits until a (re)started castd answers and holds a resumed session.
         func waitForResumedSession(timeout: Duration = .seconds(20)) async throws {
             try await eventually(timeout: timeout, "castd to rejoin the saved session") {
@@ -452,6 +464,35 @@ struct EndToEndTests {
             print("announced at a new port: resumed \(scheduled - back) ms before the scheduled retry")
             #expect(try await setup.status().sessions.first?.sessionID == original.sessionID)
             #expect(try setup.received().filter { $0.type == "LAUNCH" }.count == 1)
+        }
+    }
+
+    /// castd's launch defaults from its flags: `castc load` starts the default app, with the
+    /// default language, and `castc connect` without --app joins it. `castc connect
+    /// --credentials` hands credentials to the app it joins (Cast Connect sign-in).
+    @Test func launchDefaultsFromFlagsAndCredentialsFromCastcConnect() async throws {
+        try await withSetup(castdArguments: ["--launch-app", "233637DE", "--launch-language", "fr-FR"]) { setup in
+            expectSuccess(try await setup.castc(["load", "https://example.com/a.mp4", "--device", setup.deviceName]))
+            let connected = try await setup.castc(["connect", setup.deviceName])
+            expectSuccess(connected)
+            #expect(connected.stdout.contains("233637DE"), "\(connected)")
+            expectSuccess(
+                try await setup.castc(
+                    [
+                        "connect", setup.deviceName, "--app", "233637DE", "--android-tv", "--credentials", "tok3n",
+                        "--credentials-type", "oauth",
+                    ]))
+            let launches = try setup.received("LAUNCH")
+            #expect(launches.count == 2, "one launch by load, one to hand over the credentials: \(launches)")
+            #expect(launches.map { $0["appId"] as? String } == ["233637DE", "233637DE"])
+            #expect(launches.first?["language"] as? String == "fr-FR")
+            let credentials =
+                ((launches.last?["appParams"] as? [String: Any])?["launchCheckerParams"] as? [String: Any])?[
+                    "credentialsData"] as? [String: Any]
+            #expect(credentials?["credentials"] as? String == "tok3n", "\(launches)")
+            #expect(credentials?["credentialsType"] as? String == "oauth")
+            #expect(launches.last?["supportedAppTypes"] as? [String] == ["WEB", "ANDROID_TV"])
+            #expect(try await setup.status().sessions.count == 1)
         }
     }
 

@@ -46,26 +46,12 @@ struct LaunchCommand: CastcCommand {
     @Flag(exclusivity: .exclusive)
     var mode: Mode?
 
-    @Flag(help: "Also accept the app's Android TV receiver (Cast Connect).")
-    var androidTv = false
-
-    @Option(help: ArgumentHelp("The language for the app, BCP-47 (en-US).", valueName: "lang"))
-    var language: String?
-
-    @Option(help: ArgumentHelp("Launch credentials for the app (e.g. an account token).", valueName: "token"))
-    var credentials: String?
-
-    @Option(help: ArgumentHelp("What kind of credentials --credentials are.", valueName: "type"))
-    var credentialsType: String?
+    @OptionGroup var launchOptions: LaunchOptionArguments
 
     func validate() throws {
         guard !appID.isEmpty, !appID.contains(where: { $0.isWhitespace }) else {
             throw ValidationError("'\(appID)' is not an app id: give one such as CC1AD845")
         }
-        if credentialsType != nil, credentials == nil {
-            throw ValidationError("--credentials-type goes with --credentials <token>")
-        }
-        if let language, language.isEmpty { throw ValidationError("--language needs a language tag such as en-US") }
     }
 
     func call() -> CastcCall<Castd_V1_StartSessionRequest, CastdSession> {
@@ -78,12 +64,7 @@ struct LaunchCommand: CastcCommand {
             case .relaunch: .launch
             case .joinOnly: .join
             }
-        var launch = CastdLaunchOptions()
-        launch.androidTv = androidTv
-        launch.language = language ?? ""
-        launch.credentials = credentials ?? ""
-        launch.credentialsType = credentialsType ?? ""
-        if launch != CastdLaunchOptions() { request.launch = launch }
+        if let launch = launchOptions.launch { request.launch = launch }
         return CastcCall(CastdMethods.startSession, request)
     }
 
@@ -101,6 +82,42 @@ struct LaunchCommand: CastcCommand {
         var text = "\(verb) \(app) on \(device): \(MediaSummary.state(session.state))"
         if !session.reason.isEmpty { text += ": \(session.reason)" }
         return text
+    }
+}
+
+/// The launch options `castc launch` and `castc connect` take.
+struct LaunchOptionArguments: ParsableArguments {
+    @Flag(help: "Also accept the app's Android TV receiver (Cast Connect).")
+    var androidTv = false
+
+    @Option(help: ArgumentHelp("The language for the app, BCP-47 (en-US).", valueName: "lang"))
+    var language: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Credentials for the app (e.g. an account token), sent when it is launched or joined.",
+            valueName: "token"))
+    var credentials: String?
+
+    @Option(help: ArgumentHelp("What kind of credentials --credentials are.", valueName: "type"))
+    var credentialsType: String?
+
+    func validate() throws {
+        if credentialsType != nil, credentials == nil {
+            throw ValidationError("--credentials-type goes with --credentials <token>")
+        }
+        if let credentials, credentials.isEmpty { throw ValidationError("--credentials needs a token") }
+        if let language, language.isEmpty { throw ValidationError("--language needs a language tag such as en-US") }
+    }
+
+    /// The options given; nil if none was (castd's launch defaults then apply alone).
+    var launch: CastdLaunchOptions? {
+        var launch = CastdLaunchOptions()
+        launch.androidTv = androidTv
+        launch.language = language ?? ""
+        launch.credentials = credentials ?? ""
+        launch.credentialsType = credentialsType ?? ""
+        return launch == CastdLaunchOptions() ? nil : launch
     }
 }
 
