@@ -235,6 +235,7 @@ extension EmulatedDevice {
         session.repeatMode = repeatMode
         session.playbackRate = rate
         session.hasDisplay = settings.hasDisplay
+        session.queueWindow = settings.queueWindow
         if let previous {
             session.volumeLevel = previous.volumeLevel
             session.muted = previous.muted

@@ -87,7 +87,7 @@ extension EmulatedDevice {
         switch command.type {
         case "QUEUE_INSERT": return queueInsert(command, into: &outcome)
         case "QUEUE_REMOVE": return queueRemove(command, into: &outcome)
-        case "QUEUE_REORDER": return queueReorder(command)
+        case "QUEUE_REORDER": return queueReorder(command, into: &outcome)
         case "QUEUE_UPDATE": return queueUpdate(command, into: &outcome)
         case "QUEUE_NEXT", "QUEUE_PREV":
             guard let index = session.jumpTarget(command.type == "QUEUE_NEXT" ? 1 : -1), index != session.currentIndex
@@ -153,8 +153,11 @@ extension EmulatedDevice {
             targetID = session.items[index].itemID
         }
         nextItemID += items.count
+        let insertBefore = before.map { session.items[$0].itemID }
         session.insert(items, before: before)
         player = session
+        announceQueueChange(
+            "INSERT", items.map(\.itemID), insertBefore: insertBefore, command.transportID, &outcome)
         if let targetID, targetID != session.current.itemID,
             let index = session.items.firstIndex(where: { $0.itemID == targetID })
         {
@@ -174,9 +177,11 @@ extension EmulatedDevice {
         switch session.remove(Set(ids)) {
         case .currentKept:
             player = session
+            announceQueueChange("REMOVE", ids, command.transportID, &outcome)
             return .changed(includeMedia: false)
         case .currentRemoved(let successor?):
             player = session
+            announceQueueChange("REMOVE", ids, command.transportID, &outcome)
             return jump(to: successor, position: nil, command, into: &outcome)
         case .currentRemoved(nil):
             player = nil
@@ -187,7 +192,9 @@ extension EmulatedDevice {
     }
 
     /// QUEUE_REORDER {itemIds, insertBefore (absent: to the end)}.
-    private mutating func queueReorder(_ command: MediaCommand) -> MediaCommandResult {
+    private mutating func queueReorder(_ command: MediaCommand, into outcome: inout DeviceOutcome)
+        -> MediaCommandResult
+    {
         guard var session = player, let ids = Self.existingItemIDs(command.payload["itemIds"], in: session) else {
             return Self.invalidParams
         }
@@ -199,6 +206,9 @@ extension EmulatedDevice {
         }
         session.reorder(ids, before: beforeID)
         player = session
+        // A reorder is an UPDATE with every item id in the new order (and the ones moved).
+        announceQueueChange(
+            "UPDATE", session.items.map(\.itemID), reordered: ids, command.transportID, &outcome)
         return .changed(includeMedia: false)
     }
 
@@ -214,16 +224,17 @@ extension EmulatedDevice {
         } catch {
             return .refused(error)
         }
-        var itemsChanged = false
+        var changedIDs: [Int] = []
         if let updates = payload["items"], !updates.isNull {
             guard let list = updates.arrayValue else { return Self.invalidParams }
             for update in list {
                 guard let index = session.index(ofItem: update["itemId"]?.intValue),
                     session.items[index].update(with: update, defaultDuration: defaultMediaDuration)
                 else { return Self.invalidParams }
-                itemsChanged = true
+                changedIDs.append(session.items[index].itemID)
             }
         }
+        let itemsChanged = !changedIDs.isEmpty
         if let mode { session.repeatMode = mode }
         if payload["shuffle"]?.boolValue == true { session.shuffle(restart: false) }
         var target: Int?
@@ -246,8 +257,30 @@ extension EmulatedDevice {
             }
         }
         player = session
+        if itemsChanged { announceQueueChange("ITEMS_CHANGE", changedIDs, command.transportID, &outcome) }
         if let target { return jump(to: target, position: position, command, into: &outcome) }
         return .changed(includeMedia: itemsChanged)
+    }
+
+    /// QUEUE_CHANGE to every sender of the app: what changed in the queue, by item id, so that
+    /// senders that keep the whole queue (the SDK's media queue) need not fetch it again.
+    /// `sequenceNumber` counts the session's changes.
+    mutating func announceQueueChange(
+        _ changeType: String, _ itemIDs: [Int], insertBefore: Int? = nil, reordered: [Int]? = nil,
+        _ transportID: String, _ outcome: inout DeviceOutcome
+    ) {
+        guard var session = player else { return }
+        session.queueSequence += 1
+        player = session
+        var payload: [String: JSONValue] = [
+            "type": "QUEUE_CHANGE", "requestId": 0, "changeType": .string(changeType),
+            "itemIds": .array(itemIDs.map { .number(Double($0)) }),
+            "sequenceNumber": .number(Double(session.queueSequence)),
+        ]
+        if let insertBefore { payload["insertBefore"] = .number(Double(insertBefore)) }
+        if let reordered { payload["reorderItemIds"] = .array(reordered.map { .number(Double($0)) }) }
+        outcome.note(.info, "media session \(session.mediaSessionID): QUEUE_CHANGE \(changeType) \(itemIDs)")
+        broadcast(from: transportID, CastNamespace.media, .object(payload), &outcome)
     }
 
     /// A time in seconds as sent (a finite number), else nil.

@@ -58,13 +58,16 @@ struct EmulatedDevice {
         var hasDisplay: Bool
         /// Set: the TV's state at start (the device reports one).
         var tv: EmulatorTV?
+        /// Set: MEDIA_STATUS carries only this many queue items around the current one.
+        var queueWindow: Int?
 
         init(
             defaultMediaDuration: Double = 596.5,
             unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes,
             fixedVolume: Bool = false, groupMembers: [EmulatorGroupMember] = [], hasDisplay: Bool = true,
-            tv: EmulatorTV? = nil
+            tv: EmulatorTV? = nil, queueWindow: Int? = nil
         ) {
+            self.queueWindow = queueWindow
             self.defaultMediaDuration = defaultMediaDuration
             self.unplayableContentTypes = Set(unplayableContentTypes.map { $0.lowercased() })
             self.fixedVolume = fixedVolume
@@ -80,7 +83,7 @@ struct EmulatedDevice {
                 fixedVolume: configuration.fixedVolume,
                 groupMembers: configuration.groupMembers,
                 hasDisplay: configuration.capabilities & 1 != 0,
-                tv: configuration.tv
+                tv: configuration.tv, queueWindow: configuration.queueWindow
             )
         }
     }

@@ -38,6 +38,10 @@ public struct EmulatorConfiguration: Sendable {
     /// The device volume cannot be changed (`controlType` "fixed"): SET_VOLUME with a level is
     /// refused with INVALID_REQUEST BAD_PARAMETER; muting still works.
     public var fixedVolume = false
+    /// Set: MEDIA_STATUS carries only this many queue items around the current one (at least
+    /// one), as real receivers do with long queues; senders fetch the rest with
+    /// QUEUE_GET_ITEM_IDS and QUEUE_GET_ITEMS. Nil: every item.
+    public var queueWindow: Int?
     /// Fault injection: every message the device sends (but tp.*) is written this much later,
     /// like a slow device. Zero: prompt. The delay at start; it can be changed while the device
     /// runs (``EmulatorFaults/replyDelay``).

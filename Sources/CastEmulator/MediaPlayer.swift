@@ -46,6 +46,10 @@ struct MediaPlayer {
     var shuffles = 0
     /// Whether the device has a screen: video content reports `videoInfo` then.
     var hasDisplay = true
+    /// Set: statuses carry only this many items around the current one.
+    var queueWindow: Int?
+    /// Counts the queue's changes (QUEUE_CHANGE's `sequenceNumber`).
+    var queueSequence = 0
 
     init(mediaSessionID: Int, items: [MediaQueueItem], startIndex: Int, now: Duration) {
         self.mediaSessionID = mediaSessionID
@@ -274,7 +278,8 @@ struct MediaPlayer {
             "activeTrackIds": .array(current.activeTrackIDs.map { .number(Double($0)) }),
             "currentItemId": .number(Double(current.itemID)),
             "repeatMode": .string(repeatMode.rawValue),
-            "items": .array(items.enumerated().map { $1.json(orderID: $0, includeMedia: includeMedia) }),
+            "items": .array(
+                windowIndices.map { items[$0].json(orderID: $0, includeMedia: includeMedia) }),
         ]
         if includeMedia { entry["media"] = .object(media) }
         if let loadingItemID { entry["loadingItemId"] = .number(Double(loadingItemID)) }
@@ -288,6 +293,14 @@ struct MediaPlayer {
             ]
         }
         return .object(entry)
+    }
+
+    /// The indices of the items a status carries: all, or `queueWindow` of them around the
+    /// current one (one before it when it fits, the rest after).
+    var windowIndices: Range<Int> {
+        guard let window = queueWindow.map({ max(1, $0) }), window < items.count else { return items.indices }
+        let start = min(max(0, currentIndex - (window - 1) / 2), items.count - window)
+        return start..<(start + window)
     }
 
     func breakStatus(at now: Duration) -> JSONValue? {

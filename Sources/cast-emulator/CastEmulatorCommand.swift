@@ -244,6 +244,12 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Flag(help: "The device volume is fixed: SET_VOLUME with a level is refused (BAD_PARAMETER); mute still works.")
     var fixedVolume = false
 
+    @Option(
+        help: ArgumentHelp(
+            "MEDIA_STATUS carries only N queue items around the current one, as real receivers do with long queues (senders fetch the rest with QUEUE_GET_ITEM_IDS and QUEUE_GET_ITEMS). Default: every item.",
+            valueName: "n"))
+    var queueWindow: Int?
+
     @Flag(
         help:
             "The device is on a TV that says whether it is in standby and shows this input (on, this input, at start). Changeable at run time: POST /emulator/tv {\"standBy\": true}."
@@ -264,6 +270,9 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
+        if let queueWindow, queueWindow < 1 {
+            throw ValidationError("--queue-window must be 1 or more (the current item is always sent)")
+        }
         if let id, id.count != 32 || !id.allSatisfy(\.isHexDigit) {
             throw ValidationError("--id must be 32 hex digits, like 8d8f27dc2b7d4e0a9d4b1b1e6c1f3f2a")
         }
@@ -346,6 +355,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         configuration.apps = try parsedApps() + configuration.apps
         if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
         configuration.fixedVolume = fixedVolume
+        configuration.queueWindow = queueWindow
         if tv { configuration.tv = EmulatorTV() }
         configuration.replyDelay = .milliseconds(replyDelay)
         configuration.impostor = impostor

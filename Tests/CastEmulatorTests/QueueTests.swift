@@ -10,9 +10,11 @@ import Testing
 struct QueueTests {
     /// A device playing a queue of `names` (100 s each unless given), from `startIndex`.
     static func queue(
-        _ names: [String], startIndex: Int = 0, repeatMode: String? = nil, items extra: [Int: [String: JSONValue]] = [:]
+        _ names: [String], startIndex: Int = 0, repeatMode: String? = nil,
+        items extra: [Int: [String: JSONValue]] = [:],
+        settings: EmulatedDevice.Settings = .init()
     ) throws -> DeviceHarness {
-        let harness = DeviceHarness()
+        let harness = DeviceHarness(settings: settings)
         try harness.launch()
         var request: [String: JSONValue] = [
             "type": "QUEUE_LOAD", "requestId": 700, "startIndex": .number(Double(startIndex)),
@@ -343,6 +345,71 @@ struct QueueTests {
         #expect(sent.reply(to: 1)?["type"] == "LOAD_FAILED")
         #expect(sent.reply(to: 1)?["detailedErrorCode"] == 104)
         #expect(sent.broadcastStatuses.last?["idleReason"] == "ERROR")
+    }
+
+    @Test("--queue-window: statuses carry N items around the current one; QUEUE_GET_ITEM_IDS has them all")
+    func queueWindow() throws {
+        let names = (0..<10).map { "item\($0)" }
+        let harness = try Self.queue(names, settings: EmulatedDevice.Settings(queueWindow: 3))
+        let all = try #require(
+            harness.command("QUEUE_GET_ITEM_IDS", 1).reply(to: 1)?["itemIds"]?.arrayValue?.compactMap { $0.intValue })
+        #expect(all.count == 10)
+        #expect(Self.itemIDs(harness.status()) == Array(all[0..<3]))  // the first: it and the two after
+        let middle = harness.command("QUEUE_UPDATE", 2, ["currentItemId": .number(Double(all[5]))])
+        #expect(Self.itemIDs(middle.reply(to: 2)?.firstStatus) == Array(all[4..<7]))  // one before, one after
+        #expect(middle.broadcastStatuses.allSatisfy { Self.itemIDs($0) == Array(all[4..<7]) })
+        let last = harness.command("QUEUE_UPDATE", 3, ["currentItemId": .number(Double(all[9]))])
+        #expect(Self.itemIDs(last.reply(to: 3)?.firstStatus) == Array(all[7..<10]))
+        // orderId stays the item's place in the whole queue.
+        #expect(harness.status()?["items"]?.arrayValue?.map { $0["orderId"] } == [7, 8, 9])
+
+        let short = try Self.queue(["a", "b"], settings: EmulatedDevice.Settings(queueWindow: 3))
+        #expect(Self.itemIDs(short.status()).count == 2)
+    }
+
+    @Test("QUEUE_CHANGE to every sender: INSERT, REMOVE, UPDATE (a reorder: every id), ITEMS_CHANGE, numbered")
+    func queueChanges() throws {
+        let harness = try Self.queue(["a", "b", "c"])
+        let ids = Self.itemIDs(harness.status())
+        func change(_ sent: [DeviceHarness.Sent]) -> JSONValue? {
+            let changes = sent.filter { $0.type == "QUEUE_CHANGE" }
+            #expect(changes.count == 1 && changes.allSatisfy(\.isBroadcast), "\(sent.map(\.payload))")
+            return changes.first?.payload
+        }
+
+        let insert = try #require(
+            change(
+                harness.command(
+                    "QUEUE_INSERT", 1, ["items": [["media": queueMedia("d")]], "insertBefore": .number(Double(ids[1]))])
+            ))
+        let inserted = try #require(insert["itemIds"]?.arrayValue?.compactMap { $0.intValue })
+        #expect(insert["changeType"] == "INSERT" && inserted.count == 1 && !ids.contains(inserted[0]))
+        #expect(insert["insertBefore"]?.intValue == ids[1] && insert["sequenceNumber"] == 1)
+        #expect(insert["requestId"] == 0)
+
+        let remove = try #require(change(harness.command("QUEUE_REMOVE", 2, ["itemIds": [.number(Double(ids[2]))]])))
+        #expect(remove["changeType"] == "REMOVE" && remove["itemIds"]?.arrayValue?.compactMap(\.intValue) == [ids[2]])
+        #expect(remove["sequenceNumber"] == 2)
+
+        let reorder = try #require(
+            change(
+                harness.command(
+                    "QUEUE_REORDER", 3, ["itemIds": [.number(Double(ids[0]))]])))  // to the end
+        #expect(reorder["changeType"] == "UPDATE")
+        #expect(reorder["itemIds"]?.arrayValue?.compactMap(\.intValue) == [inserted[0], ids[1], ids[0]])
+        #expect(reorder["reorderItemIds"]?.arrayValue?.compactMap(\.intValue) == [ids[0]])
+
+        let update = try #require(
+            change(
+                harness.command(
+                    "QUEUE_UPDATE", 4, ["items": [["itemId": .number(Double(ids[1])), "customData": ["x": 1]]]])))
+        #expect(
+            update["changeType"] == "ITEMS_CHANGE" && update["itemIds"]?.arrayValue?.compactMap(\.intValue) == [ids[1]])
+        #expect(update["sequenceNumber"] == 4)
+
+        // A jump alone changes no item: no QUEUE_CHANGE.
+        let jump = harness.command("QUEUE_UPDATE", 5, ["jump": 1])
+        #expect(jump.filter { $0.type == "QUEUE_CHANGE" }.isEmpty)
     }
 
     @Test("QUEUE_GET_ITEM_IDS and QUEUE_GET_ITEMS (the sender SDK's MediaQueue)")
