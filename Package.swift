@@ -384,7 +384,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "CastdSupport",
-                "CastTestSupport", "CastdAPI",
+                "CastTestSupport", "CastdAPI", "CastClient",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),

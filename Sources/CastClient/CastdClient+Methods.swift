@@ -70,12 +70,21 @@ extension CastdClient {
         return try await unary(CastdMethods.getAppAvailability, request)
     }
 
+    /// The media session's whole queue, in play order, each item with its media: castd asks the
+    /// device for what its MEDIA_STATUS leaves out. Watch's `queue` events say how it changes.
+    public func queue(device: String = "") async throws -> CastdQueue {
+        var request = Castd_V1_GetQueueRequest()
+        request.device = device
+        return try await unary(CastdMethods.getQueue, request)
+    }
+
     // MARK: sessions
 
     /// Starts, joins or relaunches a receiver app's session on a device.
     ///
     /// - Parameters:
-    ///   - appID: The receiver app; `""` is the Default Media Receiver (CC1AD845).
+    ///   - appID: The receiver app; `""` is castd's default app (`[launch] app_id`), else the
+    ///     app that runs on the device, else the Default Media Receiver (CC1AD845).
     ///   - mode: `.joinOrLaunch` (the default) joins the app if it runs, else launches it;
     ///     `.join` only joins (NOT_FOUND if the app does not run); `.launch` launches, relaunching
     ///     the app if it already runs.

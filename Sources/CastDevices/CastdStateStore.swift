@@ -192,6 +192,20 @@ public final class CastdStateStore: Sendable {
         }
     }
 
+    /// Publishes how a media session's queue changed, one event per change, in order; `media`
+    /// (the status with the queue's new order) replaces what castd holds for new watchers'
+    /// snapshots without an event of its own: the changes say it.
+    public func updateQueue(_ changes: [Castd_V1_QueueChange], media: CastdMediaStatus?) {
+        state.withLock { state in
+            if let media, state.media[media.deviceID] != nil { state.media[media.deviceID] = media }
+            for change in changes {
+                var event = CastdEvent()
+                event.kind = .queue(change)
+                Self.publish(event, in: &state, limit: watcherQueueLimit)
+            }
+        }
+    }
+
     private static func publish(_ event: CastdEvent, in state: inout State, limit: Int) {
         state.sequence += 1
         var event = event

@@ -6,6 +6,7 @@ extension DeviceController {
     /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
     func applyMedia(_ payload: JSONValue, arrival: UInt64? = nil) {
         if let status = mediaState.apply(payload, arrival: arrival) { hub.updateMedia(status) }
+        askQueueOrderIfWanted()
     }
 
     /// Forgets the media and tells every watcher nothing is loaded.

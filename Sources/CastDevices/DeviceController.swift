@@ -80,6 +80,8 @@ public actor DeviceController {
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
     /// starting a session at once share one launch.
     var sessionChangeBusy = false
+    /// A QUEUE_GET_ITEM_IDS castd sent by itself is on its way (one at a time).
+    var queueOrderPending = false
     var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
     /// Requests of a kind where a newer one supersedes an older one still waiting (seek, volume, …).
     var inflight: [String: (token: UInt64, task: Task<CastReply, any Error>)] = [:]

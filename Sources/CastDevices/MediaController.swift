@@ -29,6 +29,8 @@ struct MediaController {
     private var lastActiveMedia: (media: CastMediaInformation, at: ContinuousClock.Instant)?
     /// The `arrival` of the newest MEDIA_STATUS applied from the current link.
     private var appliedArrival: UInt64 = 0
+    /// The media session's whole queue.
+    private(set) var queue = MediaQueue()
 
     init(deviceID: String, logger: Logger) {
         self.deviceID = deviceID
@@ -70,6 +72,8 @@ struct MediaController {
         lastEntry = entry
         let mediaSessionID = entry.mediaSessionID
         let currentItem = entry.currentItemID
+        queue.follow(mediaSessionID: mediaSessionID)
+        queue.read(statusItems: entry.items ?? [])
         for item in entry.items ?? [] {
             if let itemID = item.itemID, let media = item.media { itemMedia[itemID] = media }
         }
@@ -101,8 +105,55 @@ struct MediaController {
         if let previous = status, previous.mediaSessionID == next.mediaSessionID {
             keepKnown(of: previous, unreadable: entry.unreadable, in: &next)
         }
+        next.queueItemIds = queue.order ?? []
         status = next
         return next
+    }
+
+    // MARK: the whole queue
+
+    /// A QUEUE_CHANGE from the device, for the media session castd holds.
+    ///
+    /// - Returns: What changed, and the status to publish with the queue's new order.
+    mutating func applyQueueChange(_ payload: JSONValue) -> (changes: [MediaQueue.Change], status: CastdMediaStatus?) {
+        guard status != nil else { return ([], nil) }
+        if let session = payload["mediaSessionId"]?.intValue, session != queue.mediaSessionID { return ([], nil) }
+        let changes = queue.apply(change: payload)
+        return (changes, changes.isEmpty ? nil : withQueueOrder())
+    }
+
+    /// QUEUE_ITEM_IDS: the order of the media session `mediaSessionID` (if it is still the one).
+    mutating func setQueueOrder(_ ids: [Int64], of mediaSessionID: Int64) -> (
+        changes: [MediaQueue.Change], status: CastdMediaStatus?
+    ) {
+        guard status != nil, mediaSessionID == queue.mediaSessionID else { return ([], nil) }
+        let before = queue.order
+        let changes = queue.setOrder(ids)
+        return (changes, queue.order != before ? withQueueOrder() : nil)
+    }
+
+    /// The device would not give the queue's order.
+    mutating func queueOrderRefused() {
+        queue.orderRefused()
+    }
+
+    /// QUEUE_ITEMS: items asked for, of the media session `mediaSessionID`.
+    mutating func storeQueueItems(_ items: [CastQueueItem], asked: [Int64], of mediaSessionID: Int64) {
+        guard mediaSessionID == queue.mediaSessionID else { return }
+        queue.store(items, asked: asked)
+    }
+
+    /// The queue as castd.v1 gives it.
+    var queueAPI: Castd_V1_Queue {
+        queue.api(deviceID: deviceID, currentItemID: status?.currentItemID ?? 0, knownMedia: itemMedia)
+    }
+
+    /// The status castd holds, with the queue's order as it now is.
+    private mutating func withQueueOrder() -> CastdMediaStatus? {
+        guard var current = status else { return nil }
+        current.queueItemIds = queue.order ?? []
+        status = current
+        return current
     }
 
     /// Forgets the media (the session ended, the link dropped).
@@ -113,6 +164,7 @@ struct MediaController {
         status = nil
         knownMedia.removeAll()
         itemMedia.removeAll()
+        queue.clear()
         return Self.idle(deviceID)
     }
 

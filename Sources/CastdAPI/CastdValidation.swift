@@ -56,7 +56,7 @@ public enum CastdValidation {
         case .listen: try namespace(try typed(Castd_V1_ListenRequest.self).namespace)
         // Their requests name a device or a session (castd resolves the selector) or nothing.
         case .getStatus, .endSession, .play, .pause, .stop, .skipAd, .requestMediaStatus, .watch, .getLogFilter,
-            .setLogFilter, .streamLogs, .forgetDevice, .getDevice:
+            .setLogFilter, .streamLogs, .forgetDevice, .getDevice, .getQueue:
             return
         }
     }

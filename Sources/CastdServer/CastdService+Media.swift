@@ -19,6 +19,9 @@ extension CastdService {
         router.unary(CastdMethods.requestMediaStatus) { service, request, _ in
             try await service.media(.getStatus, on: request.device)
         }
+        router.unary(CastdMethods.getQueue) { service, request, _ in
+            try await service.registry.sessionController(for: request.device).queue()
+        }
         router.unary(CastdMethods.seek) { service, request, _ in
             return try await service.media(MediaRequest(seek: request), on: request.device)
         }

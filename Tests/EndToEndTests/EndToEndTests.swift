@@ -1,3 +1,4 @@
+import CastClient
 import CastTestSupport
 import CastdAPI
 import Foundation
@@ -464,6 +465,23 @@ struct EndToEndTests {
             print("announced at a new port: resumed \(scheduled - back) ms before the scheduled retry")
             #expect(try await setup.status().sessions.first?.sessionID == original.sessionID)
             #expect(try setup.received().filter { $0.type == "LAUNCH" }.count == 1)
+        }
+    }
+
+    /// A 500-item queue on a device whose statuses carry three items (cast-emulator
+    /// --queue-window 3): `castc queue` lists every item, in order, with its title.
+    @Test func castcQueueListsAWholeLongQueue() async throws {
+        try await withSetup(emulatorArguments: ["--queue-window", "3"]) { setup in
+            try await CastdClient.withConnection(socketPath: setup.socket) { client in
+                _ = try await client.startSession(device: setup.deviceName)
+                _ = try await QueueFixture.loadTracks(500, with: client)
+            }
+            let listed = try await setup.castc(["queue", "--device", setup.deviceName])
+            expectSuccess(listed)
+            let rows = listed.stdout.split(separator: "\n").dropFirst()  // the header
+            let titles = rows.compactMap { row in row.range(of: "Track ").map { String(row[$0.lowerBound...]) } }
+            #expect(titles == (1...500).map { "Track \($0)" }, "\(listed.stdout.prefix(600))")
+            #expect(rows.first?.contains("playing") == true || rows.first?.contains("buffering") == true)
         }
     }
 

@@ -27,6 +27,7 @@ public enum CastdMethod: String, CaseIterable, Sendable {
     case queueRemove = "QueueRemove"
     case queueReorder = "QueueReorder"
     case queueUpdate = "QueueUpdate"
+    case getQueue = "GetQueue"
     case setVolume = "SetVolume"
     case sendMessage = "SendMessage"
     case listen = "Listen"
@@ -62,6 +63,7 @@ extension CastdMethod {
         case .queueRemove: false
         case .queueReorder: false
         case .queueUpdate: false
+        case .getQueue: false
         case .setVolume: false
         case .sendMessage: false
         case .listen: true
@@ -98,6 +100,7 @@ extension CastdMethod {
         case .queueRemove: .control
         case .queueReorder: .control
         case .queueUpdate: .control
+        case .getQueue: .read
         case .setVolume: .control
         case .sendMessage: .control
         case .listen: .control
@@ -133,6 +136,7 @@ extension CastdMethod {
         case .queueRemove: Castd_V1_QueueRemoveRequest.self
         case .queueReorder: Castd_V1_QueueReorderRequest.self
         case .queueUpdate: Castd_V1_QueueUpdateRequest.self
+        case .getQueue: Castd_V1_GetQueueRequest.self
         case .setVolume: Castd_V1_SetVolumeRequest.self
         case .sendMessage: Castd_V1_SendMessageRequest.self
         case .listen: Castd_V1_ListenRequest.self
@@ -169,6 +173,7 @@ public enum CastdMethods {
     public static let queueRemove = CastdUnaryMethod<Castd_V1_QueueRemoveRequest, Castd_V1_MediaStatus>(.queueRemove)
     public static let queueReorder = CastdUnaryMethod<Castd_V1_QueueReorderRequest, Castd_V1_MediaStatus>(.queueReorder)
     public static let queueUpdate = CastdUnaryMethod<Castd_V1_QueueUpdateRequest, Castd_V1_MediaStatus>(.queueUpdate)
+    public static let getQueue = CastdUnaryMethod<Castd_V1_GetQueueRequest, Castd_V1_Queue>(.getQueue)
     public static let setVolume = CastdUnaryMethod<Castd_V1_SetVolumeRequest, Castd_V1_Volume>(.setVolume)
     public static let sendMessage = CastdUnaryMethod<Castd_V1_SendMessageRequest, Castd_V1_SendMessageResponse>(.sendMessage)
     public static let listen = CastdServerStreamingMethod<Castd_V1_ListenRequest, Castd_V1_ChannelEvent>(.listen)

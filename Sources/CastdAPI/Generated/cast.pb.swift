@@ -840,6 +840,60 @@ public nonisolated enum Castd_V1_ResumeState: SwiftProtobuf.Enum, Swift.CaseIter
 
 }
 
+public nonisolated enum Castd_V1_QueueChangeKind: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// item_ids were inserted before insert_before (0: at the end)
+  case inserted // = 1
+
+  /// item_ids were removed
+  case removed // = 2
+
+  /// item_ids' content changed (GetQueue has it)
+  case updated // = 3
+
+  /// the items took the order in `order`; item_ids moved
+  case reordered // = 4
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .inserted
+    case 2: self = .removed
+    case 3: self = .updated
+    case 4: self = .reordered
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .inserted: return 1
+    case .removed: return 2
+    case .updated: return 3
+    case .reordered: return 4
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Castd_V1_QueueChangeKind] = [
+    .unspecified,
+    .inserted,
+    .removed,
+    .updated,
+    .reordered,
+  ]
+
+}
+
 public nonisolated enum Castd_V1_DiscoveryState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -2097,6 +2151,13 @@ public nonisolated struct Castd_V1_MediaStatus: @unchecked Sendable {
     set {_uniqueStorage()._customDataJson = newValue}
   }
 
+  /// The whole queue's item ids in play order, as castd knows it (`items` holds what the device
+  /// sent: often a few items around the current one); empty until castd has asked the device.
+  public var queueItemIds: [Int64] {
+    get {_storage._queueItemIds}
+    set {_uniqueStorage()._queueItemIds = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2393,6 +2454,71 @@ public nonisolated struct Castd_V1_QueueUpdateRequest: Sendable {
   public init() {}
 
   fileprivate var _repeatMode: Castd_V1_RepeatMode? = nil
+}
+
+public nonisolated struct Castd_V1_GetQueueRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var device: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_Queue: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var mediaSessionID: Int64 = 0
+
+  /// Every item, in play order. An item the device would not give (it answered without it) has
+  /// only its item_id.
+  public var items: [Castd_V1_QueueItem] = []
+
+  public var currentItemID: Int64 = 0
+
+  /// Every item has its media.
+  public var complete: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// How a media session's queue changed, as the device announced it (QUEUE_CHANGE) or as castd
+/// found when it asked for the queue's ids: applied in order to the last `order` (or to the
+/// snapshot's MediaStatus.queue_item_ids), it gives the queue, so that clients never compare
+/// statuses.
+public nonisolated struct Castd_V1_QueueChange: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var deviceID: String = String()
+
+  public var mediaSessionID: Int64 = 0
+
+  public var kind: Castd_V1_QueueChangeKind = .unspecified
+
+  public var itemIds: [Int64] = []
+
+  public var insertBefore: Int64 = 0
+
+  /// INSERTED: where the first new item now is (0-based); -1 when castd does not know the order.
+  public var index: Int64 = 0
+
+  /// The whole queue's order after the change; empty when castd does not know it.
+  public var order: [Int64] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Castd_V1_SendMessageRequest: Sendable {
@@ -2952,6 +3078,15 @@ public nonisolated struct Castd_V1_Event: @unchecked Sendable {
     set {_uniqueStorage()._kind = .castState(newValue)}
   }
 
+  /// A media session's queue changed: items inserted, removed, updated or reordered.
+  public var queue: Castd_V1_QueueChange {
+    get {
+      if case .queue(let v)? = _storage._kind {return v}
+      return Castd_V1_QueueChange()
+    }
+    set {_uniqueStorage()._kind = .queue(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Kind: Equatable, Sendable {
@@ -2968,6 +3103,8 @@ public nonisolated struct Castd_V1_Event: @unchecked Sendable {
     case transferred(Castd_V1_SessionTransfer)
     /// castd's cast state changed: right after the device or session event that changed it.
     case castState(Castd_V1_CastStateChange)
+    /// A media session's queue changed: items inserted, removed, updated or reordered.
+    case queue(Castd_V1_QueueChange)
 
   }
 
@@ -3104,6 +3241,10 @@ nonisolated extension Castd_V1_RepeatMode: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Castd_V1_ResumeState: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0RESUME_STATE_UNCHANGED\0\u{1}RESUME_STATE_PLAY\0\u{1}RESUME_STATE_PAUSE\0")
+}
+
+nonisolated extension Castd_V1_QueueChangeKind: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0QUEUE_CHANGE_KIND_UNSPECIFIED\0\u{1}QUEUE_CHANGE_KIND_INSERTED\0\u{1}QUEUE_CHANGE_KIND_REMOVED\0\u{1}QUEUE_CHANGE_KIND_UPDATED\0\u{1}QUEUE_CHANGE_KIND_REORDERED\0")
 }
 
 nonisolated extension Castd_V1_DiscoveryState: SwiftProtobuf._ProtoNameProviding {
@@ -4982,7 +5123,7 @@ nonisolated extension Castd_V1_LiveSeekableRange: SwiftProtobuf.Message, SwiftPr
 
 nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MediaStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{3}player_state\0\u{3}idle_reason\0\u{3}current_time\0\u{3}playback_rate\0\u{1}media\0\u{1}volume\0\u{3}supported_media_commands\0\u{3}updated_at_ms\0\u{3}supported_commands\0\u{3}active_track_ids\0\u{1}items\0\u{3}current_item_id\0\u{3}loading_item_id\0\u{3}preloaded_item_id\0\u{3}repeat_mode\0\u{3}break_status\0\u{3}video_info\0\u{3}live_seekable_range\0\u{3}custom_data_json\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{3}player_state\0\u{3}idle_reason\0\u{3}current_time\0\u{3}playback_rate\0\u{1}media\0\u{1}volume\0\u{3}supported_media_commands\0\u{3}updated_at_ms\0\u{3}supported_commands\0\u{3}active_track_ids\0\u{1}items\0\u{3}current_item_id\0\u{3}loading_item_id\0\u{3}preloaded_item_id\0\u{3}repeat_mode\0\u{3}break_status\0\u{3}video_info\0\u{3}live_seekable_range\0\u{3}custom_data_json\0\u{3}queue_item_ids\0")
 
   fileprivate class _StorageClass {
     var _deviceID: String = String()
@@ -5006,6 +5147,7 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
     var _videoInfo: Castd_V1_VideoInfo? = nil
     var _liveSeekableRange: Castd_V1_LiveSeekableRange? = nil
     var _customDataJson: String = String()
+    var _queueItemIds: [Int64] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -5037,6 +5179,7 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
       _videoInfo = source._videoInfo
       _liveSeekableRange = source._liveSeekableRange
       _customDataJson = source._customDataJson
+      _queueItemIds = source._queueItemIds
     }
   }
 
@@ -5076,6 +5219,7 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
         case 19: try { try decoder.decodeSingularMessageField(value: &_storage._videoInfo) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._liveSeekableRange) }()
         case 21: try { try decoder.decodeSingularStringField(value: &_storage._customDataJson) }()
+        case 22: try { try decoder.decodeRepeatedInt64Field(value: &_storage._queueItemIds) }()
         default: break
         }
       }
@@ -5151,6 +5295,9 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
       if !_storage._customDataJson.isEmpty {
         try visitor.visitSingularStringField(value: _storage._customDataJson, fieldNumber: 21)
       }
+      if !_storage._queueItemIds.isEmpty {
+        try visitor.visitPackedInt64Field(value: _storage._queueItemIds, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -5181,6 +5328,7 @@ nonisolated extension Castd_V1_MediaStatus: SwiftProtobuf.Message, SwiftProtobuf
         if _storage._videoInfo != rhs_storage._videoInfo {return false}
         if _storage._liveSeekableRange != rhs_storage._liveSeekableRange {return false}
         if _storage._customDataJson != rhs_storage._customDataJson {return false}
+        if _storage._queueItemIds != rhs_storage._queueItemIds {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -5726,6 +5874,146 @@ nonisolated extension Castd_V1_QueueUpdateRequest: SwiftProtobuf.Message, SwiftP
     if lhs._repeatMode != rhs._repeatMode {return false}
     if lhs.items != rhs.items {return false}
     if lhs.currentTime != rhs.currentTime {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_GetQueueRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".GetQueueRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}device\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.device) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.device.isEmpty {
+      try visitor.visitSingularStringField(value: self.device, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_GetQueueRequest, rhs: Castd_V1_GetQueueRequest) -> Bool {
+    if lhs.device != rhs.device {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_Queue: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Queue"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{1}items\0\u{3}current_item_id\0\u{1}complete\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.mediaSessionID) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.items) }()
+      case 4: try { try decoder.decodeSingularInt64Field(value: &self.currentItemID) }()
+      case 5: try { try decoder.decodeSingularBoolField(value: &self.complete) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if self.mediaSessionID != 0 {
+      try visitor.visitSingularInt64Field(value: self.mediaSessionID, fieldNumber: 2)
+    }
+    if !self.items.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.items, fieldNumber: 3)
+    }
+    if self.currentItemID != 0 {
+      try visitor.visitSingularInt64Field(value: self.currentItemID, fieldNumber: 4)
+    }
+    if self.complete != false {
+      try visitor.visitSingularBoolField(value: self.complete, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_Queue, rhs: Castd_V1_Queue) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.mediaSessionID != rhs.mediaSessionID {return false}
+    if lhs.items != rhs.items {return false}
+    if lhs.currentItemID != rhs.currentItemID {return false}
+    if lhs.complete != rhs.complete {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_QueueChange: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".QueueChange"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}media_session_id\0\u{1}kind\0\u{3}item_ids\0\u{3}insert_before\0\u{1}index\0\u{1}order\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
+      case 2: try { try decoder.decodeSingularInt64Field(value: &self.mediaSessionID) }()
+      case 3: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      case 4: try { try decoder.decodeRepeatedInt64Field(value: &self.itemIds) }()
+      case 5: try { try decoder.decodeSingularInt64Field(value: &self.insertBefore) }()
+      case 6: try { try decoder.decodeSingularInt64Field(value: &self.index) }()
+      case 7: try { try decoder.decodeRepeatedInt64Field(value: &self.order) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.deviceID.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceID, fieldNumber: 1)
+    }
+    if self.mediaSessionID != 0 {
+      try visitor.visitSingularInt64Field(value: self.mediaSessionID, fieldNumber: 2)
+    }
+    if self.kind != .unspecified {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 3)
+    }
+    if !self.itemIds.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.itemIds, fieldNumber: 4)
+    }
+    if self.insertBefore != 0 {
+      try visitor.visitSingularInt64Field(value: self.insertBefore, fieldNumber: 5)
+    }
+    if self.index != 0 {
+      try visitor.visitSingularInt64Field(value: self.index, fieldNumber: 6)
+    }
+    if !self.order.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.order, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_QueueChange, rhs: Castd_V1_QueueChange) -> Bool {
+    if lhs.deviceID != rhs.deviceID {return false}
+    if lhs.mediaSessionID != rhs.mediaSessionID {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.itemIds != rhs.itemIds {return false}
+    if lhs.insertBefore != rhs.insertBefore {return false}
+    if lhs.index != rhs.index {return false}
+    if lhs.order != rhs.order {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -6622,7 +6910,7 @@ nonisolated extension Castd_V1_Snapshot: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Event"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0\u{1}transferred\0\u{3}cast_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sequence\0\u{3}time_ms\0\u{1}snapshot\0\u{3}device_added\0\u{3}device_updated\0\u{3}device_removed\0\u{1}session\0\u{1}media\0\u{1}lagged\0\u{1}transferred\0\u{3}cast_state\0\u{1}queue\0")
 
   fileprivate class _StorageClass {
     var _sequence: UInt64 = 0
@@ -6778,6 +7066,19 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
             _storage._kind = .castState(v)
           }
         }()
+        case 12: try {
+          var v: Castd_V1_QueueChange?
+          var hadOneofValue = false
+          if let current = _storage._kind {
+            hadOneofValue = true
+            if case .queue(let m) = current {v = m}
+          }
+          try decoder.decodeSingularMessageField(value: &v)
+          if let v = v {
+            if hadOneofValue {try decoder.handleConflictingOneOf()}
+            _storage._kind = .queue(v)
+          }
+        }()
         default: break
         }
       }
@@ -6832,6 +7133,10 @@ nonisolated extension Castd_V1_Event: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case .castState?: try {
         guard case .castState(let v)? = _storage._kind else { preconditionFailure() }
         try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+      }()
+      case .queue?: try {
+        guard case .queue(let v)? = _storage._kind else { preconditionFailure() }
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
       }()
       case nil: break
       }

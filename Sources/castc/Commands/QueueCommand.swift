@@ -106,9 +106,10 @@ struct QueueListCommand: CastcCommand {
         abstract: "Show the queue: item ids, what plays, titles and durations.",
         usage: GlobalOptions.usage("queue list"),
         discussion: """
-            Asks the device for its media status and lists the queue's items: ITEM is the id the \
-            other queue commands take; STATE marks the current item (playing, paused, …), the \
-            one loading and the one preloaded. --json prints the whole media status.
+            Asks the device for its media status and lists every item of the queue, however \
+            long (castd fetches what the device's status leaves out): ITEM is the id the other \
+            queue commands take; STATE marks the current item (playing, paused, …), the one \
+            loading and the one preloaded. --json prints the media status with every item.
 
             Examples:
               castc queue list
@@ -123,7 +124,18 @@ struct QueueListCommand: CastcCommand {
     }
 
     func run() async throws {
-        let status = try await options.send(call())
+        let status = try await options.withClient { client in
+            var status = try await call().send(client)
+            guard !status.items.isEmpty else { return status }
+            // The whole queue: the device's status holds only the items around the current one.
+            do {
+                let queue = try await client.queue(device: options.deviceSelector)
+                if queue.mediaSessionID == status.mediaSessionID, !queue.items.isEmpty { status.items = queue.items }
+            } catch let error as CastdError where error.code == .unimplemented {
+                // An older castd: the items the status holds.
+            }
+            return status
+        }
         try options.print(status) { QueueTable.render(status) }
     }
 }

@@ -63,6 +63,8 @@ struct DeviceFilter {
             return deviceIDs.contains(session.deviceID) ? event : nil
         case .media(let media):
             return deviceIDs.contains(media.deviceID) ? event : nil
+        case .queue(let change):
+            return deviceIDs.contains(change.deviceID) ? event : nil
         case .transferred(let transfer):
             // The session follows its media: a watcher of either device sees the move, and a
             // watcher of the old device goes on seeing the new one.

@@ -78,6 +78,8 @@ struct EventFormatter {
             if !transfer.toDeviceName.isEmpty { names[transfer.toDeviceID] = transfer.toDeviceName }
             let from = name(transfer.fromDeviceID, fallback: transfer.fromDeviceName)
             return ("transferred", "\(from) → \(name(transfer.toDeviceID)): \(MediaSummary.session(transfer.session))")
+        case .queue(let change):
+            return ("queue", "\(name(change.deviceID)): \(Self.queueChange(change))")
         case .castState(let change):
             let words = [change.state, change.previous].map(Self.castState)
             return ("cast state", "\(words[0]) (was \(words[1]))")
@@ -85,6 +87,26 @@ struct EventFormatter {
             return ("lagged", "fell behind, \(count(Int(lagged.dropped), "event")) dropped; a fresh snapshot follows")
         case nil:
             return ("unknown", "an event this castc does not know (sequence \(event.sequence))")
+        }
+    }
+
+    /// "2 items inserted (7, 8) at 3", "item 4 removed", "reordered: 5, 3, 4".
+    static func queueChange(_ change: Castd_V1_QueueChange) -> String {
+        let ids = change.itemIds.map(String.init).joined(separator: ", ")
+        let items = change.itemIds.count == 1 ? "item \(ids)" : "\(change.itemIds.count) items (\(ids))"
+        switch change.kind {
+        case .inserted:
+            let place =
+                change.index >= 0
+                ? " at \(change.index + 1)"
+                : change.insertBefore != 0 ? " before \(change.insertBefore)" : " at the end"
+            return "\(items) inserted\(place)"
+        case .removed: return "\(items) removed"
+        case .updated: return "\(items) updated"
+        case .reordered:
+            let order = change.order.map(String.init).joined(separator: ", ")
+            return order.isEmpty ? "\(items) moved" : "reordered: \(order)"
+        case .unspecified, .UNRECOGNIZED: return "changed"
         }
     }
 

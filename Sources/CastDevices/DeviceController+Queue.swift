@@ -1,0 +1,106 @@
+import CastProtocol
+import CastSenderLink
+import CastdAPI
+
+/// The whole queue (the sender SDK's media queue): its order and its items, asked of the device
+/// when MEDIA_STATUS leaves them out, and the device's QUEUE_CHANGE announcements applied to it.
+extension DeviceController {
+    /// A QUEUE_CHANGE from the session's app.
+    func applyQueueChange(_ payload: JSONValue) {
+        let (changes, status) = mediaState.applyQueueChange(payload)
+        publishQueue(changes, status: status)
+        askQueueOrderIfWanted()
+    }
+
+    /// Publishes queue changes with the device's id and the media session's.
+    private func publishQueue(_ changes: [MediaQueue.Change], status: CastdMediaStatus?) {
+        guard !changes.isEmpty || status != nil else { return }
+        let mediaSessionID = mediaState.queue.mediaSessionID ?? 0
+        hub.updateQueue(
+            changes.map { change in
+                var change = change
+                change.deviceID = id
+                change.mediaSessionID = mediaSessionID
+                return change
+            }, media: status)
+    }
+
+    /// The whole queue (GetQueue): the order, asked of the device if castd lacks it, and every
+    /// item castd lacks, asked in batches, those nearest the current item first.
+    public func queue() async throws -> Castd_V1_Queue {
+        do {
+            guard let session, let status = mediaState.status, status.mediaSessionID != 0 else {
+                throw CastdError(
+                    .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
+            }
+            let link = try await link()
+            if mediaState.queue.order == nil {
+                try await askQueueOrder(on: link, transportID: session.transportID, of: status.mediaSessionID)
+            }
+            // Each batch asks for items not yet asked (those the device leaves out are not asked
+            // again), so this ends; the bound is for a queue that keeps changing meanwhile.
+            for _ in 0..<(2 * MediaQueue.maximumItems / MediaQueue.batch) {
+                guard let mediaSessionID = mediaState.queue.mediaSessionID else { break }
+                let wanted = mediaState.queue.missing(around: mediaState.status?.currentItemID)
+                guard !wanted.isEmpty else { break }
+                let reply = try await link.requestReply(
+                    namespace: CastNamespace.media, destination: session.transportID
+                ) {
+                    [
+                        "type": "QUEUE_GET_ITEMS", "requestId": .number(Double($0)),
+                        "mediaSessionId": .number(Double(mediaSessionID)),
+                        "itemIds": .array(wanted.map { .number(Double($0)) }),
+                    ]
+                }
+                let items = (reply.payload["items"]?.arrayValue ?? []).map(CastQueueItem.init(json:))
+                mediaState.storeQueueItems(items, asked: wanted, of: mediaSessionID)
+            }
+            return mediaState.queueAPI
+        } catch {
+            throw Self.map(error, device: name)
+        }
+    }
+
+    /// QUEUE_GET_ITEM_IDS, and the order it gives applied (what changed is published).
+    private func askQueueOrder(on link: CastLink, transportID: String, of mediaSessionID: Int64) async throws {
+        do {
+            let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transportID) {
+                [
+                    "type": "QUEUE_GET_ITEM_IDS", "requestId": .number(Double($0)),
+                    "mediaSessionId": .number(Double(mediaSessionID)),
+                ]
+            }
+            let (changes, status) = mediaState.setQueueOrder(
+                MediaQueue.ids(reply.payload["itemIds"]), of: mediaSessionID)
+            publishQueue(changes, status: status)
+        } catch {
+            mediaState.queueOrderRefused()
+            throw error
+        }
+    }
+
+    /// Asks for the order in the background when castd wants it (a queue of several items
+    /// appeared, or a change did not fit the order castd held), one request at a time.
+    func askQueueOrderIfWanted() {
+        guard mediaState.queue.wantsOrder, !queueOrderPending, let session,
+            let mediaSessionID = mediaState.queue.mediaSessionID
+        else { return }
+        queueOrderPending = true
+        let transportID = session.transportID
+        spawn { [weak self] in
+            await self?.askQueueOrderInBackground(transportID: transportID, of: mediaSessionID)
+        }
+    }
+
+    private func askQueueOrderInBackground(transportID: String, of mediaSessionID: Int64) async {
+        defer { queueOrderPending = false }
+        do {
+            guard case .connected(let link) = keeper.phase else { return mediaState.queueOrderRefused() }
+            try await askQueueOrder(on: link, transportID: transportID, of: mediaSessionID)
+        } catch {
+            mediaLogger.notice(
+                "could not get the queue's order from the device", metadata: ["error": "\(Self.describe(error))"])
+        }
+        askQueueOrderIfWanted()
+    }
+}
