@@ -286,6 +286,8 @@ import Testing
         #expect(
             Set(read) == [
                 "ListDevices", "GetStatus", "GetDevice", "GetAppAvailability", "Watch", "GetLogFilter", "StreamLogs",
+                // Asks the device only for what it has (QUEUE_GET_ITEM_IDS, QUEUE_GET_ITEMS).
+                "GetQueue",
             ])
     }
 
