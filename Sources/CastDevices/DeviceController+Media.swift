@@ -69,7 +69,13 @@ extension DeviceController {
                 throw CastdError(
                     .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
             }
-            try MediaController.check(request, against: status, deviceName: name)
+            if MediaController.namesQueueItems(request), mediaState.queue.order == nil {
+                // Judged against the whole queue: asked for first (a device that will not say
+                // judges the request itself).
+                try? await askQueueOrder(on: link, transportID: session.transportID, of: status.mediaSessionID)
+            }
+            try MediaController.check(
+                request, against: status, queueOrder: mediaState.queue.order, deviceName: name)
             mediaLogger.debug("\(request.type)", metadata: ["media.session": "\(status.mediaSessionID)"])
             let send = { (mediaSessionID: Int64) async throws -> CastReply in
                 let make: @Sendable (Int64) -> JSONValue = {

@@ -62,7 +62,7 @@ extension DeviceController {
     }
 
     /// QUEUE_GET_ITEM_IDS, and the order it gives applied (what changed is published).
-    private func askQueueOrder(on link: CastLink, transportID: String, of mediaSessionID: Int64) async throws {
+    func askQueueOrder(on link: CastLink, transportID: String, of mediaSessionID: Int64) async throws {
         do {
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transportID) {
                 [

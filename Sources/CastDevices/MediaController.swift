@@ -214,9 +214,12 @@ struct MediaController {
 
     /// Refuses `request` when the loaded media, as `status` says, makes it impossible: a seek
     /// past the end, a track or a queue item that is not there, a jump past either end of a
-    /// queue that does not repeat. What castd does not know (a device that did not list its
-    /// queue) it leaves to the device.
-    static func check(_ request: MediaRequest, against status: CastdMediaStatus, deviceName name: String) throws {
+    /// queue that does not repeat. Queue items are judged against the whole queue's order
+    /// (`queueOrder`, ``MediaQueue``), never against the few items a status carries; what castd
+    /// does not know (an order it has not been given) it leaves to the device.
+    static func check(
+        _ request: MediaRequest, against status: CastdMediaStatus, queueOrder order: [Int64]?, deviceName name: String
+    ) throws {
         switch request {
         case .seek(let position, let relative, _):
             let duration = status.media.duration
@@ -241,15 +244,14 @@ struct MediaController {
                     "no track \(unknown.map(String.init).joined(separator: ", ")) in the media on \(name); \(list)")
             }
         case .queueInsert(_, let before, _):
-            if let before { try checkItems([before], in: status) }
+            if let before { try checkItems([before], in: order) }
         case .queueRemove(let itemIDs):
-            try checkItems(itemIDs, in: status)
+            try checkItems(itemIDs, in: order)
         case .queueReorder(let itemIDs, let before):
-            try checkItems(itemIDs + (before.map { [$0] } ?? []), in: status)
+            try checkItems(itemIDs + (before.map { [$0] } ?? []), in: order)
         case .queueUpdate(let update):
-            try checkItems(update.itemIDs + (update.currentItemID.map { [$0] } ?? []), in: status)
-            if let jump = update.jump, !status.items.isEmpty {
-                let order = status.items.map(\.itemID)
+            try checkItems(update.itemIDs + (update.currentItemID.map { [$0] } ?? []), in: order)
+            if let jump = update.jump, let order, !order.isEmpty {
                 if let index = order.firstIndex(of: status.currentItemID), status.repeatMode == .off {
                     let target = index + Int(jump)
                     if target < 0 || target >= order.count {
@@ -278,15 +280,28 @@ struct MediaController {
         }
     }
 
-    private static func checkItems(_ itemIDs: [Int64], in status: CastdMediaStatus) throws {
-        let known = Set(status.items.map(\.itemID))
-        guard !known.isEmpty else { return }  // the device did not list its queue: let it judge
+    private static func checkItems(_ itemIDs: [Int64], in order: [Int64]?) throws {
+        guard let order, !order.isEmpty else { return }  // castd does not know the queue: the device judges
+        let known = Set(order)
         let unknown = itemIDs.filter { !known.contains($0) }
         if !unknown.isEmpty {
+            // A long queue is named by its first items and its length.
+            let shown = order.prefix(10).map(String.init).joined(separator: ", ")
+            let items = order.count <= 10 ? "items: \(shown)" : "\(order.count) items: \(shown), …"
             throw CastdError(
                 .invalidArgument,
-                "no item \(unknown.map(String.init).joined(separator: ", ")) in the queue (items: \(known.sorted().map(String.init).joined(separator: ", ")))"
-            )
+                "no item \(unknown.prefix(10).map(String.init).joined(separator: ", ")) in the queue (\(items))")
+        }
+    }
+
+    /// Whether `request` names queue items (or moves in the queue) castd judges against the
+    /// queue's order.
+    static func namesQueueItems(_ request: MediaRequest) -> Bool {
+        switch request {
+        case .queueInsert(_, let before, _): before != nil
+        case .queueRemove, .queueReorder: true
+        case .queueUpdate(let update): !update.itemIDs.isEmpty || update.currentItemID != nil || update.jump != nil
+        default: false
         }
     }
 

@@ -29,6 +29,22 @@ struct WholeQueueTests {
                     let order = queue.items.map(\.itemID)
                     #expect(try await client.status().media.first?.queueItemIds == order)
 
+                    // Items far from the current one are judged against the whole queue, not the
+                    // three the status carries.
+                    var jump = Castd_V1_QueueUpdateRequest()
+                    jump.currentItemID = order[300]
+                    let jumped = try await client.unary(.queueUpdate, jump, as: CastdMediaStatus.self)
+                    #expect(jumped.currentItemID == order[300] && jumped.items.count == 3)
+                    var removeUnknown = Castd_V1_QueueRemoveRequest()
+                    removeUnknown.itemIds = [9_999_999]
+                    let refused = await #expect(throws: CastdError.self) {
+                        try await client.unary(.queueRemove, removeUnknown, as: CastdMediaStatus.self)
+                    }
+                    #expect(refused?.code == .invalidArgument)
+                    #expect(refused?.message.contains("no item 9999999 in the queue (500 items: ") == true)
+                    jump.currentItemID = order[0]
+                    _ = try await client.unary(.queueUpdate, jump, as: CastdMediaStatus.self)
+
                     // Two watchers, then another sender changes the queue.
                     let watchers = [client.watch(), client.watch()]
                     var iterators = watchers.map { $0.makeAsyncIterator() }
@@ -84,6 +100,29 @@ struct WholeQueueTests {
                     #expect(changes.last?.order == now.items.map(\.itemID))
                     #expect(now.items.count == 500)
                     #expect(now.items[10].media.contentID == "https://example.com/extra.mp3")
+                }
+            }
+        }
+    }
+
+    /// Right after a long queue is loaded castd may not know its order yet: a request naming an
+    /// item outside the status's window makes castd ask for the order, then judge it.
+    @Test func anItemOutsideTheWindowIsFoundRightAfterLoading() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.queueWindow = 3
+        try await withEmulator(configuration) { emulator, endpoints in
+            let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            try await withDaemon(devices: [device]) { socket, _ in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    let loaded = try await QueueFixture.loadTracks(50, with: client)
+                    let ids = try #require(await emulator.state().mediaStatusJSON?["items"]?.arrayValue)
+                    #expect(ids.count == 3 && loaded.items.count == 3)
+                    // The device numbers items from 1 in load order (cast-emulator).
+                    let last = loaded.items.map(\.itemID).min()! + 49
+                    var jump = Castd_V1_QueueUpdateRequest()
+                    jump.currentItemID = last
+                    let jumped = try await client.unary(.queueUpdate, jump, as: CastdMediaStatus.self)
+                    #expect(jumped.currentItemID == last)
                 }
             }
         }
