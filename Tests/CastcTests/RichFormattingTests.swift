@@ -69,6 +69,17 @@ func richStatus() -> CastdMediaStatus {
 @Suite(.tags(.cpuBound)) struct RichMediaFormattingTests {
     let now = Date(timeIntervalSince1970: 1_700_000_004)  // 4 s after the report: 6 s of ad at 1.5×
 
+    /// A device that sends three items of a long queue: the place is in the whole queue.
+    @Test func theQueuePositionIsInTheWholeQueue() {
+        var status = richStatus()
+        status.queueItemIds = Array(1...500)
+        status.currentItemID = 300
+        #expect(MediaSummary.queuePosition(status) == "item 300 of 500")
+        status.queueItemIds = []
+        status.currentItemID = status.items[1].itemID
+        #expect(MediaSummary.queuePosition(status) == "item 2 of 5")
+    }
+
     @Test func oneLineWithRateQueueAndAd() {
         #expect(
             MediaSummary.line(richStatus(), at: now)

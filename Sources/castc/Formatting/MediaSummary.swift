@@ -59,8 +59,13 @@ enum MediaSummary {
         return PlaybackRateArgument.format(status.playbackRate)
     }
 
-    /// `item 2 of 5`, when the status lists a queue of more than one item and its current one.
+    /// `item 2 of 5`, when the queue has more than one item and castd knows where the current
+    /// one is: in the whole queue's order (`queue_item_ids`) when castd has it, else in the
+    /// items the status lists (a device that sends a window of a long queue lists only a few).
     static func queuePosition(_ status: CastdMediaStatus) -> String? {
+        if status.queueItemIds.count > 1, let index = status.queueItemIds.firstIndex(of: status.currentItemID) {
+            return "item \(index + 1) of \(status.queueItemIds.count)"
+        }
         guard status.items.count > 1, let index = status.currentQueueIndex else { return nil }
         return "item \(index + 1) of \(status.items.count)"
     }
