@@ -20,15 +20,19 @@ extension CastdClient {
     ///
     /// - Parameters:
     ///   - appIDs: Only devices that can run every one of these receiver apps (castd asks each
-    ///     device, which takes a round trip per device). `[]`: no such criterion.
+    ///     device, which takes a round trip per device). `[]`: castd's own criterion, if it has
+    ///     one (`launch.filter_devices`: the devices that can run its default app).
     ///   - capabilities: Only devices with all of these capabilities. `[]`: any.
+    ///   - all: Every device, whatever castd's own criterion.
     public func listDevices(
         appIDs: [String] = [],
-        capabilities: CastdDeviceCapabilities = []
+        capabilities: CastdDeviceCapabilities = [],
+        all: Bool = false
     ) async throws -> [CastdDevice] {
         var request = Castd_V1_ListDevicesRequest()
         request.appIds = appIDs
         request.capabilities = capabilities.rawValue
+        request.all = all
         return try await unary(CastdMethods.listDevices, request).devices
     }
 

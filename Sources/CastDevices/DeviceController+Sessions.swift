@@ -29,12 +29,21 @@ public struct LaunchDefaults: Sendable, Equatable {
     /// Launch the default app again when it already runs (the SDK's relaunch-if-running policy),
     /// instead of joining it.
     public var relaunch: Bool
+    /// List only the devices that can run the default app (the SDK's discovery criterion), unless
+    /// a client asks otherwise.
+    public var filterDevices: Bool
 
-    public init(appID: String? = nil, options: CastdLaunchOptions = .init(), relaunch: Bool = false) {
+    public init(
+        appID: String? = nil, options: CastdLaunchOptions = .init(), relaunch: Bool = false, filterDevices: Bool = false
+    ) {
         self.appID = appID
         self.options = options
         self.relaunch = relaunch
+        self.filterDevices = filterDevices
     }
+
+    /// The app devices must be able to run to be listed, or nil when castd lists every device.
+    public var deviceCriterion: String? { filterDevices ? appID : nil }
 
     /// `request` with the defaults filled in: the default app for a request that names none,
     /// with the relaunch policy, and the default language and Android TV compatibility where the

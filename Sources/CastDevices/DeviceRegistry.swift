@@ -126,7 +126,7 @@ public actor DeviceRegistry {
     public static let transferWindow: Duration = .seconds(15)
     private let discoveryEnabled: Bool
     /// What sessions start when clients do not say (castd.toml's `[launch]`).
-    public let launchDefaults: LaunchDefaults
+    public nonisolated let launchDefaults: LaunchDefaults
     private let discoveryLimits: DiscoveryLimits
     private let serviceType: String
     var controllers: [String: DeviceController] = [:]

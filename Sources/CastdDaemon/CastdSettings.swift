@@ -195,6 +195,11 @@ public struct CastdSettings: Sendable {
             throw problem(
                 .launchIfRunning, "'\(other)' is not what to do with a running app: give join or relaunch")
         }
+        defaults.filterDevices = bool(.launchFilterDevices) ?? false
+        if defaults.filterDevices, defaults.appID == nil {
+            throw problem(
+                .launchFilterDevices, "lists the devices that can run launch.app_id, which is not set: set it too")
+        }
         return defaults
     }
 

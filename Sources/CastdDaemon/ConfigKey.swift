@@ -23,6 +23,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case launchLanguage
     case launchAndroidTV
     case launchIfRunning
+    case launchFilterDevices
 
     /// Where the key lives in castd.toml: table names, then the key.
     public var path: [String] {
@@ -48,6 +49,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .launchLanguage: ["launch", "language"]
         case .launchAndroidTV: ["launch", "android_tv"]
         case .launchIfRunning: ["launch", "if_running"]
+        case .launchFilterDevices: ["launch", "filter_devices"]
         }
     }
 
@@ -78,6 +80,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .launchLanguage: "--launch-language"
         case .launchAndroidTV: "--[no-]launch-android-tv"
         case .launchIfRunning: "--launch-if-running"
+        case .launchFilterDevices: "--[no-]launch-filter-devices"
         }
     }
 
@@ -93,7 +96,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     public var kind: Kind {
         switch self {
         case .socket, .stateDirectory, .deviceAuth, .logLevel, .launchAppID, .launchLanguage, .launchIfRunning: .string
-        case .discovery, .launchAndroidTV: .bool
+        case .discovery, .launchAndroidTV, .launchFilterDevices: .bool
         case .devices, .trustRoots, .controlGroups, .readGroups: .strings
         case .maxFrameBytes: .integer(1024...(64 << 20))
         case .maxConnectionsPerUID, .maxCallsPerConnection: .integer(1...65536)

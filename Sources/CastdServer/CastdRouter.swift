@@ -20,8 +20,9 @@ struct CastdRouter: Sendable {
         .Message
 
     private struct Inline: Sendable {
-        /// Which requests are answered inline, judged on their bytes before they are decoded.
-        let accepts: @Sendable ([UInt8]) -> Bool
+        /// Which requests are answered inline, judged on their bytes before they are decoded
+        /// (and on how the service is set up).
+        let accepts: @Sendable (CastdService, [UInt8]) -> Bool
         let answer: InlineHandler
     }
 
@@ -43,8 +44,8 @@ struct CastdRouter: Sendable {
     /// Whether castd answers this call from its own state, without waiting: CastdServer then
     /// answers it on the connection's event loop, in the read that brings it, with
     /// `answerInline`, and starts no task for it.
-    func answersInline(_ method: CastdMethod, request: [UInt8]) -> Bool {
-        inline[method]?.accepts(request) ?? false
+    func answersInline(_ method: CastdMethod, service: CastdService, request: [UInt8]) -> Bool {
+        inline[method]?.accepts(service, request) ?? false
     }
 
     /// The response of a call that `answersInline`, computed without waiting: what the method's
@@ -52,7 +53,7 @@ struct CastdRouter: Sendable {
     func answerInline(
         _ method: CastdMethod, service: CastdService, request: [UInt8], context: CallContext
     ) throws -> any SwiftProtobuf.Message {
-        guard let inline = inline[method], inline.accepts(request) else {
+        guard let inline = inline[method], inline.accepts(service, request) else {
             throw CastdError(.internal, "\(method.path) is not answered inline")
         }
         return try inline.answer(service, request, context)
@@ -84,7 +85,7 @@ struct CastdRouter: Sendable {
         let answer: InlineHandler = { service, bytes, context in
             try body(service, try Self.request(method.method, bytes), context)
         }
-        inline[method.method] = Inline(accepts: { _ in true }, answer: answer)
+        inline[method.method] = Inline(accepts: { _, _ in true }, answer: answer)
         add(method.method, nil) { service, bytes, context, send in
             try await send(try answer(service, bytes, context))
         }
@@ -92,10 +93,11 @@ struct CastdRouter: Sendable {
 
     /// A unary method that castd answers from its own state without waiting for the requests
     /// `accepts` takes (judged on their bytes: ListDevices without criteria is the empty
-    /// request), with `inline`; every other request goes to `body`.
+    /// request, when castd has no criterion of its own), with `inline`; every other request goes
+    /// to `body`.
     mutating func unary<Request, Response>(
         _ method: CastdUnaryMethod<Request, Response>,
-        inlineWhen accepts: @escaping @Sendable ([UInt8]) -> Bool,
+        inlineWhen accepts: @escaping @Sendable (CastdService, [UInt8]) -> Bool,
         inline: @escaping @Sendable (CastdService, Request, CallContext) throws -> Response,
         _ body: @escaping @Sendable (CastdService, Request, CallContext) async throws -> Response
     ) {
@@ -104,7 +106,7 @@ struct CastdRouter: Sendable {
         }
         self.inline[method.method] = Inline(accepts: accepts, answer: answer)
         add(method.method, nil) { service, bytes, context, send in
-            if accepts(bytes) {
+            if accepts(service, bytes) {
                 try await send(try answer(service, bytes, context))
             } else {
                 try await send(try await body(service, try Self.request(method.method, bytes), context))

@@ -221,7 +221,7 @@ public final class CastdServer: Service, Sendable {
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
                         // Before the encoder: it writes its answers framed already.
-                        try sync.addHandler(ClientFrameHandler(gate: gate, access: access))
+                        try sync.addHandler(ClientFrameHandler(gate: gate, access: access, service: self.service))
                     } else {
                         try sync.addHandler(DropReadsHandler())
                     }

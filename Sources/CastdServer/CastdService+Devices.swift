@@ -9,15 +9,23 @@ extension CastdService {
     static func registerDevices(_ router: inout CastdRouter) {
         router.unary(
             CastdMethods.listDevices,
-            // Without criteria: every device, as castd knows it.
-            inlineWhen: { $0.isEmpty },
+            // Without criteria, and castd has none of its own: every device, as castd knows it.
+            inlineWhen: { service, request in request.isEmpty && service.registry.launchDefaults.deviceCriterion == nil
+            },
             inline: { service, _, _ in
                 var response = Castd_V1_ListDevicesResponse()
                 response.devices = service.hub.devices()
                 return response
             }
         ) { service, request, _ in
+            var request = request
             var response = Castd_V1_ListDevicesResponse()
+            // castd's own criterion (castd.toml's launch.filter_devices), unless the client gives
+            // its own or asks for every device.
+            if request.appIds.isEmpty, !request.all, let app = service.registry.launchDefaults.deviceCriterion {
+                request.appIds = [app]
+                response.criterionAppIds = [app]
+            }
             response.devices = await service.devices(matching: request)
             return response
         }

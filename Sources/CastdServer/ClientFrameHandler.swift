@@ -16,8 +16,8 @@ enum ClientFrame: Sendable {
     /// of the client's is mistaken for its subject.
     case invalid(CastdError, malformed: Bool)
 
-    /// Decodes `body` and judges it for a client with `access`.
-    init(_ body: ByteBuffer, access: Castd_V1_Access) {
+    /// Decodes `body` and judges it for a client with `access`, of `service`.
+    init(_ body: ByteBuffer, access: Castd_V1_Access, service: CastdService) {
         let frame: Castd_V1_Frame
         do {
             frame = try CastdRPC.decodeFrame(body)
@@ -31,7 +31,7 @@ enum ClientFrame: Sendable {
                 self = .invalid(CastdError(.invalidArgument, "call id 0 is reserved"), malformed: false)
                 return
             }
-            self = .start(CallStart(callID: frame.callID, start, access: access))
+            self = .start(CallStart(callID: frame.callID, start, access: access, service: service))
         case .cancel?:
             self = .cancel(callID: frame.callID)
         case .message?, .status?, nil:
@@ -74,7 +74,7 @@ struct CallStart: Sendable {
     /// answered in the read that brings it, or by the connection's task before its next frame.
     let answersInline: Bool
 
-    init(callID: UInt64, _ start: Castd_V1_CallStart, access: Castd_V1_Access) {
+    init(callID: UInt64, _ start: Castd_V1_CallStart, access: Castd_V1_Access, service: CastdService) {
         self.callID = callID
         let method = CastdMethod(path: start.method)
         self.method = method
@@ -89,7 +89,7 @@ struct CallStart: Sendable {
         self.request = request
         timeout = start.timeoutMs > 0 ? .milliseconds(Int64(clamping: start.timeoutMs)) : nil
         if let method, refusal == nil {
-            answersInline = CastdService.router.answersInline(method, request: request)
+            answersInline = CastdService.router.answersInline(method, service: service, request: request)
         } else {
             answersInline = false
         }
@@ -118,15 +118,17 @@ final class ClientFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let gate: InlineGate
     private let access: Castd_V1_Access
+    private let service: CastdService
 
-    init(gate: InlineGate, access: Castd_V1_Access) {
+    init(gate: InlineGate, access: Castd_V1_Access, service: CastdService) {
         self.gate = gate
         self.access = access
+        self.service = service
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         gate.frameArrived()
-        let frame = ClientFrame(unwrapInboundIn(data), access: access)
+        let frame = ClientFrame(unwrapInboundIn(data), access: access, service: service)
         if case .start(let call) = frame, call.answersInline, context.channel.isWritable,
             !gate.hasForwardedFrames, let calls = gate.calls,
             let answer = calls.answer(call, allocator: context.channel.allocator)

@@ -207,6 +207,13 @@ struct Castd: AsyncParsableCommand {
         help: "Launch apps so that their Android TV receiver is accepted too (Cast Connect). [launch.android_tv]")
     var launchAndroidTV: Bool?
 
+    @Flag(
+        name: .customLong("launch-filter-devices"), inversion: .prefixedNo,
+        help:
+            "List only the devices that can run --launch-app (the sender SDK's discovery criterion); a client may still ask for every device. [launch.filter_devices]"
+    )
+    var launchFilterDevices: Bool?
+
     @Option(
         name: .customLong("launch-if-running"),
         help: ArgumentHelp(
@@ -247,6 +254,7 @@ struct Castd: AsyncParsableCommand {
         set(.launchLanguage, launchLanguage.map(ConfigValue.string))
         set(.launchAndroidTV, launchAndroidTV.map(ConfigValue.bool))
         set(.launchIfRunning, launchIfRunning.map(ConfigValue.string))
+        set(.launchFilterDevices, launchFilterDevices.map(ConfigValue.bool))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
             set(
@@ -418,6 +426,7 @@ extension Castd {
         line("launch.language", launch.options.language.isEmpty ? "(the device's)" : launch.options.language)
         line("launch.android_tv", "\(launch.options.androidTv)")
         line("launch.if_running", launch.relaunch ? "relaunch" : "join")
+        line("launch.filter_devices", "\(launch.filterDevices)")
         for note in settings.notes { lines.append("note: \(note)") }
         return lines.joined(separator: "\n")
     }

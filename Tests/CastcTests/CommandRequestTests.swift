@@ -589,6 +589,12 @@ import Testing
         #expect(call.method == .listDevices)
         #expect(call.request.appIds == ["CC1AD845", "233637DE"])
         #expect(call.request.capabilities == 1 | 4)
+        #expect(!call.request.all)
+        #expect(try parse(["devices", "--all"], as: DevicesListCommand.self).call().request.all)
+        #expect(usageError(["devices", "--all", "--app", "CC1AD845"]).contains("--all lists every device"))
+        #expect(
+            DeviceTable.criterionNote(["233637DE"])
+                == "(castd lists only the devices that can run 233637DE; castc devices --all lists every one)")
         #expect(
             try parse(["devices", "--capability", "group"], as: DevicesListCommand.self).call().request.capabilities
                 == 32)

@@ -35,6 +35,7 @@ import Testing
         language = "de-DE"
         android_tv = true
         if_running = "relaunch"
+        filter_devices = true
 
         [log]
         level = "debug"
@@ -200,7 +201,7 @@ import Testing
             configFile: "castd.toml")
         #expect(settings.launch.appID == "ABCD1234")
         #expect(settings.launch.options.language == "de-DE" && settings.launch.options.androidTv)
-        #expect(settings.launch.relaunch)
+        #expect(settings.launch.relaunch && settings.launch.deviceCriterion == "ABCD1234")
         let none = try CastdSettings.resolve(ConfigLayer(), paths: systemPaths, configFile: nil)
         #expect(none.launch == LaunchDefaults())
 
@@ -208,6 +209,7 @@ import Testing
             ("[launch]\napp_id = \"not an app\"\n", "c.toml:2: launch.app_id: 'not an app' is not a receiver app id"),
             ("[launch]\nlanguage = \"en US\"\n", "c.toml:2: launch.language: 'en US' is not a language tag"),
             ("[launch]\nif_running = \"stop\"\n", "c.toml:2: launch.if_running: 'stop' is not what to do"),
+            ("[launch]\nfilter_devices = true\n", "c.toml:2: launch.filter_devices: lists the devices that can run"),
         ] {
             let error = #expect(throws: ConfigError.self) {
                 try CastdSettings.resolve(

@@ -158,7 +158,7 @@ import Testing
             .maxCallsPerConnection: .integer(128), .watcherQueue: .integer(256), .idleTimeoutSeconds: .integer(30),
             .maxMDNSServices: .integer(1024), .frameTimeoutSeconds: .integer(30), .logLevel: .string("info"),
             .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
-            .launchAndroidTV: .bool(false), .launchIfRunning: .string("join"),
+            .launchAndroidTV: .bool(false), .launchIfRunning: .string("join"), .launchFilterDevices: .bool(false),
         ]
         #expect(layer.values == expected)
     }
@@ -184,7 +184,7 @@ import Testing
         #expect(seed[.maxMDNSServices] == .integer(64))
         #expect(seed[.logFilters] == .table([("Cast*", "verbose")]))
         #expect(seed[.launchIfRunning] == .string("relaunch"))
-        #expect(seed.values.count == 17)
+        #expect(seed.values.count == 18)
     }
 
     /// Every input in the fuzzer's corpus is read or refused with a line of its own.

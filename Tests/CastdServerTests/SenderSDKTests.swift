@@ -487,6 +487,38 @@ struct SenderSDKTests {
         }
     }
 
+    /// castd's own criterion (launch.filter_devices): ListDevices without criteria lists only the
+    /// devices that can run the default app, and says so; `all` lists every device, and a client's
+    /// own criterion replaces castd's.
+    @Test func castdsOwnCriterionListsOnlyDevicesThatCanRunTheDefaultApp() async throws {
+        try await withEmulator { _, tv in
+            var speakerConfiguration = EmulatorConfiguration()
+            speakerConfiguration.apps = EmulatorApp.builtIn.filter { $0.appID != "233637DE" }
+            try await withEmulator(speakerConfiguration) { _, speaker in
+                let devices = [
+                    StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: tv.host, port: tv.port)),
+                    StaticDevice(name: "Speaker", endpoint: DeviceEndpoint(host: speaker.host, port: speaker.port)),
+                ]
+                let launch = LaunchDefaults(appID: "233637DE", filterDevices: true)
+                try await withDaemon(devices: devices, launch: launch) { socket, _ in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        // Both links up first (see appAvailabilityAndDiscoveryCriteria).
+                        for name in ["TV", "Speaker"] {
+                            _ = try await client.appAvailability(device: name, appIDs: ["CC1AD845"])
+                        }
+                        let listed = try await client.unary(
+                            .listDevices, Castd_V1_ListDevicesRequest(), as: Castd_V1_ListDevicesResponse.self)
+                        #expect(listed.devices.map(\.friendlyName) == ["TV"])
+                        #expect(listed.criterionAppIds == ["233637DE"])
+                        #expect(try await client.listDevices(all: true).map(\.friendlyName) == ["Speaker", "TV"])
+                        let own = try await client.listDevices(appIDs: ["CC1AD845"]).map(\.friendlyName)
+                        #expect(own == ["Speaker", "TV"])
+                    }
+                }
+            }
+        }
+    }
+
     /// Another sender's pause, on the same session, reaches castd's watchers from the device's
     /// own broadcast: castd asks the device nothing in between (no GET_STATUS after the pause).
     @Test func anotherSendersPauseReachesWatchersFromTheDevicesBroadcast() async throws {

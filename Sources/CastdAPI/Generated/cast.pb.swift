@@ -1287,10 +1287,15 @@ public nonisolated struct Castd_V1_ListDevicesRequest: Sendable {
   // methods supported on all messages.
 
   /// Only devices that can run every one of these apps (asks each device, GET_APP_AVAILABILITY).
+  /// Empty: castd's own criterion applies, if it has one (launch.filter_devices in castd.toml:
+  /// the devices that can run its default app).
   public var appIds: [String] = []
 
   /// Only devices with all of these Capability bits.
   public var capabilities: UInt32 = 0
+
+  /// Every device, whatever castd's own criterion.
+  public var all: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1303,6 +1308,10 @@ public nonisolated struct Castd_V1_ListDevicesResponse: Sendable {
   // methods supported on all messages.
 
   public var devices: [Castd_V1_Device] = []
+
+  /// The apps castd's own criterion asked for (the devices listed can run them); empty when it
+  /// applied none.
+  public var criterionAppIds: [String] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -3733,7 +3742,7 @@ nonisolated extension Castd_V1_Volume: SwiftProtobuf.Message, SwiftProtobuf._Mes
 
 nonisolated extension Castd_V1_ListDevicesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListDevicesRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_ids\0\u{1}capabilities\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_ids\0\u{1}capabilities\0\u{1}all\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3743,6 +3752,7 @@ nonisolated extension Castd_V1_ListDevicesRequest: SwiftProtobuf.Message, SwiftP
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedStringField(value: &self.appIds) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.capabilities) }()
+      case 3: try { try decoder.decodeSingularBoolField(value: &self.all) }()
       default: break
       }
     }
@@ -3755,12 +3765,16 @@ nonisolated extension Castd_V1_ListDevicesRequest: SwiftProtobuf.Message, SwiftP
     if self.capabilities != 0 {
       try visitor.visitSingularUInt32Field(value: self.capabilities, fieldNumber: 2)
     }
+    if self.all != false {
+      try visitor.visitSingularBoolField(value: self.all, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_ListDevicesRequest, rhs: Castd_V1_ListDevicesRequest) -> Bool {
     if lhs.appIds != rhs.appIds {return false}
     if lhs.capabilities != rhs.capabilities {return false}
+    if lhs.all != rhs.all {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -3768,7 +3782,7 @@ nonisolated extension Castd_V1_ListDevicesRequest: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListDevicesResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}devices\0\u{3}criterion_app_ids\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -3777,6 +3791,7 @@ nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, Swift
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.devices) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.criterionAppIds) }()
       default: break
       }
     }
@@ -3786,11 +3801,15 @@ nonisolated extension Castd_V1_ListDevicesResponse: SwiftProtobuf.Message, Swift
     if !self.devices.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.devices, fieldNumber: 1)
     }
+    if !self.criterionAppIds.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.criterionAppIds, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_ListDevicesResponse, rhs: Castd_V1_ListDevicesResponse) -> Bool {
     if lhs.devices != rhs.devices {return false}
+    if lhs.criterionAppIds != rhs.criterionAppIds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

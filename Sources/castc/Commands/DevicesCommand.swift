@@ -77,7 +77,9 @@ struct DevicesListCommand: CastcCommand {
             --app lists only devices that can run the app (castd asks each device, which takes \
             a moment); --capability only devices that can do that: video-out (a screen), \
             video-in, audio-out (speakers), audio-in (a microphone), group (speaker groups). \
-            Both repeat; a device must meet every one.
+            Both repeat; a device must meet every one. A castd set to list only the devices \
+            that can run its default app (launch.filter_devices) says so under the list; --all \
+            lists every device.
 
             Examples:
               castc devices
@@ -101,16 +103,21 @@ struct DevicesListCommand: CastcCommand {
         help: ArgumentHelp("Only devices with this capability (repeatable).", valueName: "capability"))
     var capabilities: [CapabilityArgument] = []
 
+    @Flag(help: "Every device, even when castd lists only those that can run its default app.")
+    var all = false
+
     func validate() throws {
         if let bad = appIDs.first(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
             throw ValidationError("--app '\(bad)' is not an app id: give one such as CC1AD845")
         }
+        if all, !appIDs.isEmpty { throw ValidationError("--all lists every device; leave out --app, or --all") }
     }
 
     func call() -> CastcCall<Castd_V1_ListDevicesRequest, Castd_V1_ListDevicesResponse> {
         var request = Castd_V1_ListDevicesRequest()
         request.appIds = appIDs
         request.capabilities = capabilities.reduce(into: CastdDeviceCapabilities()) { $0.formUnion($1.castd) }.rawValue
+        request.all = all
         return CastcCall(CastdMethods.listDevices, request)
     }
 
@@ -119,13 +126,18 @@ struct DevicesListCommand: CastcCommand {
         if let selector = options.device {
             response.devices = try DeviceFilter.devices(response.devices, matching: selector)
         }
-        let filtered = !appIDs.isEmpty || !capabilities.isEmpty
+        let criterion = response.criterionAppIds
+        let filtered = !appIDs.isEmpty || !capabilities.isEmpty || !criterion.isEmpty
         // None: why not, from castd's discovery (one more call, only then).
         var help: String?
         if response.devices.isEmpty, !filtered, !options.json {
             let status = try await options.send(CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
             help = NoDevicesHelp.explain(status.daemon)
         }
-        try options.print(response) { help ?? DeviceTable.render(response.devices, filtered: filtered) }
+        try options.print(response) {
+            var text = help ?? DeviceTable.render(response.devices, filtered: filtered)
+            if !criterion.isEmpty { text += "\n" + DeviceTable.criterionNote(criterion) }
+            return text
+        }
     }
 }

@@ -166,7 +166,8 @@ struct LogsCommand: CastcCommand {
             // --device: the ids of the devices it names, as castd knows them now.
             var ids: Set<String>?
             if let selector {
-                ids = Set(try DeviceFilter.devices(try await client.listDevices(), matching: selector).map(\.id))
+                ids = Set(
+                    try DeviceFilter.devices(try await client.listDevices(all: true), matching: selector).map(\.id))
             }
             let deviceIDs = ids
             try await Interrupt.orUntilInterrupted {

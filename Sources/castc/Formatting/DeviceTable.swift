@@ -18,6 +18,11 @@ enum DeviceTable {
     /// that failed device authentication, why. `filtered`: the list was narrowed by criteria
     /// (which changes what an empty list means). The TV column is there when a device of the
     /// list says whether its TV is on (most devices say nothing of it).
+    /// Under a list castd narrowed by its own criterion (launch.filter_devices).
+    static func criterionNote(_ appIDs: [String]) -> String {
+        "(castd lists only the devices that can run \(appIDs.joined(separator: ", ")); castc devices --all lists every one)"
+    }
+
     static func render(_ devices: [CastdDevice], filtered: Bool = false) -> String {
         guard !devices.isEmpty else { return filtered ? noMatchingDevices : noDevices }
         let showsTV = devices.contains { tv($0) != nil }
