@@ -6,8 +6,8 @@ import CastdAPI
 /// when MEDIA_STATUS leaves them out, and the device's QUEUE_CHANGE announcements applied to it.
 extension DeviceController {
     /// A QUEUE_CHANGE from the session's app.
-    func applyQueueChange(_ payload: JSONValue) {
-        let (changes, status) = mediaState.applyQueueChange(payload)
+    func applyQueueChange(_ payload: JSONValue, arrival: UInt64? = nil) {
+        let (changes, status) = mediaState.applyQueueChange(payload, arrival: arrival)
         publishQueue(changes, status: status)
         askQueueOrderIfWanted()
     }
@@ -34,7 +34,8 @@ extension DeviceController {
                     .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
             }
             let link = try await link()
-            if mediaState.queue.order == nil {
+            // An answer the device sent before a change it announced is not used: asked again.
+            for _ in 0..<4 where mediaState.queue.order == nil || mediaState.queue.wantsOrder {
                 try await askQueueOrder(on: link, transportID: session.transportID, of: status.mediaSessionID)
             }
             // Each batch asks for items not yet asked (those the device leaves out are not asked
@@ -53,7 +54,7 @@ extension DeviceController {
                     ]
                 }
                 let items = (reply.payload["items"]?.arrayValue ?? []).map(CastQueueItem.init(json:))
-                mediaState.storeQueueItems(items, asked: wanted, of: mediaSessionID)
+                mediaState.storeQueueItems(items, asked: wanted, of: mediaSessionID, arrival: reply.arrival)
             }
             return mediaState.queueAPI
         } catch {
@@ -71,7 +72,7 @@ extension DeviceController {
                 ]
             }
             let (changes, status) = mediaState.setQueueOrder(
-                MediaQueue.ids(reply.payload["itemIds"]), of: mediaSessionID)
+                MediaQueue.ids(reply.payload["itemIds"]), of: mediaSessionID, arrival: reply.arrival)
             publishQueue(changes, status: status)
         } catch {
             mediaState.queueOrderRefused()

@@ -35,7 +35,7 @@ extension DeviceController {
             applyMedia(payload, arrival: received.arrival)
         case (CastNamespace.media, "QUEUE_CHANGE"):
             guard let session, message.sourceID == session.transportID else { return }
-            applyQueueChange(payload)
+            applyQueueChange(payload, arrival: received.arrival)
         case (CastNamespace.multizone, _):
             applyMultizone(payload, type: type)
         case (CastNamespace.connection, CastMessageType.close):

@@ -45,6 +45,7 @@ struct MediaController {
     /// A new link counts its messages from 1.
     mutating func linkChanged() {
         appliedArrival = 0
+        queue.linkChanged()
     }
 
     // MARK: MEDIA_STATUS
@@ -115,20 +116,22 @@ struct MediaController {
     /// A QUEUE_CHANGE from the device, for the media session castd holds.
     ///
     /// - Returns: What changed, and the status to publish with the queue's new order.
-    mutating func applyQueueChange(_ payload: JSONValue) -> (changes: [MediaQueue.Change], status: CastdMediaStatus?) {
+    mutating func applyQueueChange(_ payload: JSONValue, arrival: UInt64? = nil) -> (
+        changes: [MediaQueue.Change], status: CastdMediaStatus?
+    ) {
         guard status != nil else { return ([], nil) }
         if let session = payload["mediaSessionId"]?.intValue, session != queue.mediaSessionID { return ([], nil) }
-        let changes = queue.apply(change: payload)
+        let changes = queue.apply(change: payload, arrival: arrival)
         return (changes, changes.isEmpty ? nil : withQueueOrder())
     }
 
     /// QUEUE_ITEM_IDS: the order of the media session `mediaSessionID` (if it is still the one).
-    mutating func setQueueOrder(_ ids: [Int64], of mediaSessionID: Int64) -> (
+    mutating func setQueueOrder(_ ids: [Int64], of mediaSessionID: Int64, arrival: UInt64? = nil) -> (
         changes: [MediaQueue.Change], status: CastdMediaStatus?
     ) {
         guard status != nil, mediaSessionID == queue.mediaSessionID else { return ([], nil) }
         let before = queue.order
-        let changes = queue.setOrder(ids)
+        let changes = queue.setOrder(ids, arrival: arrival)
         return (changes, queue.order != before ? withQueueOrder() : nil)
     }
 
@@ -138,9 +141,11 @@ struct MediaController {
     }
 
     /// QUEUE_ITEMS: items asked for, of the media session `mediaSessionID`.
-    mutating func storeQueueItems(_ items: [CastQueueItem], asked: [Int64], of mediaSessionID: Int64) {
+    mutating func storeQueueItems(
+        _ items: [CastQueueItem], asked: [Int64], of mediaSessionID: Int64, arrival: UInt64? = nil
+    ) {
         guard mediaSessionID == queue.mediaSessionID else { return }
-        queue.store(items, asked: asked)
+        queue.store(items, asked: asked, arrival: arrival)
     }
 
     /// The queue as castd.v1 gives it.

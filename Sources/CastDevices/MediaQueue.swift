@@ -25,6 +25,10 @@ struct MediaQueue {
     private var withheld: Set<Int64> = []
     /// The order is worth asking for: the session has a queue of more than one item, or changed.
     private(set) var wantsOrder = false
+    /// The place in the link's order of the last QUEUE_CHANGE applied. A reply the device sent
+    /// before it (QUEUE_ITEM_IDS, QUEUE_ITEMS) may be handled after it, since a reply resumes
+    /// the task that asked: it describes the queue before the change, and is not applied.
+    private var changeArrival: UInt64 = 0
 
     /// A change, as castd.v1 says it (without the device and media session, added on publishing).
     typealias Change = Castd_V1_QueueChange
@@ -39,6 +43,17 @@ struct MediaQueue {
     /// Forgets everything (nothing is loaded).
     mutating func clear() {
         self = MediaQueue()
+    }
+
+    /// A new link counts its messages from 1.
+    mutating func linkChanged() {
+        changeArrival = 0
+    }
+
+    /// Whether a reply at `arrival` in the link's order came after every change applied.
+    private func isCurrent(_ arrival: UInt64?) -> Bool {
+        guard let arrival else { return true }
+        return arrival > changeArrival
     }
 
     /// The items a MEDIA_STATUS carries (a window around the current one): their content is
@@ -57,7 +72,12 @@ struct MediaQueue {
 
     /// QUEUE_ITEM_IDS: the whole order. Returns how it differs from the order castd held (none
     /// when it held none: the order is then the news, in MediaStatus.queue_item_ids).
-    mutating func setOrder(_ ids: [Int64]) -> [Change] {
+    mutating func setOrder(_ ids: [Int64], arrival: UInt64? = nil) -> [Change] {
+        guard isCurrent(arrival) else {
+            // The device changed the queue after it answered: ask again.
+            wantsOrder = true
+            return []
+        }
         wantsOrder = false
         var seen: Set<Int64> = []
         let new = Array(ids.filter { $0 > 0 && seen.insert($0).inserted }.prefix(Self.maximumItems))
@@ -76,7 +96,9 @@ struct MediaQueue {
     }
 
     /// QUEUE_ITEMS: the items asked for (`asked`); those the answer leaves out are withheld.
-    mutating func store(_ answer: [CastQueueItem], asked: [Int64]) {
+    mutating func store(_ answer: [CastQueueItem], asked: [Int64], arrival: UInt64? = nil) {
+        // Items the device changed after it answered are asked again.
+        guard isCurrent(arrival) else { return }
         var given: Set<Int64> = []
         for item in answer.prefix(Self.maximumItems) {
             guard let id = item.itemID, id > 0, asked.contains(id) else { continue }
@@ -95,7 +117,8 @@ struct MediaQueue {
     /// A QUEUE_CHANGE: applied to the order castd holds. Returns what changed; when the change
     /// does not fit the order (an inserted id castd has, a removed one it has not), the order
     /// is forgotten and worth asking for again.
-    mutating func apply(change payload: JSONValue) -> [Change] {
+    mutating func apply(change payload: JSONValue, arrival: UInt64? = nil) -> [Change] {
+        if let arrival { changeArrival = max(changeArrival, arrival) }
         let ids = Self.ids(payload["itemIds"])
         var change = Change()
         change.itemIds = ids

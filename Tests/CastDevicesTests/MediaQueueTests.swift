@@ -99,6 +99,28 @@ import Testing
         }
     }
 
+    /// A reply resumes the task that asked, so castd may handle it after a QUEUE_CHANGE the
+    /// device sent later: such a reply describes the queue before the change and is not used.
+    @Test func aReplyOlderThanAChangeIsNotApplied() {
+        var queue = MediaQueue()
+        queue.follow(mediaSessionID: 1)
+        // The device answered QUEUE_GET_ITEM_IDS (arrival 5), then announced an insert (6);
+        // castd handled the insert first.
+        _ = queue.apply(change: ["changeType": "INSERT", "itemIds": [4]], arrival: 6)
+        #expect(queue.setOrder([1, 2, 3], arrival: 5).isEmpty)
+        #expect(queue.order == nil && queue.wantsOrder, "asked again")
+        #expect(queue.setOrder([1, 2, 3, 4], arrival: 8).isEmpty && queue.order == [1, 2, 3, 4])
+        // Items answered before a change are not kept either (asked again).
+        _ = queue.apply(change: ["changeType": "ITEMS_CHANGE", "itemIds": [2]], arrival: 10)
+        queue.store([item(2, title: "old")], asked: [2], arrival: 9)
+        #expect(queue.items[2] == nil && queue.missing(around: 1).contains(2))
+        queue.store([item(2, title: "new")], asked: [2], arrival: 11)
+        #expect(queue.items[2]?.media?.metadata?.title == "new")
+        // A new link counts from 1 again.
+        queue.linkChanged()
+        #expect(queue.setOrder([1, 2, 3, 4, 5], arrival: 1).count == 1 && queue.order?.count == 5)
+    }
+
     @Test func missingItemsAreAskedNearestTheCurrentOneFirst() {
         var queue = queue(Array(1...50))
         #expect(queue.missing(around: 25, limit: 6) == [25, 24, 26, 23, 27, 22])
