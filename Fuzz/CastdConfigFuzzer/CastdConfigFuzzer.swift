@@ -70,7 +70,8 @@ func written(_ layer: ConfigLayer) -> String {
         }
     }
     var text = ""
-    for table in [[], ["access"], ["limits"], ["log"]] {
+    // The top level, then every table castd.toml has ([launch] came later than the others).
+    for table in [[]] + ConfigKey.tables.sorted().map({ [$0] }) {
         text += table.isEmpty ? "" : "[\(table[0])]\n"
         for key in ConfigKey.allCases where key.path.dropLast() == table[...] {
             if let setting = layer[key] { text += quoted(key.path.last!) + " = " + value(setting) + "\n" }
