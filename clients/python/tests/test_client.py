@@ -57,7 +57,7 @@ def test_code_is_grpcs() -> None:
     for value in rpc_pb2.Code.DESCRIPTOR.values:
         assert castd.Code[value.name] == value.number
     assert len(castd.Code) == len(rpc_pb2.Code.DESCRIPTOR.values)
-    assert castd.Code.UNAVAILABLE == 14 and castd.Code.UNAUTHENTICATED == 16
+    assert int(castd.Code.UNAVAILABLE) == 14 and int(castd.Code.UNAUTHENTICATED) == 16
 
 
 def test_error_from_status() -> None:
@@ -333,7 +333,7 @@ async def test_unavailable_when_castd_dies_during_a_unary_call(make_castd: Any) 
 
         def castd_is_at_the_device() -> bool:
             link = env.status_json()["devices"][0].get("linkState", "LINK_STATE_DISCONNECTED")
-            return link != "LINK_STATE_DISCONNECTED"
+            return bool(link != "LINK_STATE_DISCONNECTED")
 
         await asyncio.to_thread(wait_for, "castd to contact the device", castd_is_at_the_device, scaled(10))
         assert not call.done()
