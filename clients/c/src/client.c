@@ -53,6 +53,7 @@ struct castd_client {
     castd_error connection_status;
     size_t max_frame, stream_max_messages, stream_max_bytes;
     int timeout_ms;
+    int write_error; /* errno of a failed write, until the connection is failed for it */
 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -388,16 +389,15 @@ static void connection_failed(castd_client *client, castd_code code, const char 
 
 /* Writes what is queued, without blocking. */
 static void flush(castd_client *client) {
-    while (!client->broken && client->out_off < client->out_len) {
+    while (!client->broken && !client->write_error && client->out_off < client->out_len) {
         ssize_t n = send(client->fd, client->out + client->out_off,
                          client->out_len - client->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-            int code = errno;
-            connection_failed(client, CASTD_UNAVAILABLE,
-                              "castd closed the connection (writing to %s: %s)", client->path,
-                              strerror(code));
+            /* Not failed yet: what castd sent before closing (maybe why) is read first. */
+            client->write_error = errno;
+            client->out_off = client->out_len = 0;
             return;
         }
         client->out_off += (size_t)n;
@@ -530,33 +530,22 @@ static void read_available(castd_client *client) {
     uint8_t buffer[65536];
     for (int reads = 0; reads < 64 && !client->broken; reads++) {
         ssize_t n = recv(client->fd, buffer, sizeof buffer, MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-            int code = errno;
-            connection_failed(client, CASTD_UNAVAILABLE,
-                              "castd closed the connection (%s)%s", strerror(code),
-                              castd_frame_reader_partial(&client->reader)
-                                  ? " in the middle of a frame"
-                                  : "");
-            return;
-        }
-        if (n == 0) {
-            if (castd_frame_reader_partial(&client->reader)) {
-                castd_frame_reader *r = &client->reader;
-                if (r->header_len < 4)
-                    connection_failed(client, CASTD_UNAVAILABLE,
-                                      "castd closed the connection in the middle of a frame "
-                                      "(%zu of its 4 length bytes read)",
-                                      r->header_len);
-                else
-                    connection_failed(client, CASTD_UNAVAILABLE,
-                                      "castd closed the connection in the middle of a frame "
-                                      "(%zu of its %zu bytes read)",
-                                      r->body_got, r->body_len);
-            } else {
-                connection_failed(client, CASTD_UNAVAILABLE, "castd closed the connection");
-            }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (n <= 0) {
+            const char *why = n < 0 ? strerror(errno) : NULL;
+            char where[128] = "";
+            castd_frame_reader *r = &client->reader;
+            if (castd_frame_reader_partial(r) && r->header_len < 4)
+                snprintf(where, sizeof where,
+                         " in the middle of a frame (%zu of its 4 length bytes read)",
+                         r->header_len);
+            else if (castd_frame_reader_partial(r))
+                snprintf(where, sizeof where,
+                         " in the middle of a frame (%zu of its %zu bytes read)", r->body_got,
+                         r->body_len);
+            connection_failed(client, CASTD_UNAVAILABLE, "castd closed the connection%s%s%s%s",
+                              where, why ? " (" : "", why ? why : "", why ? ")" : "");
             return;
         }
         size_t offset = 0;
@@ -586,6 +575,16 @@ static void read_available(castd_client *client) {
 
 /* ---- the event loop ----------------------------------------------------------------------- */
 
+/* After a write failed: reads what castd sent before it closed (its reason, the end of the
+ * connection), then fails the connection with the write's error if reading did not. */
+static void settle(castd_client *client) {
+    if (!client->write_error || client->broken) return;
+    read_available(client);
+    if (!client->broken)
+        connection_failed(client, CASTD_UNAVAILABLE, "castd closed the connection (%s)",
+                          strerror(client->write_error));
+}
+
 int castd_client_fd(const castd_client *client) { return client->broken ? -1 : client->fd; }
 
 short castd_client_events(const castd_client *client) {
@@ -599,6 +598,7 @@ castd_code castd_client_dispatch(castd_client *client, short revents, castd_erro
     if (!client->broken && (revents == 0 || (revents & (POLLIN | POLLERR | POLLHUP))))
         read_available(client);
     if (!client->broken) flush(client);
+    settle(client);
     if (client->broken) return copy_error(error, &client->broken_error);
     return ok(error);
 }
@@ -606,6 +606,7 @@ castd_code castd_client_dispatch(castd_client *client, short revents, castd_erro
 /* Does I/O until `call` has a message or has ended, or `deadline` (-1: none) passes. */
 static void pump(castd_client *client, castd_stream *call, int64_t deadline) {
     flush(client);
+    settle(client);
     while (!call->ended && !(call->streaming && call->head) && !client->broken) {
         int wait = -1;
         if (deadline >= 0) {
@@ -746,6 +747,7 @@ castd_stream *castd_stream_open(castd_client *client, const char *method,
         start_call(client, method, request, response_type, true, 0, &started, error);
     if (!stream) return NULL;
     flush(client);
+    settle(client);
     if (client->broken) {
         /* The connection went while writing: the stream has its error already. */
         copy_error(error, &stream->end_error);
