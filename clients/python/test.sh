@@ -17,9 +17,13 @@ done
 [ -x "$CASTD_VENV/bin/python" ] || python3 -m venv "$CASTD_VENV"
 py="$CASTD_VENV/bin/python"
 "$py" -m pip install -q --disable-pip-version-check pytest pytest-asyncio pytest-timeout mypy types-protobuf
-# Not editable: the tests run against the installed package, which proves it installs.
-"$py" -m pip install -q --disable-pip-version-check "$here"
-"$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$here"
+# Not editable: the tests run against the installed package, which proves it installs. Built from
+# a copy, so that setuptools leaves no build/ or egg-info in the source tree.
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/src" "$copy/"
+"$py" -m pip install -q --disable-pip-version-check "$copy"
+"$py" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$copy"
 
 cd "$here"
 # The installed copy must be the one imported, not ./src.
@@ -27,4 +31,6 @@ cd "$here"
 echo "== mypy --strict"
 MYPYPATH="$here/tests" "$py" -m mypy --strict src/castd tests
 echo "== pytest"
-exec "$py" -m pytest -v -p no:cacheprovider --timeout="${CASTD_TEST_TIMEOUT:-120}" tests "$@"
+# A hang fails its test: a per-test limit, scaled like every deadline in the tests.
+timeout=${CASTD_TEST_TIMEOUT:-$(awk -v s="${CASTD_TEST_TIME_SCALE:-1}" 'BEGIN { t = 60 * s; if (t < 60) t = 60; printf "%d", t }')}
+"$py" -m pytest -v -p no:cacheprovider --timeout="$timeout" tests "$@"
