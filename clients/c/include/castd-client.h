@@ -224,6 +224,11 @@ CASTD_API castd_stream *castd_stream_open(castd_client *client, const char *meth
                                           const ProtobufCMessage *request,
                                           const ProtobufCMessageDescriptor *response_type,
                                           castd_error *error);
+/* An asynchronous unary call is a stream too: castd_stream_open(client, "Pause", …) returns at
+ * once; castd_stream_next / castd_stream_try_next then give the one response, then the end (OK
+ * with no message, or castd's error). Such a call has no local deadline: give it up with
+ * castd_stream_close (which cancels it on castd). */
+
 /* Watch: messages are Castd__V1__Event, a snapshot first, then every change. */
 CASTD_API castd_stream *castd_watch(castd_client *client, castd_error *error);
 /* Listen on a custom namespace of a device: messages are Castd__V1__ChannelEvent. */

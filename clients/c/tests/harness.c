@@ -34,7 +34,7 @@ const char *msg(const castd_error *error) {
 
 static const char *bin_dir(void) {
     const char *d = getenv("CASTD_BIN_DIR");
-    return d && *d ? d : "/work/main/.build/debug";
+    return d && *d ? d : "../../.build/debug";
 }
 
 const char *build_dir(void) {

@@ -525,6 +525,24 @@ static bool test_poll_driven_watch(test_env *env) {
     }
     CHECK(snapshot && loaded, "snapshot %d, media event for the load %d", snapshot, loaded);
     castd_stream_close(watch);
+    /* An asynchronous unary call on the same path: GetStatus opened as a stream. */
+    Castd__V1__GetStatusRequest request = CASTD__V1__GET_STATUS_REQUEST__INIT;
+    castd_stream *call = castd_stream_open(client, "GetStatus", &request.base,
+                                           &castd__v1__status_response__descriptor, &error);
+    CHECK(call, "async GetStatus: %s", msg(&error));
+    ProtobufCMessage *response = NULL;
+    castd_code code = CASTD_NO_MESSAGE;
+    deadline = monotonic_ms() + scaled_ms(10);
+    while ((code = castd_stream_try_next(call, &response, &error)) == CASTD_NO_MESSAGE && monotonic_ms() < deadline) {
+        struct pollfd p = {castd_client_fd(client), castd_client_events(client), 0};
+        CHECK(poll(&p, 1, 200) >= 0, "poll");
+        castd_client_dispatch(client, p.revents, &error);
+    }
+    CHECK(code == CASTD_OK && response, "the response: %s %s", castd_code_name(code), msg(&error));
+    CHECK(((Castd__V1__StatusResponse *)response)->n_media == 1, "it has the media");
+    castd_free(response);
+    CHECK(castd_stream_next(call, &response, (int)scaled_ms(10), &error) == CASTD_OK && !response, "then OK");
+    castd_stream_close(call);
     castd_error_clear(&error);
     castd_client_close(client);
     return true;
