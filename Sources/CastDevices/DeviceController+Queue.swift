@@ -6,8 +6,8 @@ import CastdAPI
 /// when MEDIA_STATUS leaves them out, and the device's QUEUE_CHANGE announcements applied to it.
 extension DeviceController {
     /// A QUEUE_CHANGE from the session's app.
-    func applyQueueChange(_ payload: JSONValue, arrival: UInt64? = nil) {
-        let (changes, status) = mediaState.applyQueueChange(payload, arrival: arrival)
+    func applyQueueChange(_ change: CastQueueChange, arrival: UInt64? = nil) {
+        let (changes, status) = mediaState.applyQueueChange(change, arrival: arrival)
         publishQueue(changes, status: status)
         askQueueOrderIfWanted()
     }
@@ -47,14 +47,11 @@ extension DeviceController {
                 let reply = try await link.requestReply(
                     namespace: CastNamespace.media, destination: session.transportID
                 ) {
-                    [
-                        "type": "QUEUE_GET_ITEMS", "requestId": .number(Double($0)),
-                        "mediaSessionId": .number(Double(mediaSessionID)),
-                        "itemIds": .array(wanted.map { .number(Double($0)) }),
-                    ]
+                    MediaRequest.queueGetItems(itemIDs: wanted).payload(requestID: $0, mediaSessionID: mediaSessionID)
                 }
-                let items = (reply.payload["items"]?.arrayValue ?? []).map(CastQueueItem.init(json:))
-                mediaState.storeQueueItems(items, asked: wanted, of: mediaSessionID, arrival: reply.arrival)
+                mediaState.storeQueueItems(
+                    CastQueueItems(json: reply.payload).items ?? [], asked: wanted, of: mediaSessionID,
+                    arrival: reply.arrival)
             }
             return mediaState.queueAPI
         } catch {
@@ -66,13 +63,10 @@ extension DeviceController {
     func askQueueOrder(on link: CastLink, transportID: String, of mediaSessionID: Int64) async throws {
         do {
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: transportID) {
-                [
-                    "type": "QUEUE_GET_ITEM_IDS", "requestId": .number(Double($0)),
-                    "mediaSessionId": .number(Double(mediaSessionID)),
-                ]
+                MediaRequest.queueGetItemIDs.payload(requestID: $0, mediaSessionID: mediaSessionID)
             }
             let (changes, status) = mediaState.setQueueOrder(
-                MediaQueue.ids(reply.payload["itemIds"]), of: mediaSessionID, arrival: reply.arrival)
+                CastQueueItemIDs(json: reply.payload).itemIDs ?? [], of: mediaSessionID, arrival: reply.arrival)
             publishQueue(changes, status: status)
         } catch {
             mediaState.queueOrderRefused()
@@ -94,14 +88,18 @@ extension DeviceController {
     }
 
     private func askQueueOrderInBackground(transportID: String, of mediaSessionID: Int64) async {
-        defer { queueOrderPending = false }
         do {
-            guard case .connected(let link) = keeper.phase else { return mediaState.queueOrderRefused() }
-            try await askQueueOrder(on: link, transportID: transportID, of: mediaSessionID)
+            if case .connected(let link) = keeper.phase {
+                try await askQueueOrder(on: link, transportID: transportID, of: mediaSessionID)
+            } else {
+                mediaState.queueOrderRefused()
+            }
         } catch {
             mediaLogger.notice(
                 "could not get the queue's order from the device", metadata: ["error": "\(Self.describe(error))"])
         }
+        // Done: an answer that came before a change the device announced is asked for again.
+        queueOrderPending = false
         askQueueOrderIfWanted()
     }
 }

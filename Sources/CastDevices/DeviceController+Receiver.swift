@@ -33,9 +33,9 @@ extension DeviceController {
                 message.sourceID == session.transportID || message.sourceID == CastWire.platformReceiverID
             else { return }
             applyMedia(payload, arrival: received.arrival)
-        case (CastNamespace.media, "QUEUE_CHANGE"):
+        case (CastNamespace.media, CastMessageType.queueChange):
             guard let session, message.sourceID == session.transportID else { return }
-            applyQueueChange(payload, arrival: received.arrival)
+            applyQueueChange(CastQueueChange(json: payload), arrival: received.arrival)
         case (CastNamespace.multizone, _):
             applyMultizone(payload, type: type)
         case (CastNamespace.connection, CastMessageType.close):

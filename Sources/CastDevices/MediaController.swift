@@ -116,12 +116,12 @@ struct MediaController {
     /// A QUEUE_CHANGE from the device, for the media session castd holds.
     ///
     /// - Returns: What changed, and the status to publish with the queue's new order.
-    mutating func applyQueueChange(_ payload: JSONValue, arrival: UInt64? = nil) -> (
+    mutating func applyQueueChange(_ change: CastQueueChange, arrival: UInt64? = nil) -> (
         changes: [MediaQueue.Change], status: CastdMediaStatus?
     ) {
         guard status != nil else { return ([], nil) }
-        if let session = payload["mediaSessionId"]?.intValue, session != queue.mediaSessionID { return ([], nil) }
-        let changes = queue.apply(change: payload, arrival: arrival)
+        if let session = change.mediaSessionID, session != queue.mediaSessionID { return ([], nil) }
+        let changes = queue.apply(change, arrival: arrival)
         return (changes, changes.isEmpty ? nil : withQueueOrder())
     }
 
@@ -267,7 +267,8 @@ struct MediaController {
                     }
                 }
             }
-        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .skipAd, .setPlaybackRate, .setStreamVolume:
+        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .skipAd, .setPlaybackRate, .setStreamVolume,
+            .queueGetItemIDs, .queueGetItems:
             return
         }
     }

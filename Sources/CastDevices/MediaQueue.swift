@@ -18,7 +18,12 @@ struct MediaQueue {
     /// The media session the queue is of.
     private(set) var mediaSessionID: Int64?
     /// Every item id in play order; nil until the device has said it (QUEUE_ITEM_IDS).
-    private(set) var order: [Int64]?
+    private(set) var order: [Int64]? {
+        didSet { members = Set(order ?? []) }
+    }
+    /// The ids in `order`, to look up: every MEDIA_STATUS is checked against them, and the order
+    /// changes far less often.
+    private var members: Set<Int64> = []
     /// The items castd has, with their media.
     private(set) var items: [Int64: CastQueueItem] = [:]
     /// Items the device was asked for and did not give: not asked again until they change.
@@ -59,13 +64,12 @@ struct MediaQueue {
     /// The items a MEDIA_STATUS carries (a window around the current one): their content is
     /// kept, and an id castd does not have in the order makes the order worth asking for.
     mutating func read(statusItems: [CastQueueItem]) {
-        let inOrder = order.map(Set.init)
         for item in statusItems.prefix(Self.maximumItems) {
             guard let id = item.itemID, id > 0 else { continue }
             if item.media != nil {
                 store(item, id: id)
             }
-            if let known = inOrder, !known.contains(id) { wantsOrder = true }
+            if order != nil, !members.contains(id) { wantsOrder = true }
         }
         if order == nil, statusItems.count > 1 { wantsOrder = true }
     }
@@ -79,14 +83,12 @@ struct MediaQueue {
             return []
         }
         wantsOrder = false
-        var seen: Set<Int64> = []
-        let new = Array(ids.filter { $0 > 0 && seen.insert($0).inserted }.prefix(Self.maximumItems))
-        defer {
-            order = new
-            items = items.filter { seen.contains($0.key) }
-            withheld.formIntersection(seen)
-        }
-        guard let old = order, old != new else { return [] }
+        let new = Self.ids(ids)
+        let old = order
+        order = new
+        items = items.filter { members.contains($0.key) }
+        withheld.formIntersection(members)
+        guard let old, old != new else { return [] }
         return Self.differences(from: old, to: new)
     }
 
@@ -117,21 +119,20 @@ struct MediaQueue {
     /// A QUEUE_CHANGE: applied to the order castd holds. Returns what changed; when the change
     /// does not fit the order (an inserted id castd has, a removed one it has not), the order
     /// is forgotten and worth asking for again.
-    mutating func apply(change payload: JSONValue, arrival: UInt64? = nil) -> [Change] {
+    mutating func apply(_ device: CastQueueChange, arrival: UInt64? = nil) -> [Change] {
         if let arrival { changeArrival = max(changeArrival, arrival) }
-        let ids = Self.ids(payload["itemIds"])
+        let ids = Self.ids(device.itemIDs)
         var change = Change()
         change.itemIds = ids
         change.index = -1
-        switch payload["changeType"]?.stringValue {
+        switch device.changeType {
         case "INSERT":
             change.kind = .inserted
-            let before = payload["insertBefore"]?.intValue ?? 0
+            let before = device.insertBefore ?? 0
             change.insertBefore = before > 0 ? before : 0
             if var order {
-                let present = Set(order)
                 let position = before > 0 ? order.firstIndex(of: before) : order.endIndex
-                guard let position, !ids.contains(where: present.contains),
+                guard let position, !ids.contains(where: members.contains),
                     order.count + ids.count <= Self.maximumItems
                 else { return forgetOrder(change) }
                 order.insert(contentsOf: ids, at: position)
@@ -143,8 +144,8 @@ struct MediaQueue {
             for id in ids { items[id] = nil }
             withheld.subtract(ids)
             if var order {
+                guard ids.allSatisfy(members.contains) else { return forgetOrder(change) }
                 let removed = Set(ids)
-                guard removed.isSubset(of: order) else { return forgetOrder(change) }
                 order.removeAll { removed.contains($0) }
                 self.order = order
             }
@@ -154,12 +155,13 @@ struct MediaQueue {
             withheld.subtract(ids)
         case "UPDATE":
             // A reorder: every id, in the new order (and the ones moved in reorderItemIds).
-            guard let order, Set(ids) == Set(order), ids.count == order.count else {
+            // (ids are distinct: the same count, all in the order, is the same items.)
+            guard let order, ids.count == order.count, ids.allSatisfy(members.contains) else {
                 return forgetOrder(change, kind: .reordered)
             }
             guard ids != order else { return [] }
             change.kind = .reordered
-            let moved = Self.ids(payload["reorderItemIds"])
+            let moved = Self.ids(device.reorderItemIDs)
             change.itemIds = moved.isEmpty ? Self.moved(from: order, to: ids) : moved
             self.order = ids
         default:
@@ -283,11 +285,10 @@ struct MediaQueue {
         zip(old, new).filter { $0 != $1 }.map(\.1)
     }
 
-    /// Positive ids from a JSON array, without repeats, bounded.
-    static func ids(_ value: JSONValue?) -> [Int64] {
+    /// The positive ids of a list a device sent, without repeats, at most ``maximumItems``.
+    static func ids(_ list: [Int64]?) -> [Int64] {
         var seen: Set<Int64> = []
-        return Array(
-            (value?.arrayValue ?? []).compactMap(\.intValue).filter { $0 > 0 && seen.insert($0).inserted }
-                .prefix(maximumItems))
+        // Not lazy: the filter keeps state, and a lazy filter may be run more than once.
+        return Array((list ?? []).filter { $0 > 0 && seen.insert($0).inserted }.prefix(maximumItems))
     }
 }

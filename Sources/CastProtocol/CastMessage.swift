@@ -45,6 +45,8 @@ public enum CastNamespace {
 public enum CastMessageType {
     public static let receiverStatus = "RECEIVER_STATUS"
     public static let mediaStatus = "MEDIA_STATUS"
+    /// On the media namespace: the receiver's queue changed.
+    public static let queueChange = "QUEUE_CHANGE"
     /// On the connection namespace: the other side closed a virtual connection.
     public static let close = "CLOSE"
 }

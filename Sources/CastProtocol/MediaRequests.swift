@@ -26,6 +26,10 @@ public enum MediaRequest: Sendable, Hashable {
     /// QUEUE_REORDER `itemIDs` before item `before` (nil: to the end).
     case queueReorder(itemIDs: [Int64], before: Int64?)
     case queueUpdate(QueueUpdate)
+    /// QUEUE_GET_ITEM_IDS: every item id of the queue, in order (answered by QUEUE_ITEM_IDS).
+    case queueGetItemIDs
+    /// QUEUE_GET_ITEMS: these items, with their media (answered by QUEUE_ITEMS).
+    case queueGetItems(itemIDs: [Int64])
 
     /// PLAYBACK_START or PLAYBACK_PAUSE after a seek.
     public enum ResumeState: String, Sendable, Hashable {
@@ -51,6 +55,8 @@ public enum MediaRequest: Sendable, Hashable {
         case .queueRemove: "QUEUE_REMOVE"
         case .queueReorder: "QUEUE_REORDER"
         case .queueUpdate: "QUEUE_UPDATE"
+        case .queueGetItemIDs: "QUEUE_GET_ITEM_IDS"
+        case .queueGetItems: "QUEUE_GET_ITEMS"
         }
     }
 
@@ -71,7 +77,9 @@ public enum MediaRequest: Sendable, Hashable {
         switch self {
         case .load(let load): o = load.fields
         case .queueLoad(let load): o = load.fields
-        case .getStatus, .play, .pause, .stop, .skipAd: o = [:]
+        case .getStatus, .play, .pause, .stop, .skipAd, .queueGetItemIDs: o = [:]
+        case .queueGetItems(let itemIDs):
+            o = ["itemIds": Self.ids(itemIDs)]
         case .seek(let position, let relative, let resume):
             o = [relative ? "relativeTime" : "currentTime": .number(position)]
             if let resume { o["resumeState"] = .string(resume.rawValue) }

@@ -6,6 +6,13 @@ import Testing
 
 /// The whole queue castd keeps: the order from QUEUE_ITEM_IDS, the device's QUEUE_CHANGE applied
 /// to it, what changed said as changes, and what a hostile device sends bounded.
+extension MediaQueue {
+    /// A QUEUE_CHANGE as the device sends it, read as castd reads it.
+    mutating func apply(device json: JSONValue, arrival: UInt64? = nil) -> [Change] {
+        apply(CastQueueChange(json: json), arrival: arrival)
+    }
+}
+
 @Suite(.tags(.cpuBound)) struct MediaQueueTests {
     /// A queue of `session` whose order is `ids`.
     func queue(_ ids: [Int64], session: Int64 = 1) -> MediaQueue {
@@ -61,17 +68,17 @@ import Testing
 
     @Test func theDevicesChangesApplyToTheOrder() {
         var queue = queue([1, 2, 3])
-        let insert = queue.apply(change: ["changeType": "INSERT", "itemIds": [10, 11], "insertBefore": 2])
+        let insert = queue.apply(device: ["changeType": "INSERT", "itemIds": [10, 11], "insertBefore": 2])
         #expect(insert.first?.kind == .inserted && insert.first?.index == 1)
         #expect(queue.order == [1, 10, 11, 2, 3] && insert.first?.order == [1, 10, 11, 2, 3])
 
-        let atEnd = queue.apply(change: ["changeType": "INSERT", "itemIds": [12]])
+        let atEnd = queue.apply(device: ["changeType": "INSERT", "itemIds": [12]])
         #expect(atEnd.first?.insertBefore == 0 && atEnd.first?.index == 5 && queue.order?.last == 12)
 
-        let remove = queue.apply(change: ["changeType": "REMOVE", "itemIds": [10, 3]])
+        let remove = queue.apply(device: ["changeType": "REMOVE", "itemIds": [10, 3]])
         #expect(remove.first?.kind == .removed && queue.order == [1, 11, 2, 12])
 
-        let reorder = queue.apply(change: [
+        let reorder = queue.apply(device: [
             "changeType": "UPDATE", "itemIds": [12, 1, 11, 2], "reorderItemIds": [12],
         ])
         #expect(reorder.first?.kind == .reordered && reorder.first?.itemIds == [12])
@@ -79,9 +86,9 @@ import Testing
 
         queue.store([item(1, title: "One")], asked: [1])
         #expect(queue.items[1] != nil)
-        let update = queue.apply(change: ["changeType": "ITEMS_CHANGE", "itemIds": [1]])
+        let update = queue.apply(device: ["changeType": "ITEMS_CHANGE", "itemIds": [1]])
         #expect(update.first?.kind == .updated && queue.items[1] == nil, "an updated item is fetched again")
-        #expect(queue.apply(change: ["changeType": "NO_CHANGE"]).isEmpty)
+        #expect(queue.apply(device: ["changeType": "NO_CHANGE"]).isEmpty)
         #expect(!queue.wantsOrder)
     }
 
@@ -93,7 +100,7 @@ import Testing
             ["changeType": "UPDATE", "itemIds": [3, 1]],  // a reorder that is not of the same items
         ] {
             var queue = queue([1, 2, 3])
-            let changes = queue.apply(change: change)
+            let changes = queue.apply(device: change)
             #expect(changes.count == 1 && changes[0].order.isEmpty && changes[0].index == -1, "\(change)")
             #expect(queue.order == nil && queue.wantsOrder, "\(change)")
         }
@@ -106,12 +113,12 @@ import Testing
         queue.follow(mediaSessionID: 1)
         // The device answered QUEUE_GET_ITEM_IDS (arrival 5), then announced an insert (6);
         // castd handled the insert first.
-        _ = queue.apply(change: ["changeType": "INSERT", "itemIds": [4]], arrival: 6)
+        _ = queue.apply(device: ["changeType": "INSERT", "itemIds": [4]], arrival: 6)
         #expect(queue.setOrder([1, 2, 3], arrival: 5).isEmpty)
         #expect(queue.order == nil && queue.wantsOrder, "asked again")
         #expect(queue.setOrder([1, 2, 3, 4], arrival: 8).isEmpty && queue.order == [1, 2, 3, 4])
         // Items answered before a change are not kept either (asked again).
-        _ = queue.apply(change: ["changeType": "ITEMS_CHANGE", "itemIds": [2]], arrival: 10)
+        _ = queue.apply(device: ["changeType": "ITEMS_CHANGE", "itemIds": [2]], arrival: 10)
         queue.store([item(2, title: "old")], asked: [2], arrival: 9)
         #expect(queue.items[2] == nil && queue.missing(around: 1).contains(2))
         queue.store([item(2, title: "new")], asked: [2], arrival: 11)
@@ -140,10 +147,10 @@ import Testing
     @Test func whatAHostileDeviceSendsIsBounded() {
         var queue = MediaQueue()
         queue.follow(mediaSessionID: 1)
-        let tooMany = (1...Int64(MediaQueue.maximumItems + 500)).map { JSONValue.number(Double($0)) }
-        _ = queue.setOrder(MediaQueue.ids(.array(tooMany)))
+        let tooMany = Array(1...Int64(MediaQueue.maximumItems + 500))
+        _ = queue.setOrder(MediaQueue.ids(tooMany))
         #expect(queue.order?.count == MediaQueue.maximumItems)
-        #expect(MediaQueue.ids([0, -3, 4, 4, 5, "x", 1.5]) == [4, 5])
+        #expect(MediaQueue.ids(CastQueueChange(json: ["itemIds": [0, -3, 4, 4, 5, "x", 1.5]]).itemIDs) == [4, 5])
         // Items the device was not asked for are not kept.
         queue.store([item(999_999)], asked: [1])
         #expect(queue.items.isEmpty)
