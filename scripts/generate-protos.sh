@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the committed Swift code for protos/. Run after editing a .proto file:
+# Regenerates the committed code for protos/: Swift (Sources/*/Generated), C for clients/c
+# (protoc-c) and Python for clients/python (protoc's own --python_out and --pyi_out).
+# Run after editing a .proto file:
 #   scripts/generate-protos.sh            # regenerate
 #   scripts/generate-protos.sh --check    # fail if the committed code is stale (CI)
-# Needs Debian's protoc (protobuf-compiler). protoc-gen-swift is built once from the
-# swift-protobuf version this package depends on and cached under ~/.cache/castd.
+# Needs Debian's protoc (protobuf-compiler) and protoc-c (protobuf-c-compiler). protoc-gen-swift
+# is built once from the swift-protobuf version this package depends on and cached under
+# ~/.cache/castd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT_PROTOBUF_VERSION=1.39.0
@@ -11,6 +14,7 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/castd/protoc-gen-swift-$SWIFT_PROTOBUF_VE
 plugin="$cache/protoc-gen-swift"
 
 command -v protoc >/dev/null || { echo "protoc not found: apt-get install protobuf-compiler" >&2; exit 1; }
+command -v protoc-c >/dev/null || { echo "protoc-c not found: apt-get install protobuf-c-compiler" >&2; exit 1; }
 # One build of the plugin at a time (two checkouts regenerating at once share the cache).
 mkdir -p "$(dirname "$cache")"
 exec 9>"$cache.lock"
@@ -34,6 +38,24 @@ gen() { # proto_dir out_dir files…
 }
 gen protos Sources/CastProtocol/Generated cast_channel.proto
 gen protos Sources/CastdAPI/Generated castd/v1/rpc.proto castd/v1/cast.proto
+
+# The C client's messages (clients/c/generated/castd/v1/*.pb-c.[ch]) and the Python package's
+# (clients/python/src/castd/v1/*_pb2.py and their .pyi stubs), keeping the protos' paths.
+# Debian 12's protoc-c (1.4) predates proto3 `optional`: it reads each such field as what
+# protoc makes of it, a field alone in a oneof named after it (`_level`), which has the same
+# wire format and the same presence. In C: msg._level_case says whether `level` was set.
+mkdir -p "$out_root/clients/c/generated" "$out_root/clients/python/src" "$out_root/c-protos/castd/v1"
+for proto in rpc cast; do
+  sed -E 's/^([[:space:]]*)optional[[:space:]]+([A-Za-z0-9_.]+)[[:space:]]+([a-z0-9_]+)[[:space:]]*=[[:space:]]*([0-9]+);(.*)$/\1oneof _\3 { \2 \3 = \4; }\5/' \
+    "protos/castd/v1/$proto.proto" >"$out_root/c-protos/castd/v1/$proto.proto"
+done
+if grep -n -E '^[[:space:]]*optional[[:space:]]' "$out_root/c-protos/castd/v1/"*.proto >&2; then
+  echo "an optional field above is not on one line of its own: the C generation cannot read it" >&2
+  exit 1
+fi
+protoc-c -I "$out_root/c-protos" --c_out="$out_root/clients/c/generated" castd/v1/rpc.proto castd/v1/cast.proto
+protoc -I protos --python_out="$out_root/clients/python/src" --pyi_out="$out_root/clients/python/src" \
+  castd/v1/rpc.proto castd/v1/cast.proto
 
 # castd.v1.Cast's methods, from the service's rpc lines (one to a line, each ending with
 # "// access: READ" or "// access: CONTROL"): the CastdMethod enum, each method's kind and
@@ -100,15 +122,16 @@ methods() { # proto
 methods protos/castd/v1/cast.proto >"$out_root/Sources/CastdAPI/Generated/cast.methods.swift"
 
 status=0
-for out in Sources/CastProtocol/Generated Sources/CastdAPI/Generated; do
-  if [ "${1:-}" = "--check" ]; then
-    for f in "$out_root/$out"/*.swift; do
+for out in Sources/CastProtocol/Generated Sources/CastdAPI/Generated clients/c/generated/castd/v1 \
+  clients/python/src/castd/v1; do
+  for f in "$out_root/$out"/*; do
+    if [ "${1:-}" = "--check" ]; then
       cmp -s "$f" "$out/$(basename "$f")" || { echo "stale: $out/$(basename "$f")" >&2; status=1; }
-    done
-  else
-    mkdir -p "$out"
-    cp "$out_root/$out"/*.swift "$out/"
-  fi
+    else
+      mkdir -p "$out"
+      cp "$f" "$out/"
+    fi
+  done
 done
 [ "${1:-}" = "--check" ] && [ $status -eq 0 ] && echo "generated code is up to date"
 exit $status
