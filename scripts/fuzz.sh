@@ -27,7 +27,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all=(CastFrameFuzzer CastPayloadFuzzer DeviceAuthFuzzer CastdRequestFuzzer CastTXTFuzzer CastdConfigFuzzer
-    CastdStateFuzzer)
+    CastdStateFuzzer ClientFrameFuzzer)
+# ClientFrameFuzzer is the C client's frame reader (clients/c/fuzz/frame_fuzzer.c, seeds in
+# clients/c/fuzz/corpus): C built by make with the Swift toolchain's clang and its libFuzzer,
+# AddressSanitizer and UBSan, whatever --build says.
+c_target=ClientFrameFuzzer
+c_fuzzer=clients/c/build/frame-fuzzer
+build_c_fuzzer() {
+    make --no-print-directory -C clients/c build/frame-fuzzer FUZZ_CC="$(dirname "$(command -v swiftc)")/clang" >&2
+}
+seeds() { # target
+    if [ "$1" = "$c_target" ]; then echo clients/c/fuzz/corpus; else echo "Fuzz/Corpus/$1"; fi
+}
 
 if [ "${1:-}" = "--replay" ]; then
     shift
@@ -37,7 +48,12 @@ if [ "${1:-}" = "--replay" ]; then
     swift build --quiet "${swift_flags[@]}"
     bin=$(swift build "${swift_flags[@]}" --show-bin-path)
     for target in "${targets[@]}"; do
-        "$bin/$target" "Fuzz/Corpus/$target"
+        if [ "$target" = "$c_target" ]; then
+            build_c_fuzzer
+            "$c_fuzzer" -runs=0 "$(seeds "$target")"
+        else
+            "$bin/$target" "Fuzz/Corpus/$target"
+        fi
     done
     exit 0
 fi
@@ -87,6 +103,10 @@ started=$SECONDS
 for target in "${targets[@]}"; do
     echo "==> building $target (libFuzzer, address sanitizer, $build)" >&2
     mkdir -p "$scratch/fuzz"
+    if [ "$target" = "$c_target" ]; then
+        build_c_fuzzer || { echo "error: cannot build $target" >&2; exit 1; }
+        continue
+    fi
     if ! swift build "${flags[@]}" --product "$target" >"$scratch/fuzz/build-$target.log" 2>&1; then
         grep -E "error:" "$scratch/fuzz/build-$target.log" | sort -u | head -n 20 >&2 || tail -n 20 "$scratch/fuzz/build-$target.log" >&2
         echo "error: cannot build $target (log: $scratch/fuzz/build-$target.log)" >&2
@@ -115,9 +135,12 @@ for target in "${targets[@]}"; do
     # about a thousand. The one leak that check found (65 bytes per signature) is swift-crypto's
     # (scripts/sanitizers/lsan.supp); castd's processes are checked for leaks at exit by the tests.
     [ "$target" = DeviceAuthFuzzer ] && options+=(-detect_leaks=0)
+    executable=$bin/$target
+    # A frame is at most 4 MiB; inputs of up to 64 KiB reach every state of the reader.
+    [ "$target" = "$c_target" ] && executable=$c_fuzzer && options+=(-max_len=65536)
     echo "==> $target for up to ${seconds} s${FUZZ_RUNS:+ or $FUZZ_RUNS runs} (log: $log)" >&2
     status=0
-    "$bin/$target" "${options[@]}" "$work" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+    "$executable" "${options[@]}" "$work" "$(seeds "$target")" >"$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     line=$(printf "%-20s %12s executions %8s exec/s  corpus %s" "$target" "${runs:-?}" "${rate:-?}" "$(ls "$work" | wc -l)")
@@ -126,7 +149,9 @@ for target in "${targets[@]}"; do
     if [ "$status" -ne 0 ]; then
         reproducer=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
         echo "error: $target failed (exit $status): $(grep -m1 -E "ERROR|fuzz property|Fatal error" "$log" || true)" >&2
-        echo "       reproducer: ${reproducer:-see $log}; replay: swift run $target ${reproducer:-FILE}" >&2
+        replay="swift run $target"
+        [ "$target" = "$c_target" ] && replay=$c_fuzzer
+        echo "       reproducer: ${reproducer:-see $log}; replay: $replay ${reproducer:-FILE}" >&2
         failed+=("$target")
     fi
 done

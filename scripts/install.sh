@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Install castd and castc, the systemd units (system and user), the sysusers.d entry for the
 # castd user and group, the README and, if packaging/castd.toml exists, an example
-# /etc/castd/castd.toml (never over an existing one).
+# /etc/castd/castd.toml (never over an existing one); and the C client library
+# (libcastd-client: the shared and static libraries, headers and castd-client.pc, built by
+# `make -C clients/c` here if need be) when libprotobuf-c's development files are there.
 #
-#   scripts/install.sh [--build-dir DIR] [--units-only]
+#   scripts/install.sh [--build-dir DIR] [--units-only] [--no-c-client]
 #
 #   --build-dir DIR   where the built castd and castc are (default .build/release; build it with
 #                     `swift build -c release --static-swift-stdlib -Xlinker -l_FoundationICU`;
 #                     or use .build/debug)
 #   --units-only      only the units and sysusers.d entry (for scripts/verify-units.sh)
+#   --no-c-client     not the C client library
 #
 # Environment (all optional):
 #   DESTDIR     staging root prepended to every path (packaging); the units still name the
@@ -18,6 +21,7 @@
 #   SYSTEMD_SYSTEM_UNIT_DIR  $PREFIX/lib/systemd/system
 #   SYSTEMD_USER_UNIT_DIR    $PREFIX/lib/systemd/user
 #   SYSUSERS_DIR             $PREFIX/lib/sysusers.d
+#   LIBDIR      $PREFIX/lib           INCLUDEDIR  $PREFIX/include   (the C client)
 # systemd looks in the three directories above for PREFIX=/usr and PREFIX=/usr/local; with
 # another PREFIX, set them to /usr/local/lib/... or /etc/... yourself.
 #
@@ -28,11 +32,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 
 build_dir=$repo/.build/release
 units_only=false
+c_client=true
 while [ $# -gt 0 ]; do
     case $1 in
         --build-dir) build_dir=${2:?--build-dir needs a directory}; shift 2 ;;
         --build-dir=*) build_dir=${1#*=}; shift ;;
         --units-only) units_only=true; shift ;;
+        --no-c-client) c_client=false; shift ;;
         -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
         *) echo "install.sh: unknown argument '$1' (see --help)" >&2; exit 64 ;;
     esac
@@ -108,6 +114,19 @@ if ! $units_only && [ -f "$repo/packaging/castd.toml" ]; then
         echo "  $SYSCONFDIR/castd/castd.toml exists: left as it is (the example is $repo/packaging/castd.toml)"
     else
         put 0644 "$repo/packaging/castd.toml" "$SYSCONFDIR/castd/castd.toml"
+    fi
+fi
+
+# The C client: LIBDIR/libcastd-client.so.0 (and .a, .so), INCLUDEDIR/castd-client.h and
+# castd/v1/*.pb-c.h, LIBDIR/pkgconfig/castd-client.pc.
+if ! $units_only && $c_client; then
+    if pkg-config --exists libprotobuf-c 2> /dev/null; then
+        make --no-print-directory -s -C "$repo/clients/c" all
+        make --no-print-directory -s -C "$repo/clients/c" install PREFIX="$PREFIX" DESTDIR="$DESTDIR" \
+            LIBDIR="${LIBDIR:-$PREFIX/lib}" INCLUDEDIR="${INCLUDEDIR:-$PREFIX/include}"
+        echo "  ${LIBDIR:-$PREFIX/lib}/libcastd-client.so.0, .a, pkgconfig/castd-client.pc; ${INCLUDEDIR:-$PREFIX/include}/castd-client.h"
+    else
+        echo "note: the C client library (clients/c) is not installed: it needs libprotobuf-c-dev" >&2
     fi
 fi
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: what CI runs, and what a developer runs before pushing.
 #
-#   scripts/test.sh                 build, then run every Swift test and the pychromecast interop
+#   scripts/test.sh                 build, then run every Swift test, the pychromecast interop and
+#                                   the C and Python clients' tests (scripts/test-clients.sh)
 #   scripts/test.sh --filter NAME   only Swift tests matching NAME (no interop)
 #   CASTD_SANITIZE=address scripts/test.sh    the same under AddressSanitizer (what CI runs), or
 #   CASTD_SANITIZE=thread scripts/test.sh     ThreadSanitizer; each in a build of its own
@@ -85,4 +86,6 @@ fi
 
 if [ $# -eq 0 ]; then
     scripts/interop-test.sh
+    # The C and Python clients (clients/), and every kind of client on one device.
+    scripts/test-clients.sh
 fi
