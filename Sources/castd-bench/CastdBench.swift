@@ -24,9 +24,12 @@ struct CastdBench: AsyncParsableCommand {
               6  socket-activated cold start (systemd-socket-activate)
               7  discovery: avahi-publish to castd's device list
               8  an mDNS flood: castd's CPU per fake id, and its memory once they leave
+              9  the C and Python clients: castd-c-status beside castc status (process start to exit), and a
+                 warm GetStatus from C and Python beside CastClient and the socket floor
 
             Examples:
-              castd-bench --bin .build/release --python .build/venv-bench/bin/python --catt .build/venv-bench/bin/catt
+              castd-bench --bin .build/release --python .build/venv-bench/bin/python --catt .build/venv-bench/bin/catt \
+                --c-client-dir clients/c/build --client-python .build/venv-bench/bin/python
               castd-bench --quick --only 1,3        a smoke run of two figures
 
             `castd-bench soak` (make soak) is the soak test: clients, mixed requests and link drops, into SOAK.md.
@@ -55,6 +58,24 @@ struct Run: AsyncParsableCommand {
     var peers = "benchmarks/peers.py"
 
     @Option(
+        name: .customLong("c-client-dir"),
+        help: ArgumentHelp(
+            "Where the C client's castd-c-status and castd-c-bench are (`make -C clients/c all bench`: clients/c/build; figure 9).",
+            valueName: "path"))
+    var cClientDirectory: String?
+
+    @Option(
+        name: .customLong("client-python"),
+        help: ArgumentHelp(
+            "A Python with the castd package installed (`pip install ./clients/python`; figure 9).", valueName: "path"))
+    var clientPython: String?
+
+    @Option(
+        name: .customLong("python-warm-call"),
+        help: ArgumentHelp("The Python client's warm-call script (figure 9).", valueName: "path"))
+    var pythonWarmCall = "benchmarks/python_warm_call.py"
+
+    @Option(
         name: .customLong("closing-note"),
         help: ArgumentHelp(
             "A Markdown file appended to the report as it is (the hand-written analysis).", valueName: "path"))
@@ -81,15 +102,15 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         if let only {
             for part in only.split(separator: ",") {
-                guard let number = Int(part), (1...8).contains(number) else {
-                    throw ValidationError("--only takes figure numbers 1 to 8, like 1,3,5")
+                guard let number = Int(part), (1...9).contains(number) else {
+                    throw ValidationError("--only takes figure numbers 1 to 9, like 1,3,5")
                 }
             }
         }
     }
 
     var figures: Set<Int> {
-        guard let only else { return Set(1...8) }
+        guard let only else { return Set(1...9) }
         return Set(only.split(separator: ",").compactMap { Int($0) })
     }
 
@@ -124,8 +145,8 @@ struct Run: AsyncParsableCommand {
         var results: [Figure] = []
         let wanted = figures
 
-        // Figures 1-4 share the emulated Bench TV and one castd holding it.
-        if !wanted.isDisjoint(with: [1, 2, 3, 4]) {
+        // Figures 1-4 and 9 share the emulated Bench TV and one castd holding it.
+        if !wanted.isDisjoint(with: [1, 2, 3, 4, 9]) {
             do {
                 let setup = try await startMainSetup(environment, authority: authority)
                 do {
@@ -143,15 +164,26 @@ struct Run: AsyncParsableCommand {
                         log("figure 4: fan-out")
                         results.append(try await figure(4, "Fan-out") { try await FanoutFigure(setup: setup).run() })
                     }
+                    if wanted.contains(9) {
+                        log("figure 9: the C and Python clients")
+                        results.append(
+                            try await figure(9, "Clients in C and Python") {
+                                try await ClientsFigure(
+                                    setup: setup, cClientDirectory: cClientDirectory, clientPython: clientPython,
+                                    pythonScript: pythonWarmCall
+                                ).run()
+                            })
+                    }
                 } catch {
-                    results.append(Figure(number: 1, title: "Figures 1-4", method: "", problems: ["failed: \(error)"]))
+                    results.append(
+                        Figure(number: 1, title: "Figures 1-4 and 9", method: "", problems: ["failed: \(error)"]))
                 }
                 await setup.controller.close()
                 await setup.daemon.stop()
                 await setup.device.shutdown()
             } catch {
                 results.append(
-                    Figure(number: 1, title: "Figures 1-4", method: "", problems: ["could not set up: \(error)"]))
+                    Figure(number: 1, title: "Figures 1-4 and 9", method: "", problems: ["could not set up: \(error)"]))
             }
         }
         if wanted.contains(5) {
