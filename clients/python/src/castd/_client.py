@@ -12,6 +12,7 @@ from castd._connection import MAX_FRAME_BYTES, CallStream, Connection, method_pa
 from castd._errors import CastdError, Code
 from castd._socket import resolve_socket_path
 from castd.v1 import cast_pb2 as pb
+from castd.v1.cast_methods import CastMethods
 
 M = TypeVar("M", bound=_message.Message)
 R = TypeVar("R", bound=_message.Message)
@@ -32,7 +33,7 @@ def _request(cls: type[R], request: R | None, fields: dict[str, Any]) -> R:
         raise TypeError(f"castd.v1.{cls.__name__}: {error}") from None
 
 
-class Client:
+class Client(CastMethods):
     """A connection to castd. Every call is multiplexed on it; any number may run at once.
 
     Unary methods take the request message, or keyword arguments for its fields
@@ -149,7 +150,7 @@ class Client:
             request.autoplay = autoplay
         return await self.load(request, timeout=timeout)
 
-    # -- castd.v1.Cast ---------------------------------------------------------------------------
+    # -- castd.v1.Cast: every method is CastMethods's (generated from cast.proto), but this one
 
     async def set_volume(
         self,
@@ -176,209 +177,6 @@ class Client:
                 fields["level"] = level
             request = None
         return await self._call("SetVolume", pb.SetVolumeRequest, request, fields, pb.Volume, timeout)
-
-    async def list_devices(
-        self, request: pb.ListDevicesRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.ListDevicesResponse:
-        """ListDevices (ListDevicesResponse; access READ). Devices known to the daemon,
-        discovered or static, sorted by friendly name; with criteria, only those that can
-        run the given apps and have the given capabilities."""
-        return await self._call("ListDevices", pb.ListDevicesRequest, request, fields, pb.ListDevicesResponse, timeout)
-
-    async def get_status(
-        self, request: pb.GetStatusRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.StatusResponse:
-        """GetStatus (StatusResponse; access READ). The daemon, its devices, sessions and
-        media, in one consistent snapshot."""
-        return await self._call("GetStatus", pb.GetStatusRequest, request, fields, pb.StatusResponse, timeout)
-
-    async def get_app_availability(
-        self, request: pb.AppAvailabilityRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.AppAvailabilityResponse:
-        """GetAppAvailability (AppAvailabilityResponse; access READ). Which of the given
-        apps a device can run (GET_APP_AVAILABILITY)."""
-        return await self._call("GetAppAvailability", pb.AppAvailabilityRequest, request, fields, pb.AppAvailabilityResponse, timeout)
-
-    async def start_session(
-        self, request: pb.StartSessionRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.Session:
-        """StartSession (Session; access CONTROL). Joins the app's session on a device if it
-        runs, else launches it (see StartSessionRequest)."""
-        return await self._call("StartSession", pb.StartSessionRequest, request, fields, pb.Session, timeout)
-
-    async def end_session(
-        self, request: pb.EndSessionRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.EndSessionResponse:
-        """EndSession (EndSessionResponse; access CONTROL). Leaves the session (the app
-        keeps running), or ends it with stop_app."""
-        return await self._call("EndSession", pb.EndSessionRequest, request, fields, pb.EndSessionResponse, timeout)
-
-    async def load(
-        self, request: pb.LoadRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """Load (MediaStatus; access CONTROL). Loads media into the session's media player
-        (starting a session with the Default Media Receiver first if there is none)."""
-        return await self._call("Load", pb.LoadRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def play(
-        self, request: pb.MediaRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """Play (MediaStatus; access CONTROL)."""
-        return await self._call("Play", pb.MediaRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def pause(
-        self, request: pb.MediaRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """Pause (MediaStatus; access CONTROL)."""
-        return await self._call("Pause", pb.MediaRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def stop(
-        self, request: pb.MediaRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """Stop (MediaStatus; access CONTROL)."""
-        return await self._call("Stop", pb.MediaRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def seek(
-        self, request: pb.SeekRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """Seek (MediaStatus; access CONTROL)."""
-        return await self._call("Seek", pb.SeekRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def set_playback_rate(
-        self, request: pb.SetPlaybackRateRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """SetPlaybackRate (MediaStatus; access CONTROL)."""
-        return await self._call("SetPlaybackRate", pb.SetPlaybackRateRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def edit_tracks(
-        self, request: pb.EditTracksRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """EditTracks (MediaStatus; access CONTROL). Active tracks and text track style
-        (EDIT_TRACKS_INFO)."""
-        return await self._call("EditTracks", pb.EditTracksRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def set_stream_volume(
-        self, request: pb.SetVolumeRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """SetStreamVolume (MediaStatus; access CONTROL). The stream's volume (not the
-        device's)."""
-        return await self._call("SetStreamVolume", pb.SetVolumeRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def skip_ad(
-        self, request: pb.MediaRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """SkipAd (MediaStatus; access CONTROL)."""
-        return await self._call("SkipAd", pb.MediaRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def request_media_status(
-        self, request: pb.MediaRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """RequestMediaStatus (MediaStatus; access CONTROL). Asks the device for its media
-        status now (GET_STATUS) rather than waiting for an update."""
-        return await self._call("RequestMediaStatus", pb.MediaRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def queue_load(
-        self, request: pb.QueueLoadRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """QueueLoad (MediaStatus; access CONTROL). The queue: load, insert, remove,
-        reorder, update (jump, next, previous, repeat mode, items)."""
-        return await self._call("QueueLoad", pb.QueueLoadRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def queue_insert(
-        self, request: pb.QueueInsertRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """QueueInsert (MediaStatus; access CONTROL)."""
-        return await self._call("QueueInsert", pb.QueueInsertRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def queue_remove(
-        self, request: pb.QueueRemoveRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """QueueRemove (MediaStatus; access CONTROL)."""
-        return await self._call("QueueRemove", pb.QueueRemoveRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def queue_reorder(
-        self, request: pb.QueueReorderRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """QueueReorder (MediaStatus; access CONTROL)."""
-        return await self._call("QueueReorder", pb.QueueReorderRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def queue_update(
-        self, request: pb.QueueUpdateRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.MediaStatus:
-        """QueueUpdate (MediaStatus; access CONTROL)."""
-        return await self._call("QueueUpdate", pb.QueueUpdateRequest, request, fields, pb.MediaStatus, timeout)
-
-    async def get_queue(
-        self, request: pb.GetQueueRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.Queue:
-        """GetQueue (Queue; access READ). The media session's whole queue, in play order,
-        each item with its media: what the device's MEDIA_STATUS leaves out (receivers send
-        a few items around the current one), castd asks the device for (QUEUE_GET_ITEM_IDS,
-        then QUEUE_GET_ITEMS in batches, items near the current one first). Watch's `queue`
-        events say how it changes."""
-        return await self._call("GetQueue", pb.GetQueueRequest, request, fields, pb.Queue, timeout)
-
-    async def send_message(
-        self, request: pb.SendMessageRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.SendMessageResponse:
-        """SendMessage (SendMessageResponse; access CONTROL). Custom channels: a string or
-        JSON message to the session's app on a namespace it declares."""
-        return await self._call("SendMessage", pb.SendMessageRequest, request, fields, pb.SendMessageResponse, timeout)
-
-    def listen(
-        self, request: pb.ListenRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> CallStream[pb.ChannelEvent]:
-        """Listen (stream of ChannelEvent; access CONTROL). Registers a namespace on a
-        device and streams what the app sends on it; attached whenever a session whose app
-        declares the namespace is connected."""
-        return self._stream("Listen", pb.ListenRequest, request, fields, pb.ChannelEvent, timeout)
-
-    def watch(
-        self, request: pb.WatchRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> CallStream[pb.Event]:
-        """Watch (stream of Event; access READ). A snapshot first, then every change, in one
-        order for every watcher."""
-        return self._stream("Watch", pb.WatchRequest, request, fields, pb.Event, timeout)
-
-    async def get_log_filter(
-        self, request: pb.GetLogFilterRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.LogFilter:
-        """GetLogFilter (LogFilter; access READ). The daemon's log filter: a minimum level,
-        and levels for subsystems named by glob patterns."""
-        return await self._call("GetLogFilter", pb.GetLogFilterRequest, request, fields, pb.LogFilter, timeout)
-
-    async def set_log_filter(
-        self, request: pb.SetLogFilterRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.LogFilter:
-        """SetLogFilter (LogFilter; access CONTROL). Changes the log filter at run time
-        (until castd restarts); answers with the new filter."""
-        return await self._call("SetLogFilter", pb.SetLogFilterRequest, request, fields, pb.LogFilter, timeout)
-
-    def stream_logs(
-        self, request: pb.StreamLogsRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> CallStream[pb.LogRecord]:
-        """StreamLogs (stream of LogRecord; access READ). The daemon's recent log records
-        that pass the filter, then (with follow) every new one."""
-        return self._stream("StreamLogs", pb.StreamLogsRequest, request, fields, pb.LogRecord, timeout)
-
-    async def forget_device(
-        self, request: pb.ForgetDeviceRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.Device:
-        """ForgetDevice (Device; access CONTROL). Forgets the device certificate key castd
-        pinned for a device when it first authenticated (a device replaced, or one whose key
-        changed for a reason its owner knows), and tries the device again now: the next key
-        it authenticates with is pinned instead."""
-        return await self._call("ForgetDevice", pb.ForgetDeviceRequest, request, fields, pb.Device, timeout)
-
-    async def get_device(
-        self, request: pb.GetDeviceRequest | None = None, /, *, timeout: float | None = None, **fields: Any
-    ) -> pb.Device:
-        """GetDevice (Device; access READ). The one device a selector names, by the rules
-        every request's `device` follows (above): NOT_FOUND if none does,
-        FAILED_PRECONDITION naming them if several do. Clients resolve a selector with this
-        rather than by rules of their own. (Declared last because it came last: the fuzz
-        corpus numbers methods in this order.)"""
-        return await self._call("GetDevice", pb.GetDeviceRequest, request, fields, pb.Device, timeout)
 
 
 def _check_kind(path: str, *, streaming: bool) -> None:
