@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "castc", targets: ["castc"]),
         .executable(name: "cast-emulator", targets: ["cast-emulator"]),
         .executable(name: "castd-bench", targets: ["castd-bench"]),
+        .executable(name: "cast-mpris", targets: ["cast-mpris"]),
         .library(name: "CastClient", targets: ["CastClient"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
@@ -205,6 +206,26 @@ let package = Package(
             ]
         ),
 
+        // MARK: the desktop's media controls: MPRIS2 players on the session bus, a client of castd
+        .target(
+            name: "CastMPRIS",
+            dependencies: [
+                "CastdSupport",
+                "CastdAPI",
+                "CastClient",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "cast-mpris",
+            dependencies: [
+                "CastMPRIS",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: emulated device
         .target(
             name: "CastEmulator",
@@ -380,6 +401,12 @@ let package = Package(
             ]),
         .testTarget(
             name: "CastdDaemonTests", dependencies: ["CastdDaemon", "CastdServer", "CastDevices", "CastTestSupport"]),
+        .testTarget(
+            name: "CastMPRISTests",
+            dependencies: [
+                "CastMPRIS", "CastClient", "CastdAPI", "CastdSupport", "CastTestSupport", "CastDevices", "CastEmulator",
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

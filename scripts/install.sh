@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install castd and castc, the systemd units (system and user), the sysusers.d entry for the
+# Install castd, castc and cast-mpris, the systemd units (system and user; cast-mpris's is a user
+# unit), castd.desktop, the sysusers.d entry for the
 # castd user and group, the README and, if packaging/castd.toml exists, an example
 # /etc/castd/castd.toml (never over an existing one); and the C client library
 # (libcastd-client: the shared and static libraries, headers and castd-client.pc, built by
@@ -7,7 +8,7 @@
 #
 #   scripts/install.sh [--build-dir DIR] [--units-only] [--no-c-client]
 #
-#   --build-dir DIR   where the built castd and castc are (default .build/release; build it with
+#   --build-dir DIR   where the built castd, castc and cast-mpris are (default .build/release; build it with
 #                     `swift build -c release --static-swift-stdlib -Xlinker -l_FoundationICU`;
 #                     or use .build/debug)
 #   --units-only      only the units and sysusers.d entry (for scripts/verify-units.sh)
@@ -21,6 +22,7 @@
 #   SYSTEMD_SYSTEM_UNIT_DIR  $PREFIX/lib/systemd/system
 #   SYSTEMD_USER_UNIT_DIR    $PREFIX/lib/systemd/user
 #   SYSUSERS_DIR             $PREFIX/lib/sysusers.d
+#   APPLICATIONS_DIR         $PREFIX/share/applications   (castd.desktop, named by cast-mpris)
 #   LIBDIR      $PREFIX/lib           INCLUDEDIR  $PREFIX/include   (the C client)
 # systemd looks in the three directories above for PREFIX=/usr and PREFIX=/usr/local; with
 # another PREFIX, set them to /usr/local/lib/... or /etc/... yourself.
@@ -52,8 +54,9 @@ DOCDIR=${DOCDIR:-$PREFIX/share/doc/castd}
 SYSTEMD_SYSTEM_UNIT_DIR=${SYSTEMD_SYSTEM_UNIT_DIR:-$PREFIX/lib/systemd/system}
 SYSTEMD_USER_UNIT_DIR=${SYSTEMD_USER_UNIT_DIR:-$PREFIX/lib/systemd/user}
 SYSUSERS_DIR=${SYSUSERS_DIR:-$PREFIX/lib/sysusers.d}
+APPLICATIONS_DIR=${APPLICATIONS_DIR:-$PREFIX/share/applications}
 
-for var in PREFIX BINDIR SYSCONFDIR DOCDIR SYSTEMD_SYSTEM_UNIT_DIR SYSTEMD_USER_UNIT_DIR SYSUSERS_DIR; do
+for var in PREFIX BINDIR SYSCONFDIR DOCDIR SYSTEMD_SYSTEM_UNIT_DIR SYSTEMD_USER_UNIT_DIR SYSUSERS_DIR APPLICATIONS_DIR; do
     value=${!var}
     case $value in
         /*) ;;
@@ -89,7 +92,7 @@ put_unit() {
 
 echo "==> installing into ${DESTDIR:-/} (PREFIX=$PREFIX)" >&2
 if ! $units_only; then
-    for program in castd castc; do
+    for program in castd castc cast-mpris; do
         if [ ! -x "$build_dir/$program" ]; then
             echo "install.sh: no $build_dir/$program; build it first (see the README, Installing)" >&2
             echo "  or name another build directory with --build-dir (e.g. .build/debug)" >&2
@@ -98,6 +101,8 @@ if ! $units_only; then
     done
     put 0755 "$build_dir/castd" "$BINDIR/castd"
     put 0755 "$build_dir/castc" "$BINDIR/castc"
+    put 0755 "$build_dir/cast-mpris" "$BINDIR/cast-mpris"
+    put 0644 "$repo/packaging/castd.desktop" "$APPLICATIONS_DIR/castd.desktop"
     put 0644 "$repo/README.md" "$DOCDIR/README.md"
 fi
 
@@ -107,6 +112,7 @@ for mode in system user; do
         put_unit "$repo/packaging/systemd/$mode/$unit" "${!dir_var}/$unit"
     done
 done
+put_unit "$repo/packaging/systemd/user/cast-mpris.service" "$SYSTEMD_USER_UNIT_DIR/cast-mpris.service"
 put 0644 "$repo/packaging/sysusers.d/castd.conf" "$SYSUSERS_DIR/castd.conf"
 
 if ! $units_only && [ -f "$repo/packaging/castd.toml" ]; then
@@ -154,4 +160,7 @@ Or a desktop session's own daemon (serves \$XDG_RUNTIME_DIR/castd/castd.sock), a
   systemctl --user daemon-reload
   systemctl --user enable --now castd.socket
   journalctl --user -u castd
+
+The desktop's media controls (MPRIS2) for Cast devices, as that user:
+  systemctl --user enable --now cast-mpris.service
 EOF

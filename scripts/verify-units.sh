@@ -19,6 +19,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 # libdispatch needs). A lost hardening setting raises them. Raise these only with a reason.
 system_threshold=14
 user_threshold=64
+# cast-mpris's user unit, with the same hardening as castd's user unit.
+mpris_threshold=64
 
 bindir=
 while [ $# -gt 0 ]; do
@@ -45,12 +47,18 @@ fi
 if [ -z "$bindir" ]; then
     bindir=$work/bin
     mkdir -p "$bindir"
-    printf '#!/bin/sh\necho "a stand-in for castd, for systemd-analyze verify" >&2\nexit 1\n' > "$bindir/castd"
-    chmod +x "$bindir/castd"
+    for program in castd cast-mpris; do
+        printf '#!/bin/sh\necho "a stand-in for %s, for systemd-analyze verify" >&2\nexit 1\n' "$program" > "$bindir/$program"
+        chmod +x "$bindir/$program"
+    done
     echo "note: no castd built; the units point at a stand-in (verify only checks it is executable)" >&2
-elif [ ! -x "$bindir/castd" ]; then
-    echo "verify-units.sh: no executable $bindir/castd" >&2
-    exit 1
+else
+    for program in castd cast-mpris; do
+        if [ ! -x "$bindir/$program" ]; then
+            echo "verify-units.sh: no executable $bindir/$program" >&2
+            exit 1
+        fi
+    done
 fi
 bindir=$(cd "$bindir" && pwd)
 
@@ -83,8 +91,8 @@ analyze() {
     # with ✓/✗), and an "Overall exposure level" line: not findings, and not about a file.
     local findings ours others
     findings=$(grep -vE '^[^ ]*[ ]+[A-Z][A-Za-z]*[=/]|^[^ ]* *Overall exposure level|^ +NAME +DESCRIPTION|^ *$' <<< "$out" || true)
-    ours=$(grep -E "castd\.(socket|service)|$dir" <<< "$findings" || true)
-    others=$(grep -vE "castd\.(socket|service)|$dir" <<< "$findings" || true)
+    ours=$(grep -E "castd\.(socket|service)|cast-mpris\.service|$dir" <<< "$findings" || true)
+    others=$(grep -vE "castd\.(socket|service)|cast-mpris\.service|$dir" <<< "$findings" || true)
     if [ "$status" -ne 0 ] || [ -n "$ours" ]; then
         echo "FAIL: $what (systemd-analyze exited $status)" >&2
         printf '%s\n' "$out" >&2
@@ -104,7 +112,8 @@ echo "==> systemd-analyze verify (units in $work/prefix, ExecStart= in $bindir)"
 analyze "system units verify" "$system_dir" \
     --system verify --man=no --recursive-errors=no "$system_dir/castd.socket" "$system_dir/castd.service"
 analyze "user units verify" "$user_dir" \
-    --user verify --man=no --recursive-errors=no "$user_dir/castd.socket" "$user_dir/castd.service"
+    --user verify --man=no --recursive-errors=no "$user_dir/castd.socket" "$user_dir/castd.service" \
+    "$user_dir/cast-mpris.service"
 
 echo "==> systemd-analyze security --offline" >&2
 # It exits non-zero when the exposure is above the threshold.
@@ -114,6 +123,9 @@ analyze "system service security (threshold $system_threshold)" "$system_dir" \
 exposure
 analyze "user service security (threshold $user_threshold)" "$user_dir" \
     --user security --offline=yes --threshold="$user_threshold" "$user_dir/castd.service"
+exposure
+analyze "cast-mpris user service security (threshold $mpris_threshold)" "$user_dir" \
+    --user security --offline=yes --threshold="$mpris_threshold" "$user_dir/cast-mpris.service"
 exposure
 
 echo "==> systemd-sysusers --dry-run" >&2

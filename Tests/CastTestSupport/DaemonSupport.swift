@@ -29,6 +29,7 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 /// eureka_info is (a test's emulators serve it on ports of their own).
 /// With `logs`, the daemon logs through them (as castd's subsystems) and serves its log methods;
 /// without, it logs nothing and those methods answer FAILED_PRECONDITION.
+/// `socketPath` puts the socket where a test wants it (a castd restarted on the same path).
 public func withDaemon<T>(
     devices: [StaticDevice] = [],
     maximumFrameLength: Int = CastdRPC.defaultMaximumFrameLength,
@@ -41,10 +42,11 @@ public func withDaemon<T>(
     launch: LaunchDefaults = .init(),
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
+    socketPath: String? = nil,
     _ body: (_ socketPath: String, _ hub: CastdStateStore) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
-        var settings = try CastdSettings.forTests(socket: directory + "/castd.sock")
+        var settings = try CastdSettings.forTests(socket: socketPath ?? directory + "/castd.sock")
         settings.devices = devices
         settings.stateDirectory = stateDirectory
         settings.maxFrameBytes = maximumFrameLength

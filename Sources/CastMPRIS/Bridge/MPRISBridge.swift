@@ -1,0 +1,306 @@
+import CastClient
+import CastdAPI
+import Logging
+
+/// Where a player's artwork comes from: the image to show for the media's images, and its
+/// cached file. ``MPRISBridge`` publishes Metadata at once without `mpris:artUrl`, and again
+/// with it once ``fetch(_:)`` has the file.
+public protocol MPRISArtworkSource: Sendable {
+    /// The URL of the image to show, of `images`; nil for none.
+    func choose(_ images: [Castd_V1_Image]) -> String?
+    /// The cached file for `url`, if it is on disk already (no download).
+    func cachedPath(for url: String) async -> String?
+    /// Downloads `url` into the cache; the file's path, or nil (the source logs why).
+    func fetch(_ url: String) async -> String?
+}
+
+/// cast-mpris: follows castd (a Watch) and keeps one MPRIS2 player on the session bus for each
+/// device that has a media session, and runs what D-Bus clients ask of the players as castd
+/// calls. When castd goes, the players go; the bridge reconnects with backoff, and they come
+/// back.
+public actor MPRISBridge {
+    public struct Options: Sendable {
+        /// castd's socket; nil finds it by the usual rules (`$CASTD_SOCKET`, the session's, the
+        /// system's).
+        public var socketPath: String?
+        /// The deadline of each castd call a D-Bus client's call makes.
+        public var callTimeout: Duration = .seconds(10)
+        /// The wait before reconnecting to castd: doubles after each failed attempt up to the
+        /// maximum, and starts again from the minimum once connected.
+        public var reconnectMinimum: Duration = .milliseconds(250)
+        public var reconnectMaximum: Duration = .seconds(5)
+
+        public init(socketPath: String? = nil) { self.socketPath = socketPath }
+    }
+
+    private let options: Options
+    private let loop: BusLoop
+    private let players: MPRISPlayerSet
+    private let artwork: (any MPRISArtworkSource)?
+    private let logger: Logger
+
+    private var client: CastdClient?
+    private var devices: [String: CastdDevice] = [:]
+    private var sessions: [String: CastdSession] = [:]
+    private var media: [String: CastdMediaStatus] = [:]
+    /// Per device: the artwork URL chosen for its media, and its file once cached.
+    private var artworkFiles: [String: (url: String, path: String?)] = [:]
+
+    public init(options: Options, loop: BusLoop, artwork: (any MPRISArtworkSource)?, logger: Logger) {
+        self.options = options
+        self.loop = loop
+        self.artwork = artwork
+        self.logger = logger
+        players = MPRISPlayerSet(loop: loop, logger: logger)
+    }
+
+    /// Follows castd until the task is cancelled.
+    public func run() async {
+        players.setPerform { [weak self] action, deviceID, reply in
+            guard let self else { return reply.fail(.failed("cast-mpris is stopping")) }
+            Task { await self.execute(action, on: deviceID, reply: reply) }
+        }
+        var delay = options.reconnectMinimum
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let client = try await CastdClient.connect(socketPath: options.socketPath)
+                self.client = client
+                logger.info("connected to castd at \(client.socketPath)")
+                failures = 0
+                do {
+                    for try await event in client.watch() {
+                        apply(event)
+                        delay = options.reconnectMinimum
+                    }
+                    logger.warning("castd ended the watch; reconnecting")
+                } catch {
+                    if !Task.isCancelled { logger.warning("lost castd: \(error)") }
+                }
+                self.client = nil
+                await client.close()
+            } catch {
+                failures += 1
+                // Said once, then quietly: castd may be down for a while.
+                if failures == 1 {
+                    logger.warning("cannot reach castd: \(error); trying again with backoff")
+                } else {
+                    logger.debug("cannot reach castd (attempt \(failures)): \(error)")
+                }
+            }
+            forgetAll()
+            if Task.isCancelled { break }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, options.reconnectMaximum)
+        }
+        forgetAll()
+    }
+
+    // MARK: castd's state
+
+    private func apply(_ event: CastdEvent) {
+        switch event.kind {
+        case .snapshot(let snapshot):
+            let before = Set(devices.keys).union(media.keys)
+            devices = Dictionary(snapshot.devices.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+            sessions = Dictionary(
+                snapshot.sessions.filter { Self.isLive($0) }.map { ($0.deviceID, $0) }, uniquingKeysWith: { $1 })
+            media = Dictionary(snapshot.media.map { ($0.deviceID, $0) }, uniquingKeysWith: { $1 })
+            for id in before.union(devices.keys).union(media.keys) { sync(id) }
+        case .deviceAdded(let device), .deviceUpdated(let device):
+            devices[device.id] = device
+            sync(device.id)
+        case .deviceRemoved(let device):
+            devices[device.id] = nil
+            sync(device.id)
+        case .session(let session):
+            sessions[session.deviceID] = Self.isLive(session) ? session : nil
+            sync(session.deviceID)
+        case .transferred(let transfer):
+            sessions[transfer.fromDeviceID] = nil
+            sessions[transfer.toDeviceID] = transfer.session
+            sync(transfer.fromDeviceID)
+            sync(transfer.toDeviceID)
+        case .media(let status):
+            // castd's own rule: an idle status with no session and no media plays nothing.
+            if status.mediaSessionID == 0 && status.playerState == .idle && status.media.contentID.isEmpty {
+                media[status.deviceID] = nil
+            } else {
+                media[status.deviceID] = status
+            }
+            sync(status.deviceID)
+        case .castState, .lagged, .queue, .none:
+            break
+        }
+    }
+
+    static func isLive(_ session: CastdSession) -> Bool {
+        switch session.state {
+        case .ended, .startFailed, .resumeFailed: false
+        default: true
+        }
+    }
+
+    /// Brings device `id`'s player in line with castd's state: there while the device has a
+    /// session with media; gone otherwise.
+    private func sync(_ id: String) {
+        guard let device = devices[id], sessions[id] != nil, let status = media[id] else {
+            artworkFiles[id] = nil
+            players.set(id, nil)
+            return
+        }
+        players.set(id, MPRISPlayerSnapshot(device: device, media: status, artworkPath: artworkPath(id, status)))
+    }
+
+    /// The artwork file to show now for `status`, starting its download if it is not cached.
+    private func artworkPath(_ id: String, _ status: CastdMediaStatus) -> String? {
+        guard let artwork, let url = artwork.choose(status.media.metadata.images) else {
+            artworkFiles[id] = nil
+            return nil
+        }
+        if let known = artworkFiles[id], known.url == url { return known.path }
+        artworkFiles[id] = (url, nil)
+        Task {
+            let path: String?
+            if let cached = await artwork.cachedPath(for: url) {
+                path = cached
+            } else {
+                path = await artwork.fetch(url)
+            }
+            artworkReady(id, url: url, path: path)
+        }
+        return nil
+    }
+
+    private func artworkReady(_ id: String, url: String, path: String?) {
+        // A failed download is tried again at the next media change (the entry is dropped).
+        guard let known = artworkFiles[id], known.url == url else { return }
+        guard let path else {
+            artworkFiles[id] = nil
+            return
+        }
+        artworkFiles[id] = (url, path)
+        sync(id)
+    }
+
+    private func forgetAll() {
+        devices.removeAll()
+        sessions.removeAll()
+        media.removeAll()
+        artworkFiles.removeAll()
+        players.removeAll()
+    }
+
+    // MARK: D-Bus calls → castd
+
+    private func execute(_ action: MPRISAction, on deviceID: String, reply: BusReply) async {
+        guard let client else {
+            loop.post { reply.fail(BusError(name: "org.castd.Error.UNAVAILABLE", message: "castd is not reachable")) }
+            return
+        }
+        let timeout = options.callTimeout
+        do {
+            switch action {
+            case .play:
+                _ = try await client.unary(CastdMethods.play, Self.mediaRequest(deviceID), timeout: timeout)
+            case .pause:
+                _ = try await client.unary(CastdMethods.pause, Self.mediaRequest(deviceID), timeout: timeout)
+            case .stop:
+                _ = try await client.unary(CastdMethods.stop, Self.mediaRequest(deviceID), timeout: timeout)
+            case .next, .previous:
+                var request = Castd_V1_QueueUpdateRequest()
+                request.device = deviceID
+                request.jump = action == .next ? 1 : -1
+                _ = try await client.unary(CastdMethods.queueUpdate, request, timeout: timeout)
+            case .seek(let seconds):
+                var request = Castd_V1_SeekRequest()
+                request.device = deviceID
+                request.position = seconds
+                _ = try await client.unary(CastdMethods.seek, request, timeout: timeout)
+            case .load(let url):
+                var request = Castd_V1_LoadRequest()
+                request.device = deviceID
+                request.media = CastdMediaInformation(url: url)
+                _ = try await client.unary(CastdMethods.load, request, timeout: timeout)
+            case .setRepeatMode(let mode):
+                var request = Castd_V1_QueueUpdateRequest()
+                request.device = deviceID
+                request.repeatMode = mode
+                _ = try await client.unary(CastdMethods.queueUpdate, request, timeout: timeout)
+            case .setRate(let rate):
+                var request = Castd_V1_SetPlaybackRateRequest()
+                request.device = deviceID
+                request.rate = rate
+                _ = try await client.unary(CastdMethods.setPlaybackRate, request, timeout: timeout)
+            case .setVolume(let level):
+                var request = Castd_V1_SetVolumeRequest()
+                request.device = deviceID
+                request.level = level
+                _ = try await client.unary(CastdMethods.setVolume, request, timeout: timeout)
+            }
+            loop.post { reply.succeed() }
+        } catch let error as CastdError {
+            logger.info("\(deviceID): \(action) failed: \(error)")
+            loop.post { reply.fail(BusError(name: "org.castd.Error.\(error.code.name)", message: error.message)) }
+        } catch {
+            loop.post { reply.fail(.failed("\(error)")) }
+        }
+    }
+
+    private static func mediaRequest(_ deviceID: String) -> Castd_V1_MediaRequest {
+        var request = Castd_V1_MediaRequest()
+        request.device = deviceID
+        return request
+    }
+}
+
+/// The players on the bus, by device id. Its methods may be called from anywhere; the players
+/// themselves are created, changed and closed on the loop's thread.
+final class MPRISPlayerSet: @unchecked Sendable {
+    private let loop: BusLoop
+    private let logger: Logger
+    /// Touched only on the loop's thread.
+    private var players: [String: MPRISPlayer] = [:]
+    private var perform: MPRISPlayer.Perform = { _, _, reply in reply.fail(.failed("not ready")) }
+
+    init(loop: BusLoop, logger: Logger) {
+        self.loop = loop
+        self.logger = logger
+    }
+
+    func setPerform(_ perform: @escaping @Sendable (MPRISAction, String, BusReply) -> Void) {
+        loop.post { self.perform = perform }
+    }
+
+    /// Shows `snapshot` as device `id`'s player, creating it; nil removes it.
+    func set(_ id: String, _ snapshot: MPRISPlayerSnapshot?) {
+        loop.post { self.apply(id, snapshot) }
+    }
+
+    func removeAll() {
+        loop.post {
+            for (id, _) in self.players { self.apply(id, nil) }
+        }
+    }
+
+    private func apply(_ id: String, _ snapshot: MPRISPlayerSnapshot?) {
+        guard let snapshot else {
+            if let player = players.removeValue(forKey: id) {
+                player.close()
+                logger.info("\(player.busName): left the session bus (\(id) has no media session)")
+            }
+            return
+        }
+        if let player = players[id] {
+            player.update(snapshot)
+            return
+        }
+        do {
+            players[id] = try MPRISPlayer(loop: loop, snapshot: snapshot, logger: logger) { [weak self] in
+                self?.perform($0, $1, $2)
+            }
+        } catch {
+            logger.error("\(MPRISBusName.name(forDeviceID: id)): cannot join the session bus: \(error)")
+        }
+    }
+}

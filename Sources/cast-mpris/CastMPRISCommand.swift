@@ -1,0 +1,95 @@
+import ArgumentParser
+import CastMPRIS
+import Dispatch
+import Foundation
+import Logging
+
+@main
+struct CastMPRISCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cast-mpris",
+        abstract: "Show the media on Cast devices in the desktop's media controls (MPRIS2).",
+        discussion: """
+            cast-mpris is a client of castd, the Cast daemon: for each device that has a media \
+            session, it puts an MPRIS2 player on the session bus, named \
+            org.mpris.MediaPlayer2.castd.<device id>. GNOME Shell's and KDE Plasma's media \
+            controls, the lock screen, the keyboard's media keys, playerctl and status bars then \
+            show what the device plays, with its artwork, and control it: play, pause, next, \
+            previous, seek, volume, loop and shuffle. Commands go to castd, which every other \
+            client of the device (castc, scripts) shares.
+
+            Run it once per desktop session, as the user: its systemd user unit does that \
+            (systemctl --user enable --now cast-mpris.service). It finds castd by the usual \
+            rules ($CASTD_SOCKET, $XDG_RUNTIME_DIR/castd/castd.sock, /run/castd/castd.sock), \
+            and the session bus by $DBUS_SESSION_BUS_ADDRESS. When castd stops, the players \
+            go; cast-mpris reconnects (with backoff) and they come back.
+
+            Artwork is downloaded once into $XDG_CACHE_HOME/castd/artwork/ (64 MiB at most by \
+            default, least recently used first out), and shown as a file:// URL.
+
+            Examples:
+              cast-mpris                            as the unit runs it
+              cast-mpris --log-level debug          see every call and change
+              playerctl -l                          the players it shows
+              playerctl -p castd play-pause         control the one castd player
+            """
+    )
+
+    @Option(name: .long, help: "castd's socket (default: $CASTD_SOCKET, the session's, the system's).")
+    var socket: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    @Flag(name: .long, help: "Show no artwork (download nothing).")
+    var noArtwork = false
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "cast-mpris")
+        let loop: BusLoop
+        do {
+            loop = try BusLoop()
+        } catch {
+            throw ValidationError("cannot start the D-Bus event loop: \(error)")
+        }
+        let loopEnded = Task { await loop.runOnThread() }
+        let bridge = MPRISBridge(options: .init(socketPath: socket), loop: loop, artwork: nil, logger: logger)
+        let task = Task { await bridge.run() }
+        let signal = await TerminationSignal.next()
+        logger.info("\(signal ?? "cancelled"): leaving the session bus")
+        // The bridge removes its players (on the loop) as it ends; the loop stops after that.
+        task.cancel()
+        await task.value
+        loop.stop()
+        await loopEnded.value
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// SIGINT and SIGTERM, as an async wait.
+enum TerminationSignal {
+    /// Returns the name of the first SIGINT or SIGTERM received, or nil if the task is cancelled.
+    static func next() async -> String? {
+        let (signals, continuation) = AsyncStream.makeStream(of: String.self)
+        let sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            return source
+        }
+        defer {
+            for source in sources { source.cancel() }
+            continuation.finish()
+        }
+        for await name in signals { return name }
+        return nil
+    }
+}
