@@ -218,4 +218,34 @@ struct CastMPRISEndToEndTests {
             }
         }
     }
+
+    @Test(.timeLimit(.minutes(3)))
+    func oversizedTitlesAreCutAndSaid() async throws {
+        try await Self.withSetUp { client, socket, bus, _, id in
+            let bridge = try bus.startBridge(socket: socket)
+            let player = SessionBus.playerName(deviceID: id)
+            // A title of 1 MiB does not reach a device (a CastV2 message holds 64 KiB): castd
+            // refuses the load, and says why.
+            var huge = CastdMediaInformation(url: "https://example.com/a.mp3", contentType: "audio/mpeg")
+            huge.metadata.title = String(repeating: "x", count: 1 << 20)
+            await #expect(throws: CastdError.self) { _ = try await client.load(huge) }
+            // A title of 24,000 bytes reaches cast-mpris (the device echoes it in its status): D-Bus
+            // clients get 4 KiB of it, and the log says so once.
+            var long = CastdMediaInformation(url: "https://example.com/a.mp3", contentType: "audio/mpeg")
+            long.metadata.title = String(repeating: "é", count: 12_000)
+            _ = try await client.load(long)
+            try await bus.waitForPlayer(player, bridge: bridge)
+            let title = try await bus.playerctl(["--player", player, "metadata", "xesam:title"])
+            expectSuccess(title)
+            #expect(title.stdout == String(repeating: "é", count: BusText.maximumBytes / 2) + "\n")
+            try await eventually("the log line about the cut title") {
+                bridge.stderr.contains("xesam:title is 24000 bytes or holds a NUL")
+            }
+            _ = try await client.pause()
+            try await eventually("the pause to reach playerctl") {
+                try await bus.playerctl(["--player", player, "status"]).stdout == "Paused\n"
+            }
+            #expect(bridge.stderr.components(separatedBy: "xesam:title is 24000 bytes").count == 2, "said once")
+        }
+    }
 }

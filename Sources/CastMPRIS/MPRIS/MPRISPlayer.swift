@@ -33,6 +33,7 @@ final class MPRISPlayer: BusObjectHandler {
         self.logger = logger
         rootProperties = MPRISProperties.root(snapshot)
         playerProperties = MPRISProperties.player(snapshot)
+        logCutTexts(snapshot.media, previous: nil)
         let name = busName
         connection = try BusObjectConnection(
             loop: loop, name: name, path: MPRISProperties.objectPath, handler: self
@@ -49,6 +50,7 @@ final class MPRISPlayer: BusObjectHandler {
     func update(_ new: MPRISPlayerSnapshot) {
         let old = snapshot
         snapshot = new
+        logCutTexts(new.media, previous: old.media)
         let root = MPRISProperties.root(new)
         let player = MPRISProperties.player(new)
         let rootChanges = MPRISProperties.changes(from: rootProperties, to: root)
@@ -68,6 +70,17 @@ final class MPRISPlayer: BusObjectHandler {
             }
         } catch {
             logger.warning("\(busName): cannot signal a change: \(error)")
+        }
+    }
+
+    /// Says once per media which of its texts clients get cut: a device (or an app) that sends
+    /// a title of 60 KiB is worth a line, not a line per status.
+    private func logCutTexts(_ media: CastdMediaStatus, previous: CastdMediaStatus?) {
+        guard previous?.media.metadata != media.media.metadata else { return }
+        for (field, bytes) in MPRISProperties.cutTexts(media) {
+            logger.notice(
+                "\(busName): \(field) is \(bytes) bytes or holds a NUL; D-Bus clients get it cut to \(BusText.maximumBytes) bytes"
+            )
         }
     }
 

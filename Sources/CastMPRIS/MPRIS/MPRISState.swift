@@ -163,6 +163,16 @@ public enum MPRISProperties {
         return result
     }
 
+    /// The metadata texts of `media` that D-Bus clients get cut (``BusText``): name and size in
+    /// bytes, for a log line.
+    public static func cutTexts(_ media: CastdMediaStatus) -> [(field: String, bytes: Int)] {
+        let meta = media.media.metadata
+        return [
+            ("xesam:title", meta.title), ("xesam:artist", meta.artist), ("xesam:album", meta.albumName),
+            ("xesam:albumArtist", meta.albumArtist),
+        ].filter { BusText.needsCut($0.1) }.map { ($0.0, $0.1.utf8.count) }
+    }
+
     /// A `file://` URL for an absolute path, percent-encoding what a URL cannot hold.
     public static func fileURL(_ path: String) -> String {
         var url = "file://"
