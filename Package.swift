@@ -261,6 +261,7 @@ let package = Package(
                 "CastdSupport",
                 "CastDiscovery",
                 "CastClient",
+                "CastMPRIS",
                 "CastEmulator",
                 "CastProtocol",
                 "LengthPrefixFraming",

@@ -102,15 +102,15 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         if let only {
             for part in only.split(separator: ",") {
-                guard let number = Int(part), (1...9).contains(number) else {
-                    throw ValidationError("--only takes figure numbers 1 to 9, like 1,3,5")
+                guard let number = Int(part), (1...10).contains(number) else {
+                    throw ValidationError("--only takes figure numbers 1 to 10, like 1,3,5")
                 }
             }
         }
     }
 
     var figures: Set<Int> {
-        guard let only else { return Set(1...9) }
+        guard let only else { return Set(1...10) }
         return Set(only.split(separator: ",").compactMap { Int($0) })
     }
 
@@ -145,8 +145,8 @@ struct Run: AsyncParsableCommand {
         var results: [Figure] = []
         let wanted = figures
 
-        // Figures 1-4 and 9 share the emulated Bench TV and one castd holding it.
-        if !wanted.isDisjoint(with: [1, 2, 3, 4, 9]) {
+        // Figures 1-4, 9 and 10 share the emulated Bench TV and one castd holding it.
+        if !wanted.isDisjoint(with: [1, 2, 3, 4, 9, 10]) {
             do {
                 let setup = try await startMainSetup(environment, authority: authority)
                 do {
@@ -174,16 +174,25 @@ struct Run: AsyncParsableCommand {
                                 ).run()
                             })
                     }
+                    if wanted.contains(10) {
+                        log("figure 10: cast-mpris")
+                        results.append(
+                            try await figure(10, "The desktop's media controls (cast-mpris)") {
+                                try await MPRISFigure(setup: setup).run()
+                            })
+                    }
                 } catch {
                     results.append(
-                        Figure(number: 1, title: "Figures 1-4 and 9", method: "", problems: ["failed: \(error)"]))
+                        Figure(number: 1, title: "Figures 1-4, 9 and 10", method: "", problems: ["failed: \(error)"]))
                 }
                 await setup.controller.close()
                 await setup.daemon.stop()
                 await setup.device.shutdown()
             } catch {
                 results.append(
-                    Figure(number: 1, title: "Figures 1-4 and 9", method: "", problems: ["could not set up: \(error)"]))
+                    Figure(
+                        number: 1, title: "Figures 1-4, 9 and 10", method: "", problems: ["could not set up: \(error)"])
+                )
             }
         }
         if wanted.contains(5) {

@@ -1,0 +1,169 @@
+import CastClient
+import CastMPRIS
+import CastdSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Figure 10: cast-mpris, the desktop's media controls. A change on the device (its volume,
+/// changed on the emulated device itself as its remote would) until a D-Bus client has the
+/// player's PropertiesChanged; then cast-mpris's CPU and memory while nothing plays.
+struct MPRISFigure {
+    let setup: MainSetup
+    /// How long a cache hit of the artwork takes (CastArtwork), if measured by the caller.
+    var artworkHit: (@Sendable () async throws -> Samples)?
+
+    private var environment: BenchEnvironment { setup.environment }
+    static let dbusDaemon = "/usr/bin/dbus-daemon"
+
+    func run() async throws -> Figure {
+        let changes = environment.runs(400, quick: 40)
+        let idleSeconds = environment.quick ? 3 : 20
+        var figure = Figure(
+            number: 10, title: "The desktop's media controls (cast-mpris)",
+            method: """
+                The same castd and emulated device as figures 1 to 4, media playing. A private session bus \
+                (`dbus-daemon --session`), `cast-mpris --socket …` (release build) on it, and a D-Bus client in \
+                the driver (sd-bus, a match on the players' PropertiesChanged). **Device → D-Bus:** \(changes) \
+                times, the driver changes the volume on the emulated device itself (as its remote would: the \
+                device sends RECEIVER_STATUS to castd unasked) and times from just before that change to the \
+                moment its client has the PropertiesChanged that carries `Volume`: the device's message to \
+                castd, castd's Watch event to cast-mpris, cast-mpris's signal through dbus-daemon. One change \
+                at a time. **Idle:** the media paused (nothing plays), cast-mpris's CPU time (utime + stime, \
+                /proc/PID/stat) over \(idleSeconds) s, and its resident memory (VmRSS, /proc/PID/status) then.
+                """)
+        let tool = environment.binDirectory + "/cast-mpris"
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            figure.problems.append("\(tool) is not built (swift build -c release).")
+            return figure
+        }
+        guard FileManager.default.isExecutableFile(atPath: Self.dbusDaemon) else {
+            figure.problems.append("\(Self.dbusDaemon) is missing (apt-get install dbus).")
+            return figure
+        }
+        var window = LoadWindow(live: [setup.daemon.pid])
+        try await setup.ensurePlaying()
+
+        let work = environment.workDirectory
+        let busLog = work + "/dbus10.out"
+        let bus = try LongProcess(
+            [Self.dbusDaemon, "--session", "--nofork", "--nopidfile", "--print-address=1"],
+            stdout: .file(busLog), stderr: .file(work + "/dbus10.err"))
+        var address = ""
+        try await waitUntil("dbus-daemon's address") {
+            address =
+                ((try? String(contentsOfFile: busLog, encoding: .utf8)) ?? "")
+                .split(separator: "\n").first.map(String.init) ?? ""
+            return !address.isEmpty
+        }
+        var childEnvironment = ProcessInfo.processInfo.environment
+        childEnvironment["DBUS_SESSION_BUS_ADDRESS"] = address
+        childEnvironment["XDG_CACHE_HOME"] = work + "/cache10"
+        let mprisLog = work + "/cast-mpris10.log"
+        let mpris = try LongProcess([tool, "--socket", setup.socket], environment: childEnvironment, log: mprisLog)
+        let loop = try BusLoop()
+        let loopEnded = Task { await loop.runOnThread(name: "bench-bus") }
+        let volumeSignals = Locked<[UInt64]>([])
+        var latencies: [UInt64] = []
+        do {
+            let watch = try await BusSignalWatch.start(
+                loop: loop, address: address,
+                match: "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',"
+                    + "arg0='org.mpris.MediaPlayer2.Player'"
+            ) { _, _, changed in
+                if changed.contains("Volume") {
+                    let now = monotonicNanos()
+                    volumeSignals.withLock { $0.append(now) }
+                }
+            }
+            try await waitUntil("cast-mpris's player on the bus") {
+                ((try? String(contentsOfFile: mprisLog, encoding: .utf8)) ?? "").contains("on the session bus")
+            }
+            log("figure 10: \(changes) volume changes on the device")
+            for index in 0..<changes {
+                let before = volumeSignals.withLock { $0.count }
+                // Two levels in turn, each different from the last: every change is news.
+                let level = index % 2 == 0 ? 0.35 : 0.65
+                let started = monotonicNanos()
+                try setup.device.emulator.changeVolumeOnDevice(level: level)
+                try await waitUntil("PropertiesChanged with Volume", timeout: .seconds(10), poll: .milliseconds(1)) {
+                    volumeSignals.withLock { $0.count > before }
+                }
+                latencies.append(volumeSignals.withLock { $0[before] } - started)
+            }
+            watch.close()
+            let samples = Samples(latencies)
+            figure.rows.append(
+                .distribution(
+                    "a change on the device → PropertiesChanged at a D-Bus client", samples, target: "p99 ≤ 20 ms",
+                    met: samples.p99 <= 20_000_000))
+
+            if let artworkHit {
+                let hits = try await artworkHit()
+                figure.rows.append(
+                    .distribution(
+                        "artwork from the cache (a hit: the file's path)", hits, target: "≤ 1 ms",
+                        met: hits.p99 <= 1_000_000))
+            }
+
+            // Idle: nothing plays.
+            _ = try await setup.controller.pause()
+            try await Task.sleep(for: .seconds(1))
+            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+            let cpuBefore = Self.cpuTicks(mpris.pid)
+            try await Task.sleep(for: .seconds(idleSeconds))
+            let cpuAfter = Self.cpuTicks(mpris.pid)
+            let rss = Self.residentKiB(mpris.pid)
+            if let cpuBefore, let cpuAfter {
+                let seconds = Double(cpuAfter - cpuBefore) / ticks
+                figure.rows.append(
+                    .value(
+                        "cast-mpris CPU while nothing plays", "\(Format.fixed(seconds, 2)) s in \(idleSeconds) s",
+                        target: "0", met: cpuAfter == cpuBefore,
+                        note: "clock ticks of \(Format.fixed(1000 / ticks, 0)) ms"))
+            }
+            if let rss {
+                figure.rows.append(
+                    .value(
+                        "cast-mpris resident memory", Format.mebibytes(kibibytes: rss), target: "≤ 30 MiB",
+                        met: rss <= 30 * 1024))
+            }
+            try await setup.ensurePlaying()
+        } catch {
+            await mpris.stop()
+            await bus.stop()
+            loop.stop()
+            await loopEnded.value
+            throw error
+        }
+        await mpris.stop()
+        await bus.stop()
+        loop.stop()
+        await loopEnded.value
+        window.finish(live: [setup.daemon.pid])
+        figure.load = window
+        return figure
+    }
+
+    /// utime + stime of `pid`, in clock ticks.
+    static func cpuTicks(_ pid: pid_t) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command's ")": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// VmRSS of `pid`, in KiB.
+    static func residentKiB(_ pid: pid_t) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+}
