@@ -12,8 +12,9 @@ import Testing
 @Suite(.serialized)
 struct CastMPRISEndToEndTests {
     /// Three tracks of 200 s by "Band", loaded as a queue; the first plays.
-    static func loadAlbum(_ client: CastdClient) async throws -> CastdMediaStatus {
+    static func loadAlbum(_ client: CastdClient, device: String = "") async throws -> CastdMediaStatus {
         var load = Castd_V1_QueueLoadRequest()
+        load.device = device
         load.items = (1...3).map { number in
             var item = QueueFixture.track(number)
             item.media.metadata.artist = "Band"
@@ -246,6 +247,86 @@ struct CastMPRISEndToEndTests {
                 try await bus.playerctl(["--player", player, "status"]).stdout == "Paused\n"
             }
             #expect(bridge.stderr.components(separatedBy: "xesam:title is 24000 bytes").count == 2, "said once")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func eachDeviceHasAPlayerOfItsOwnThatGoesWithTheDevice() async throws {
+        try await withEmulator { _, first in
+            try await withEmulator { _, second in
+                let devices = [
+                    StaticDevice(name: "Kitchen", endpoint: DeviceEndpoint(host: first.host, port: first.port)),
+                    StaticDevice(name: "Den", endpoint: DeviceEndpoint(host: second.host, port: second.port)),
+                ]
+                try await withDaemon(devices: devices) { socket, hub in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        try await SessionBus.with { bus in
+                            let bridge = try bus.startBridge(socket: socket)
+                            let ids = try await client.listDevices().map(\.id)
+                            #expect(ids.count == 2)
+                            for id in ids { _ = try await Self.loadAlbum(client, device: id) }
+                            let players = ids.map { SessionBus.playerName(deviceID: $0) }
+                            for player in players { try await bus.waitForPlayer(player, bridge: bridge) }
+                            // Each player is its device: pausing one leaves the other playing.
+                            expectSuccess(try await bus.playerctl(["--player", players[0], "pause"]))
+                            try await eventually("the first device to pause") {
+                                try await client.status().media.first { $0.deviceID == ids[0] }?.playerState == .paused
+                            }
+                            #expect(try await bus.playerctl(["--player", players[1], "status"]).stdout == "Playing\n")
+                            // A device that goes (as castd's registry says when mDNS loses it) takes its
+                            // player with it; the other stays.
+                            hub.removeDevice(id: ids[0])
+                            try await bus.waitForPlayer(players[0], present: false, bridge: bridge)
+                            #expect(try await bus.players() == [players[1]])
+                            try await eventually("the log line for the player that went") {
+                                bridge.stderr.contains("left the session bus")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aCallTheDeviceRefusesIsADBusErrorWithCastdsStatus() async throws {
+        var configuration = EmulatorConfiguration()
+        configuration.fixedVolume = true
+        try await withEmulator(configuration) { _, endpoints in
+            let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
+            try await withDaemon(devices: [device]) { socket, _ in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    try await SessionBus.with { bus in
+                        let bridge = try bus.startBridge(socket: socket)
+                        let id = try #require(try await client.listDevices().first?.id)
+                        _ = try await Self.loadAlbum(client)
+                        try await bus.waitForPlayer(SessionBus.playerName(deviceID: id), bridge: bridge)
+                        // The device's volume is fixed: it refuses a level. The D-Bus caller gets
+                        // castd's status as the error's name and castd's words as its message.
+                        let set = try await run(
+                            SessionBus.dbusSend,
+                            [
+                                "--session", "--print-reply", "--dest=" + MPRISBusName.name(forDeviceID: id),
+                                "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Set",
+                                "string:org.mpris.MediaPlayer2.Player", "string:Volume", "variant:double:0.4",
+                            ], environment: bus.environment)
+                        #expect(set.status != 0, "\(set)")
+                        #expect(set.stderr.hasPrefix("Error org.castd.Error."), "\(set)")
+                        #expect(set.stderr.contains("fixed") || set.stderr.contains("BAD_PARAMETER"), "\(set)")
+                        // An unknown property is the specification's error, not a crash.
+                        let bad = try await run(
+                            SessionBus.dbusSend,
+                            [
+                                "--session", "--print-reply", "--dest=" + MPRISBusName.name(forDeviceID: id),
+                                "/org/mpris/MediaPlayer2", "org.freedesktop.DBus.Properties.Set",
+                                "string:org.mpris.MediaPlayer2.Player", "string:PlaybackStatus",
+                                "variant:string:Playing",
+                            ], environment: bus.environment)
+                        #expect(bad.stderr.hasPrefix("Error org.freedesktop.DBus.Error.PropertyReadOnly"), "\(bad)")
+                        #expect(bridge.isRunning)
+                    }
+                }
+            }
         }
     }
 }

@@ -21,10 +21,13 @@ final class SessionBus: Sendable {
     static let playerctl = "/usr/bin/playerctl"
     static let dbusDaemon = "/usr/bin/dbus-daemon"
     static let dbusMonitor = "/usr/bin/dbus-monitor"
+    static let dbusSend = "/usr/bin/dbus-send"
 
     /// Why these tests cannot run here, if they cannot: the tools they drive are missing.
     static var missingTools: String? {
-        let missing = [playerctl, dbusDaemon, dbusMonitor].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        let missing = [playerctl, dbusDaemon, dbusMonitor, dbusSend].filter {
+            !FileManager.default.isExecutableFile(atPath: $0)
+        }
         return missing.isEmpty ? nil : "missing \(missing.joined(separator: ", ")) (apt-get install playerctl dbus)"
     }
 
