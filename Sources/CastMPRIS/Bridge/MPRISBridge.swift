@@ -43,8 +43,25 @@ public actor MPRISBridge {
     private var devices: [String: CastdDevice] = [:]
     private var sessions: [String: CastdSession] = [:]
     private var media: [String: CastdMediaStatus] = [:]
-    /// Per device: the artwork URL chosen for its media, and its file once cached.
-    private var artworkFiles: [String: (url: String, path: String?)] = [:]
+    /// Per device: the media whose artwork was looked for (by ``ArtworkKey``), the URL chosen
+    /// (nil: none to show), and its file once cached.
+    private var artworkFiles: [String: (key: ArtworkKey, url: String?, path: String?)] = [:]
+
+    /// What makes a new search for artwork: another media session, queue item or image list. A
+    /// failed download is tried again when one of them changes, not at every status.
+    struct ArtworkKey: Equatable {
+        var mediaSessionID: Int64
+        var itemID: Int64
+        var contentID: String
+        var images: [Castd_V1_Image]
+
+        init(_ status: CastdMediaStatus) {
+            mediaSessionID = status.mediaSessionID
+            itemID = status.currentItemID
+            contentID = status.media.contentID
+            images = status.media.metadata.images
+        }
+    }
 
     public init(options: Options, loop: BusLoop, artwork: (any MPRISArtworkSource)?, logger: Logger) {
         self.options = options
@@ -154,12 +171,14 @@ public actor MPRISBridge {
 
     /// The artwork file to show now for `status`, starting its download if it is not cached.
     private func artworkPath(_ id: String, _ status: CastdMediaStatus) -> String? {
-        guard let artwork, let url = artwork.choose(status.media.metadata.images) else {
-            artworkFiles[id] = nil
+        guard let artwork else { return nil }
+        let key = ArtworkKey(status)
+        if let known = artworkFiles[id], known.key == key { return known.path }
+        guard let url = artwork.choose(key.images) else {
+            artworkFiles[id] = (key, nil, nil)
             return nil
         }
-        if let known = artworkFiles[id], known.url == url { return known.path }
-        artworkFiles[id] = (url, nil)
+        artworkFiles[id] = (key, url, nil)
         Task {
             let path: String?
             if let cached = await artwork.cachedPath(for: url) {
@@ -167,19 +186,16 @@ public actor MPRISBridge {
             } else {
                 path = await artwork.fetch(url)
             }
-            artworkReady(id, url: url, path: path)
+            artworkReady(id, key: key, path: path)
         }
         return nil
     }
 
-    private func artworkReady(_ id: String, url: String, path: String?) {
-        // A failed download is tried again at the next media change (the entry is dropped).
-        guard let known = artworkFiles[id], known.url == url else { return }
-        guard let path else {
-            artworkFiles[id] = nil
-            return
-        }
-        artworkFiles[id] = (url, path)
+    private func artworkReady(_ id: String, key: ArtworkKey, path: String?) {
+        // Still the same media? A failed download leaves the entry without a file: tried again
+        // when the media changes.
+        guard let path, let known = artworkFiles[id], known.key == key else { return }
+        artworkFiles[id] = (key, known.url, path)
         sync(id)
     }
 
