@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "castc", targets: ["castc"]),
         .executable(name: "cast-emulator", targets: ["cast-emulator"]),
         .executable(name: "castd-bench", targets: ["castd-bench"]),
-        .library(name: "CastClient", targets: ["CastClient"]),
+        .library(name: "CastClient", targets: ["CastClient", "CastArtwork"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
     dependencies: [
@@ -177,10 +177,25 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
+        // The client's artwork: the Cast SDK's image picker and an image cache, fetched over
+        // SwiftNIO (no AsyncHTTPClient, no Foundation: castc links it and starts quickly).
+        .target(
+            name: "CastArtwork",
+            dependencies: [
+                "CastdSupport",
+                "CastdAPI",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "castc",
             dependencies: [
                 "CastClient",
+                "CastArtwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -396,9 +411,19 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CastArtworkTests",
+            dependencies: [
+                "CastArtwork", "CastdAPI", "CastTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "CastcTests",
             dependencies: [
-                "CastdSupport", "castc", "CastClient", "CastdAPI", "CastTestSupport", "CastDevices", "CastEmulator",
+                "CastdSupport", "castc", "CastClient", "CastArtwork", "CastdAPI", "CastTestSupport", "CastDevices", "CastEmulator",
                 "CastProtocol",
             ]),
         .testTarget(
