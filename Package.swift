@@ -333,6 +333,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -414,17 +415,15 @@ let package = Package(
             name: "CastArtworkTests",
             dependencies: [
                 "CastArtwork", "CastdAPI", "CastTestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "CastcTests",
             dependencies: [
-                "CastdSupport", "castc", "CastClient", "CastArtwork", "CastdAPI", "CastTestSupport", "CastDevices", "CastEmulator",
-                "CastProtocol",
+                "CastdSupport", "castc", "CastClient", "CastArtwork", "CastdAPI", "CastTestSupport", "CastDevices",
+                "CastEmulator", "CastProtocol",
             ]),
         .testTarget(
             name: "CastdBenchTests",

@@ -40,9 +40,9 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooManyRedirects(let url, let count, let limit):
             "too many redirects (\(count)) from \(url): at most \(limit) are followed"
         case .connectionFailed(let url, let reason):
-            "cannot connect to fetch \(url): \(reason)"
+            "cannot fetch \(url): \(reason)"
         case .tlsFailed(let url, let reason):
-            "\(url): TLS failed: \(reason)"
+            "cannot fetch \(url): \(reason)"
         case .timedOut(let url, let timeout):
             "\(url) did not answer within \(Self.describe(timeout))"
         case .httpStatus(let url, let code, let reason):

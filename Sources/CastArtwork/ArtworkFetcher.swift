@@ -30,8 +30,8 @@ public struct ArtworkFetcher: Sendable {
     /// Where connections run; nil: NIO's shared group, started at the first fetch (a program
     /// that finds its image in the cache never starts it).
     public var eventLoopGroup: (any EventLoopGroup)?
-    /// Certificates trusted besides the system's (PEM files), for tests and private servers.
-    package var additionalTrustRoots: [String] = []
+    /// Certificates trusted besides the system's: for tests (a private server's authority).
+    package var additionalTrustRoots: [NIOSSLCertificate] = []
 
     public init(
         timeout: Duration = .seconds(10),
@@ -108,7 +108,8 @@ public struct ArtworkFetcher: Sendable {
             if case ChannelError.connectTimeout = error {
                 answer.fail(ArtworkError.timedOut(url: url.redacted, timeout: timeout))
             } else {
-                answer.fail(ArtworkError.connectionFailed(url: url.redacted, reason: Self.describe(connectError: error)))
+                answer.fail(
+                    ArtworkError.connectionFailed(url: url.redacted, reason: Self.describe(connectError: error)))
             }
         }
         connected.whenSuccess { channel in
@@ -146,7 +147,7 @@ public struct ArtworkFetcher: Sendable {
             if additionalTrustRoots.isEmpty { return try Self.defaultTLSContext.get() }
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .default
-            configuration.additionalTrustRoots = additionalTrustRoots.map { .file($0) }
+            configuration.additionalTrustRoots = [.certificates(additionalTrustRoots)]
             return try NIOSSLContext(configuration: configuration)
         } catch {
             throw .tlsFailed(url: url.redacted, reason: "cannot set up TLS: \(error)")

@@ -67,7 +67,7 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard !done else { return }
         if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
-            fail(.tlsFailed(url: url.redacted, reason: "\(error)"))
+            fail(.tlsFailed(url: url.redacted, reason: Self.describe(tlsError: error, host: url.host)))
         } else if let error = error as? HTTPParserError {
             fail(.incomplete(url: url.redacted, reason: "the answer is not HTTP/1.1 (\(error))"))
         } else {
@@ -79,6 +79,23 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         fail(.incomplete(url: url.redacted, reason: "the server closed the connection before the end of its answer"))
         context.fireChannelInactive()
+    }
+
+    /// "the certificate is not for example.com", "the certificate does not verify
+    /// (CERTIFICATE_VERIFY_FAILED: …)", else BoringSSL's reason (`WRONG_VERSION_NUMBER`, …).
+    static func describe(tlsError error: any Error, host: String) -> String {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return "the server's certificate is not for \(host)"
+        }
+        // BoringSSL's errors read `error:1000007d:SSL routines:OPENSSL_internal:REASON at file:line`.
+        let text = "\(error)"
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return text }
+        let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        if reason == "CERTIFICATE_VERIFY_FAILED" {
+            return "the server's certificate does not verify (CERTIFICATE_VERIFY_FAILED: not issued by an authority "
+                + "this system trusts, or expired)"
+        }
+        return "the handshake failed (\(reason))"
     }
 
     private func finish(_ result: ArtworkAnswer) {

@@ -71,7 +71,9 @@ struct ArtworkStore: Sendable {
         let final = path(key: key, format: format)
         let temporary = "\(directory)/.tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw .cache(path: directory, reason: "cannot create a file: \(Self.errorText())") }
+        guard descriptor >= 0 else {
+            throw .cache(path: directory, reason: "cannot create a file: \(Self.errorText())")
+        }
         var failure: String?
         var written = 0
         bytes.withUnsafeBytes { buffer in

@@ -88,8 +88,9 @@ public struct ArtworkURL: Sendable, Hashable, CustomStringConvertible {
     /// Whether the host is an IP address (then TLS sends no server name, and the certificate
     /// must name the address).
     public var isIPAddress: Bool {
-        isIPv6 || (host.split(separator: ".", omittingEmptySubsequences: false).count == 4
-            && host.allSatisfy { $0 == "." || $0.isASCIIDigit })
+        isIPv6
+            || (host.split(separator: ".", omittingEmptySubsequences: false).count == 4
+                && host.allSatisfy { $0 == "." || $0.isASCIIDigit })
     }
 
     var isIPv6: Bool { host.contains(":") }
@@ -169,7 +170,9 @@ public struct ArtworkURL: Sendable, Hashable, CustomStringConvertible {
     private static func splitTarget(_ text: Substring) -> (path: String, query: String?) {
         let withoutFragment = text[..<(text.firstIndex(of: "#") ?? text.endIndex)]
         guard let question = withoutFragment.firstIndex(of: "?") else { return (String(withoutFragment), nil) }
-        return (String(withoutFragment[..<question]), String(withoutFragment[withoutFragment.index(after: question)...]))
+        return (
+            String(withoutFragment[..<question]), String(withoutFragment[withoutFragment.index(after: question)...])
+        )
     }
 
     /// RFC 3986's remove_dot_segments for an absolute path: `/a/b/../c/./d` → `/a/c/d`.

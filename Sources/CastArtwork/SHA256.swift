@@ -33,7 +33,9 @@ public struct SHA256: Sendable {
         let bitLength = (blocksHashed &* 64 &+ UInt64(pending.count)) &* 8
         pending.append(0x80)
         while pending.count % 64 != 56 { pending.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { pending.append(UInt8(truncatingIfNeeded: bitLength >> shift)) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            pending.append(UInt8(truncatingIfNeeded: bitLength >> shift))
+        }
         var start = 0
         while start < pending.count {
             compress(pending[start..<start + 64])
@@ -42,7 +44,9 @@ public struct SHA256: Sendable {
         var digest: [UInt8] = []
         digest.reserveCapacity(32)
         for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            for shift in stride(from: 24, through: 0, by: -8) { digest.append(UInt8(truncatingIfNeeded: word >> shift)) }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                digest.append(UInt8(truncatingIfNeeded: word >> shift))
+            }
         }
         return digest
     }

@@ -47,7 +47,8 @@ enum ArtworkOutput {
         do throws(CopyError) {
             try copy(file, to: 1)
         } catch {
-            throw CastcExit(line: "castc: artwork: cannot write the image to standard output: \(error.line)\n", code: 73)
+            throw CastcExit(
+                line: "castc: artwork: cannot write the image to standard output: \(error.line)\n", code: 73)
         }
     }
 

@@ -3,21 +3,23 @@ import Testing
 
 /// Images are told by their first bytes; errors read as one line that names the URL.
 @Suite struct ArtworkFormatTests {
-    @Test(arguments: [
-        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], ArtworkFormat.png),
-        ([0xFF, 0xD8, 0xFF, 0xE0], .jpeg),
-        (Array("GIF87a".utf8), .gif),
-        (Array("GIF89a\u{1}\u{0}".utf8), .gif),
-        (Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8), .webp),
-    ] as [([UInt8], ArtworkFormat)])
+    @Test(
+        arguments: [
+            ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], ArtworkFormat.png),
+            ([0xFF, 0xD8, 0xFF, 0xE0], .jpeg),
+            (Array("GIF87a".utf8), .gif),
+            (Array("GIF89a\u{1}\u{0}".utf8), .gif),
+            (Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8), .webp),
+        ] as [([UInt8], ArtworkFormat)])
     func recognises(bytes: [UInt8], format: ArtworkFormat) {
         #expect(ArtworkFormat(magic: bytes) == format)
     }
 
-    @Test(arguments: [
-        Array("<!DOCTYPE html>".utf8), Array("RIFF\u{24}\u{0}\u{0}\u{0}WAVEfmt ".utf8), Array("GIF8".utf8),
-        [0x89, 0x50, 0x4E, 0x47], [0xFF, 0xD8], [], Array("{\"error\":1}".utf8),
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            Array("<!DOCTYPE html>".utf8), Array("RIFF\u{24}\u{0}\u{0}\u{0}WAVEfmt ".utf8), Array("GIF8".utf8),
+            [0x89, 0x50, 0x4E, 0x47], [0xFF, 0xD8], [], Array("{\"error\":1}".utf8),
+        ] as [[UInt8]])
     func refuses(bytes: [UInt8]) {
         #expect(ArtworkFormat(magic: bytes) == nil)
     }
@@ -33,7 +35,9 @@ import Testing
             ArtworkError.notAnImage(url: url, start: Array("<!DO".utf8)).description
                 == "http://example.com/a.html is not an image (starts with `<!DO`)")
         #expect(ArtworkError.notAnImage(url: url, start: [0x00, 0x7F, 0x60]).description.contains("`\\x00\\x7F\\x60`"))
-        #expect(ArtworkError.notAnImage(url: url, start: []).description == "http://example.com/a.html is empty, not an image")
+        #expect(
+            ArtworkError.notAnImage(url: url, start: []).description
+                == "http://example.com/a.html is empty, not an image")
         #expect(
             ArtworkError.tooLarge(url: url, limit: 10 << 20, contentLength: 2_147_483_648).description
                 == "http://example.com/a.html is larger than 10 MiB (Content-Length 2147483648)")

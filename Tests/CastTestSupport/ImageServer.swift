@@ -2,8 +2,10 @@ import CastdSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
-/// An HTTP server on 127.0.0.1, on a port of its own, that answers each path as a test says:
+/// An HTTP server (or HTTPS, given a TLS configuration) on 127.0.0.1, on a port of its own, that
+/// answers each path as a test says:
 /// an image, an error, a redirect, a body it never finishes, or nothing at all. It counts the
 /// requests for each path, so a test can tell a cache hit from a fetch.
 public final class ImageServer: Sendable {
@@ -25,6 +27,7 @@ public final class ImageServer: Sendable {
     }
 
     public let port: Int
+    public let scheme: String
     private let channel: any Channel
     private let state = Locked(State())
     private let gate: EventLoopPromise<Void>
@@ -38,13 +41,17 @@ public final class ImageServer: Sendable {
         var streamsEnded: Set<String> = []
     }
 
-    public init() async throws {
+    public init(tls: TLSConfiguration? = nil) async throws {
         let gate = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: Void.self)
         let state = self.state
+        let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         channel = try await ServerBootstrap(group: .singletonMultiThreadedEventLoopGroup)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(
                         ImageServerHandler(state: state, gate: gate.futureResult))
@@ -52,11 +59,12 @@ public final class ImageServer: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         port = channel.localAddress?.port ?? 0
+        scheme = tls == nil ? "http" : "https"
         self.gate = gate
     }
 
-    /// `http://127.0.0.1:PORT/path`
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// `http://127.0.0.1:PORT/path` (`https` with TLS; `host` for another name of the address).
+    public func url(_ path: String, host: String = "127.0.0.1") -> String { "\(scheme)://\(host):\(port)\(path)" }
 
     /// Answers requests for `path` (with its query, if any) with `answers` in turn; the last
     /// one answers every request after. Unknown paths get 404.
@@ -84,8 +92,9 @@ public final class ImageServer: Sendable {
     }
 
     /// `body` with a server, closed afterwards.
-    public static func with<T>(_ body: (ImageServer) async throws -> T) async throws -> T {
-        let server = try await ImageServer()
+    public static func with<T>(tls: TLSConfiguration? = nil, _ body: (ImageServer) async throws -> T) async throws -> T
+    {
+        let server = try await ImageServer(tls: tls)
         do {
             let result = try await body(server)
             await server.close()
@@ -168,12 +177,15 @@ private final class ImageServerHandler: ChannelInboundHandler, @unchecked Sendab
         case .promises(let length):
             headers.add(name: "Content-Type", value: "image/png")
             headers.add(name: "Content-Length", value: "\(length)")
-            channel.write(HTTPServerResponsePart.head(.init(version: .http1_1, status: .ok, headers: headers)), promise: nil)
+            channel.write(
+                HTTPServerResponsePart.head(.init(version: .http1_1, status: .ok, headers: headers)), promise: nil)
             record(8)
-            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: ImageServer.png(count: 8)))), promise: nil)
+            channel.writeAndFlush(
+                HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: ImageServer.png(count: 8)))), promise: nil)
         case .stream(let total, let chunk):
             headers.add(name: "Content-Type", value: "image/png")
-            channel.write(HTTPServerResponsePart.head(.init(version: .http1_1, status: .ok, headers: headers)), promise: nil)
+            channel.write(
+                HTTPServerResponsePart.head(.init(version: .http1_1, status: .ok, headers: headers)), promise: nil)
             let bytes = ImageServer.png(count: chunk)
             stream(remaining: total, piece: bytes, on: channel)
         }
@@ -196,8 +208,11 @@ private final class ImageServerHandler: ChannelInboundHandler, @unchecked Sendab
             }
     }
 
-    private func send(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, _ body: [ByteBuffer], on channel: any Channel) {
-        channel.write(HTTPServerResponsePart.head(.init(version: .http1_1, status: status, headers: headers)), promise: nil)
+    private func send(
+        _ status: HTTPResponseStatus, _ headers: HTTPHeaders, _ body: [ByteBuffer], on channel: any Channel
+    ) {
+        channel.write(
+            HTTPServerResponsePart.head(.init(version: .http1_1, status: status, headers: headers)), promise: nil)
         for piece in body {
             record(piece.readableBytes)
             channel.write(HTTPServerResponsePart.body(.byteBuffer(piece)), promise: nil)

@@ -40,7 +40,10 @@ import Testing
                     let socket = directory + "/castd.sock"
                     _ = try launch(
                         "castd",
-                        ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Art TV=127.0.0.1:\(port)"]
+                        [
+                            "--mode", "user", "--socket", socket, "--no-discovery", "--device",
+                            "Art TV=127.0.0.1:\(port)",
+                        ]
                             + ["--trust-root", directory + "/authority/root.pem"]
                             + ["--state-directory", directory + "/state"],
                         [:])
@@ -124,7 +127,9 @@ import Testing
             #expect(
                 page.stderr == "castc: artwork: \(server.url("/page.png")) is not an image (starts with `<!DO`)\n",
                 "\(page)")
-            #expect(!FileManager.default.fileExists(atPath: setup.cacheDirectory + "/" + SHA256.hex(server.url("/page.png")) + ".png"))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: setup.cacheDirectory + "/" + SHA256.hex(server.url("/page.png")) + ".png"))
 
             // Media without images.
             expectSuccess(try await setup.castc(["load", server.url("/movie.mp4"), "--title", "No art"]))

@@ -11,7 +11,8 @@ struct ArtworkSize: Equatable {
         guard (1...2).contains(parts.count), let width = numbers[0], let height = numbers.last ?? nil,
             (1...16384).contains(width), (1...16384).contains(height)
         else {
-            throw ValidationError("'\(text)' is not a size: give WIDTHxHEIGHT in pixels, such as 512x512, or 64 for 64x64")
+            throw ValidationError(
+                "'\(text)' is not a size: give WIDTHxHEIGHT in pixels, such as 512x512, or 64 for 64x64")
         }
         return ArtworkSize(width: width, height: height)
     }

@@ -32,13 +32,13 @@ struct ArtworkCommand: CastcCommand {
               "image#cast": {
                 "exec": "castc artwork --size 64x64", "size": 32, "interval": 5
               }
+            and a notification can show it: notify-send -i "$(castc artwork)" "Now playing".
 
             Examples:
               castc artwork
               castc artwork --device kitchen --size 300x300
               castc artwork --background --output ~/.cache/cast-wallpaper.jpg
               castc artwork --output - | display -
-              notify-send -i "$(castc artwork)" "Now playing"
             """
     )
 
