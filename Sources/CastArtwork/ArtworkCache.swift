@@ -80,8 +80,8 @@ public actor ArtworkCache {
 
     /// The image at `url` as a local file: from disk if it is there, else fetched and stored.
     public func file(for url: String) async throws(ArtworkError) -> ArtworkFile {
-        if let file = cachedFile(for: url) { return file }
         let key = SHA256.hex(url)
+        if let file = cachedFile(key: key) { return file }
         if let fetch = fetches[key] {
             fetches[key]?.waiters += 1
             return try await fetch.task.value.get()
@@ -94,7 +94,11 @@ public actor ArtworkCache {
     /// The image at `url` if it is on disk, made the most recently used; never fetches. Callable
     /// from any thread: it reads the directory only.
     public nonisolated func cachedFile(for url: String) -> ArtworkFile? {
-        let file = store.lookup(key: SHA256.hex(url))
+        cachedFile(key: SHA256.hex(url))
+    }
+
+    private nonisolated func cachedFile(key: String) -> ArtworkFile? {
+        let file = store.lookup(key: key)
         if let file { logger.debug("artwork from the cache", metadata: ["file": "\(file.path)"]) }
         return file
     }

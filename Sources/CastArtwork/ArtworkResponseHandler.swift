@@ -50,6 +50,10 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
             guard buffer.readableBytes <= limit - body.count else {
                 return fail(.tooLarge(url: url.redacted, limit: limit, contentLength: nil))
             }
+            // Grown by doubling as an array does, but never past the limit.
+            if body.capacity < body.count + buffer.readableBytes {
+                body.reserveCapacity(min(limit, max(body.count + buffer.readableBytes, body.capacity * 2)))
+            }
             body.append(contentsOf: buffer.readableBytesView)
             if format == nil && body.count >= ArtworkFormat.magicLength { checkMagic() }
         case .end:
@@ -89,7 +93,7 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
         }
         // BoringSSL's errors read `error:1000007d:SSL routines:OPENSSL_internal:REASON at file:line`.
         let text = "\(error)"
-        guard let marker = text.range(of: "OPENSSL_internal:") else { return text }
+        guard let marker = text.firstRange(of: "OPENSSL_internal:") else { return text }
         let reason = text[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
         if reason == "CERTIFICATE_VERIFY_FAILED" {
             return "the server's certificate does not verify (CERTIFICATE_VERIFY_FAILED: not issued by an authority "

@@ -39,11 +39,15 @@ enum ArtworkOutput {
         }
     }
 
-    /// Writes the image's bytes to standard output, unless that is a terminal.
-    static func writeStandardOutput(from file: ArtworkFile) throws {
+    /// Refuses to write an image's bytes to a terminal.
+    static func checkStandardOutput() throws {
         guard isatty(1) == 0 else {
             throw ValidationError("--output - writes an image, not text: redirect it to a file or a program")
         }
+    }
+
+    /// Writes the image's bytes to standard output.
+    static func writeStandardOutput(from file: ArtworkFile) throws {
         do throws(CopyError) {
             try copy(file, to: 1)
         } catch {

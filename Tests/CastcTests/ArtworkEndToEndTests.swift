@@ -102,6 +102,11 @@ import Testing
             #expect(written.stdout.isEmpty)
             #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))) == cover)
 
+            // A file that cannot be written: exit 73, and nothing left beside it.
+            let unwritable = try await setup.castc(["artwork", "--output", setup.directory + "/missing/out.png"])
+            #expect(unwritable.status == 73, "\(unwritable)")
+            #expect(unwritable.stderr.hasPrefix("castc: artwork: cannot write \(setup.directory)/missing/out.png: "))
+
             // --output -: the bytes on stdout (read as bytes, not text).
             try await withProcesses { launch in
                 let child = try launch("castc", ["artwork", "--output", "-"], setup.environment)

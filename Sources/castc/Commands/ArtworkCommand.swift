@@ -22,17 +22,19 @@ struct ArtworkCommand: CastcCommand {
             one step (never half-written), and prints nothing; --output - writes it to standard \
             output. --json prints the file's path, format and byte count, and the image's URL.
 
-            Exit status: 0 success; 9 nothing plays, or the media has no images; 69 the image \
-            could not be fetched (its server is unreachable or slow, answers with an error, or \
-            sends what is not an image or too much); 73 the cache or the --output file cannot \
-            be written; the other codes are castd's answers, as for every command (14: castd \
-            is not running).
+            Exit status (besides castd's answers, as for every command: 14 when castd is not \
+            running):
+              9  nothing plays, or the media has no images
+             69  the image could not be fetched: its server is unreachable or slow,
+                 answers with an error, or sends what is not an image, or too much
+             73  the cache or the --output file cannot be written
 
-            In a status bar, waybar's image module shows the file the command prints:
+            In a status bar: waybar's image module shows the file the command prints,
               "image#cast": {
                 "exec": "castc artwork --size 64x64", "size": 32, "interval": 5
               }
-            and a notification can show it: notify-send -i "$(castc artwork)" "Now playing".
+            and a notification can show it:
+              notify-send -i "$(castc artwork)" "Now playing"
 
             Examples:
               castc artwork
@@ -70,6 +72,7 @@ struct ArtworkCommand: CastcCommand {
     }
 
     func run() async throws {
+        if output == "-" { try ArtworkOutput.checkStandardOutput() }
         let (device, media) = try await playingMedia()
         guard let image = ArtworkPicker.pick(media.media.metadata.images, hint: hint) else {
             throw CastdError(.failedPrecondition, "what plays on \(device.friendlyName) has no images")
