@@ -69,7 +69,8 @@ struct ArtworkStore: Sendable {
     /// Writes `bytes` as the image for `key`, replacing any other format stored for it.
     func store(_ bytes: [UInt8], format: ArtworkFormat, key: String) throws(ArtworkError) -> ArtworkFile {
         let final = path(key: key, format: format)
-        let temporary = "\(directory)/.tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+        let temporary =
+            "\(directory)/\(Self.temporaryPrefix)\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
             throw .cache(path: directory, reason: "cannot create a file: \(Self.errorText())")
@@ -108,34 +109,36 @@ struct ArtworkStore: Sendable {
         var modified: (Int, Int)
     }
 
-    /// The cache's images, and, separately, the temporary files, as they are now.
-    func entries() -> (images: [Entry], temporaries: [Entry]) {
-        guard let stream = opendir(directory) else { return ([], []) }
+    /// The names in the directory, as they are now.
+    func names() -> [String] {
+        guard let stream = opendir(directory) else { return [] }
         defer { closedir(stream) }
-        var images: [Entry] = []
-        var temporaries: [Entry] = []
+        var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            let isTemporary = name.hasPrefix(".tmp-")
-            guard isTemporary || Self.isImageName(name) else { continue }
-            var info = stat()
-            guard lstat("\(directory)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            let item = Entry(
-                name: name, size: Int(info.st_size),
-                modified: (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)))
-            if isTemporary { temporaries.append(item) } else { images.append(item) }
+            names.append(
+                withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
         }
-        return (images, temporaries)
+        return names
     }
+
+    /// The regular files among `names`, with their sizes and modification times.
+    func entries(_ names: [String]) -> [Entry] {
+        names.compactMap { name in
+            var info = stat()
+            guard lstat("\(directory)/\(name)", &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            return Entry(
+                name: name, size: Int(info.st_size), modified: (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec)))
+        }
+    }
+
+    static let temporaryPrefix = ".tmp-"
 
     /// Removes the least recently used images until they take at most `bound` bytes, never
     /// `keeping` (the image just stored, even when it alone is over the bound).
     /// - Returns: How many files and bytes went.
     @discardableResult
     func evict(toFit bound: Int, keeping: String? = nil) -> (files: Int, bytes: Int) {
-        let images = entries().images.sorted {
+        let images = entries(names().filter(Self.isImageName)).sorted {
             ($0.modified.0, $0.modified.1, $0.name) < ($1.modified.0, $1.modified.1, $1.name)
         }
         var total = images.reduce(0) { $0 + $1.size }
@@ -157,8 +160,8 @@ struct ArtworkStore: Sendable {
     func removeStaleTemporaries() -> Int {
         let now = Self.now().tv_sec
         var removed = 0
-        for temporary in entries().temporaries {
-            let pidText = temporary.name.dropFirst(".tmp-".count).prefix { $0 != "-" }
+        for temporary in entries(names().filter { $0.hasPrefix(Self.temporaryPrefix) }) {
+            let pidText = temporary.name.dropFirst(Self.temporaryPrefix.count).prefix { $0 != "-" }
             let writerGone = Int32(pidText).map { kill($0, 0) != 0 && errno == ESRCH } ?? true
             guard writerGone || now - temporary.modified.0 > Self.staleTemporaryAge else { continue }
             if unlink("\(directory)/\(temporary.name)") == 0 { removed += 1 }
