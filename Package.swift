@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "cast-emulator", targets: ["cast-emulator"]),
         .executable(name: "castd-bench", targets: ["castd-bench"]),
         .executable(name: "cast-mpris", targets: ["cast-mpris"]),
-        .library(name: "CastClient", targets: ["CastClient"]),
+        .library(name: "CastClient", targets: ["CastClient", "CastArtwork"]),
         .library(name: "CastEmulator", targets: ["CastEmulator"]),
     ],
     dependencies: [
@@ -178,10 +178,27 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]
         ),
+        // The client's artwork: the Cast SDK's image picker and an image cache, fetched over
+        // SwiftNIO (no AsyncHTTPClient, no Foundation: castc links it and starts quickly).
+        .target(
+            name: "CastArtwork",
+            dependencies: [
+                "CastdSupport",
+                "CastdAPI",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Only what this target imports is visible: no Foundation API through a dependency's import.
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
         .executableTarget(
             name: "castc",
             dependencies: [
                 "CastClient",
+                "CastArtwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
@@ -213,6 +230,7 @@ let package = Package(
                 "CastdSupport",
                 "CastdAPI",
                 "CastClient",
+                "CastArtwork",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -261,6 +279,7 @@ let package = Package(
                 "CastdSupport",
                 "CastDiscovery",
                 "CastClient",
+                "CastArtwork",
                 "CastMPRIS",
                 "CastEmulator",
                 "CastProtocol",
@@ -340,6 +359,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -405,7 +425,8 @@ let package = Package(
         .testTarget(
             name: "CastMPRISTests",
             dependencies: [
-                "CastMPRIS", "CastClient", "CastdAPI", "CastdSupport", "CastTestSupport", "CastDevices", "CastEmulator",
+                "CastMPRIS", "CastArtwork", "CastClient", "CastdAPI", "CastdSupport", "CastTestSupport", "CastDevices",
+                "CastEmulator", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -424,10 +445,18 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CastArtworkTests",
+            dependencies: [
+                "CastArtwork", "CastdAPI", "CastTestSupport",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "CastcTests",
             dependencies: [
-                "CastdSupport", "castc", "CastClient", "CastdAPI", "CastTestSupport", "CastDevices", "CastEmulator",
-                "CastProtocol",
+                "CastdSupport", "castc", "CastClient", "CastArtwork", "CastdAPI", "CastTestSupport", "CastDevices",
+                "CastEmulator", "CastProtocol",
             ]),
         .testTarget(
             name: "CastdBenchTests",

@@ -15,7 +15,6 @@ public typealias CastdLoadRequest = Castd_V1_LoadRequest
 public typealias CastdQueueUpdateRequest = Castd_V1_QueueUpdateRequest
 public typealias CastdSendMessageResponse = Castd_V1_SendMessageResponse
 public typealias CastdMetadataType = Castd_V1_MetadataType
-public typealias CastdImage = Castd_V1_Image
 public typealias CastdTrackType = Castd_V1_TrackType
 public typealias CastdTextTrackSubtype = Castd_V1_TextTrackSubtype
 public typealias CastdAdBreak = Castd_V1_AdBreak

@@ -26,3 +26,4 @@ public typealias CastdDeviceError = Castd_V1_DeviceError
 public typealias CastdLogLevel = Castd_V1_LogLevel
 public typealias CastdLogFilter = Castd_V1_LogFilter
 public typealias CastdLogRecord = Castd_V1_LogRecord
+public typealias CastdImage = Castd_V1_Image

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastArtwork
 import CastMPRIS
 import Dispatch
 import Foundation
@@ -25,7 +26,9 @@ struct CastMPRISCommand: AsyncParsableCommand {
             go; cast-mpris reconnects (with backoff) and they come back.
 
             Artwork is downloaded once into $XDG_CACHE_HOME/castd/artwork/ (64 MiB at most by \
-            default, least recently used first out), and shown as a file:// URL.
+            default, least recently used first out; shared with `castc artwork`), and shown as a \
+            file:// URL. Only http and https, 10 MiB per image, 10 s, 5 redirects, and only PNG, \
+            JPEG, GIF and WebP bytes.
 
             Examples:
               cast-mpris                            as the unit runs it
@@ -44,6 +47,18 @@ struct CastMPRISCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Show no artwork (download nothing).")
     var noArtwork = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "What the artwork cache may hold, in MiB (least recently used first out).", valueName: "MiB"))
+    var artworkCacheSize = 64
+
+    func validate() throws {
+        guard (1...4096).contains(artworkCacheSize) else {
+            throw ValidationError("--artwork-cache-size is in MiB, from 1 to 4096, not \(artworkCacheSize)")
+        }
+    }
+
     func run() async throws {
         let level = logLevel
         LoggingSystem.bootstrap { label in
@@ -59,7 +74,18 @@ struct CastMPRISCommand: AsyncParsableCommand {
             throw ValidationError("cannot start the D-Bus event loop: \(error)")
         }
         let loopEnded = Task { await loop.runOnThread() }
-        let bridge = MPRISBridge(options: .init(socketPath: socket), loop: loop, artwork: nil, logger: logger)
+        var artwork: MPRISArtwork?
+        if !noArtwork {
+            do {
+                let cache = try ArtworkCache(maximumTotalBytes: artworkCacheSize << 20, logger: logger)
+                artwork = MPRISArtwork(cache: cache, logger: logger)
+                logger.info("artwork cache: \(cache.directory), at most \(artworkCacheSize) MiB")
+            } catch {
+                // The players work without artwork; say why there is none.
+                logger.warning("no artwork: \(error)")
+            }
+        }
+        let bridge = MPRISBridge(options: .init(socketPath: socket), loop: loop, artwork: artwork, logger: logger)
         let task = Task { await bridge.run() }
         let signal = await TerminationSignal.next()
         logger.info("\(signal ?? "cancelled"): leaving the session bus")

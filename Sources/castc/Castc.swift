@@ -33,6 +33,7 @@ struct Castc: AsyncParsableCommand {
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3
               castc queue next
               castc status                           what plays where, with positions
+              castc artwork                          the cover art's file (cached)
               castc watch --json | jq .              follow every change
               castc launch 233637DE                  start a receiver app
               castc send urn:x-cast:com.example.app --json '{"type":"PING"}'
@@ -60,6 +61,7 @@ struct Castc: AsyncParsableCommand {
             DevicesCommand.self,
             AppsCommand.self,
             StatusCommand.self,
+            ArtworkCommand.self,
             ConnectCommand.self,
             LaunchCommand.self,
             DisconnectCommand.self,
@@ -88,7 +90,7 @@ struct Castc: AsyncParsableCommand {
     static func main() async {
         do {
             let arguments = globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst()))
-            // status, play, pause, stop: without ArgumentParser's reflection (FastPath.swift).
+            // status, play, pause, stop, artwork: without ArgumentParser's reflection (FastPath.swift).
             var command: any ParsableCommand
             if let fast = FastPath.command(arguments) { command = fast } else { command = try parseAsRoot(arguments) }
             if var command = command as? any AsyncParsableCommand {
@@ -102,6 +104,10 @@ struct Castc: AsyncParsableCommand {
             let failure = CastcFailure(error)
             Terminal.writeError(failure.line)
             exit(withError: ExitCode(failure.exitCode))
+        } catch let failure as CastcExit {
+            Terminal.flush()
+            Terminal.writeError(failure.line)
+            exit(withError: ExitCode(failure.code))
         } catch {
             Terminal.flush()
             exit(withError: error)

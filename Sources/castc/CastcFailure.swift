@@ -40,3 +40,10 @@ struct CastcFailure: Equatable {
         return text
     }
 }
+
+/// A failure of castc's own, not castd's answer: its line for stderr and its exit code
+/// (`castc artwork`'s 69 when the image cannot be fetched, 73 when a file cannot be written).
+struct CastcExit: Error, Equatable {
+    var line: String
+    var code: Int32
+}

@@ -1,8 +1,9 @@
 import ArgumentParser
 
 /// The commands people run most, and run from key bindings and status bars, built without
-/// ArgumentParser: `status [--verbose | -v]`, `play`, `pause` and `stop`, with `--socket`,
-/// `--device` (`--name value` or `--name=value`) and `--json`, each at most once.
+/// ArgumentParser: `status [--verbose | -v]`, `play`, `pause`, `stop` and
+/// `artwork [--size WxH] [--background] [--output FILE]`, with `--socket`, `--device`
+/// (`--name value` or `--name=value`) and `--json`, each at most once.
 ///
 /// ArgumentParser finds a command's options by reflection, and every type it looks at costs
 /// the Swift runtime a scan of all the program's protocol conformances, a large part of castc's
@@ -19,6 +20,9 @@ enum FastPath {
         var device: String?
         var json = false
         var verbose = false
+        var size: ArtworkSize?
+        var background = false
+        var output: String?
         var seen: Set<String> = []
         var index = arguments.index(after: arguments.startIndex)
         while index < arguments.endIndex {
@@ -30,16 +34,30 @@ enum FastPath {
             }
             let canonical = option == "-v" ? "--verbose" : option
             guard seen.insert(canonical).inserted else { return nil }
+            let artworkOnly = ["--size", "--output", "--background"].contains(canonical)
+            guard !artworkOnly || name == "artwork" else { return nil }
             switch canonical {
-            case "--socket", "--device":
+            case "--socket", "--device", "--size", "--output":
                 if value == nil {
                     index += 1
                     guard index < arguments.endIndex else { return nil }
                     value = arguments[index]
                 }
-                // Empty values and values that look like options: ArgumentParser says what is wrong.
-                guard let value, !value.isEmpty, !value.hasPrefix("-") else { return nil }
-                if canonical == "--socket" { socket = value } else { device = value }
+                // Empty values and values that look like options (but `--output -`, standard
+                // output): ArgumentParser says what is wrong.
+                guard let value, !value.isEmpty, !value.hasPrefix("-") || (canonical == "--output" && value == "-")
+                else { return nil }
+                switch canonical {
+                case "--socket": socket = value
+                case "--device": device = value
+                case "--output": output = value
+                default:
+                    guard let parsed = try? ArtworkSize.parse(value) else { return nil }
+                    size = parsed
+                }
+            case "--background":
+                guard value == nil else { return nil }
+                background = true
             case "--json":
                 guard value == nil else { return nil }
                 json = true
@@ -69,6 +87,14 @@ enum FastPath {
             var command = PauseCommand()
             command.options = options
             return command
+        case "artwork":
+            // Every property set, nil ones too: reading one ArgumentParser did not set stops castc.
+            var command = ArtworkCommand()
+            command.options = options
+            command.size = size
+            command.background = background
+            command.output = output
+            return command
         default:
             var command = StopCommand()
             command.options = options
@@ -76,5 +102,5 @@ enum FastPath {
         }
     }
 
-    static let commandNames: Set<String> = ["status", "play", "pause", "stop"]
+    static let commandNames: Set<String> = ["status", "play", "pause", "stop", "artwork"]
 }

@@ -27,7 +27,7 @@ func usageError(_ arguments: [String]) -> String {
 @Suite(.tags(.cpuBound)) struct ArgumentParsingTests {
     @Test func globalOptionsOnEveryCommand() throws {
         let commands = [
-            ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["connect"],
+            ["devices"], ["devices", "forget", "TV"], ["apps", "TV", "CC1AD845"], ["status"], ["artwork"], ["connect"],
             ["launch", "CC1AD845"], ["disconnect"],
             ["load", "https://example.com/a.mp4"], ["play"], ["pause"], ["stop"], ["seek", "10"], ["rate", "1.5"],
             ["skip-ad"], ["queue", "list"], ["queue", "load", "https://x.org/a.mp3"],

@@ -6,7 +6,8 @@ import Testing
 
 @Suite(.tags(.cpuBound)) struct HelpTests {
     static let subcommands = [
-        "devices", "apps", "status", "connect", "launch", "disconnect", "load", "play", "pause", "stop", "seek", "rate",
+        "devices", "apps", "status", "artwork", "connect", "launch", "disconnect", "load", "play", "pause", "stop",
+        "seek", "rate",
         "skip-ad", "queue", "tracks", "volume", "mute", "unmute", "send", "listen", "watch", "log-level", "logs",
     ]
 
