@@ -4,8 +4,9 @@
 /// Written here rather than taken from swift-crypto, which imports Foundation: castc links
 /// FoundationEssentials only, for its start-up time ("castc start-up" in BENCHMARKS.md). Not
 /// constant-time and not meant for secrets; `SHA256Tests` checks it against FIPS 180-2's
-/// examples ("", "abc", the two-block 448-bit message, a million "a").
-public struct SHA256: Sendable {
+/// examples ("", "abc", the two-block 448-bit message, a million "a"). Package access only, so
+/// that it never meets swift-crypto's `SHA256` in a program that imports both.
+package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
@@ -13,12 +14,12 @@ public struct SHA256: Sendable {
     private var pending: [UInt8] = []
     private var blocksHashed: UInt64 = 0
 
-    public init() {
+    package init() {
         pending.reserveCapacity(64)
     }
 
     /// Hashes more of the message.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         for byte in bytes {
             pending.append(byte)
             if pending.count == 64 {
@@ -29,7 +30,7 @@ public struct SHA256: Sendable {
     }
 
     /// The 32-byte digest of everything given to ``update(_:)``.
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         let bitLength = (blocksHashed &* 64 &+ UInt64(pending.count)) &* 8
         pending.append(0x80)
         while pending.count % 64 != 56 { pending.append(0) }
@@ -52,14 +53,14 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// The digest of `text`'s UTF-8, as 64 lowercase hex digits.
-    public static func hex(_ text: String) -> String {
+    package static func hex(_ text: String) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(64)
