@@ -238,6 +238,8 @@ let package = Package(
         .executableTarget(
             name: "cast-mpris",
             dependencies: [
+                "CastdSupport",
+                "CastArtwork",
                 "CastMPRIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -264,6 +266,7 @@ let package = Package(
         .executableTarget(
             name: "cast-emulator",
             dependencies: [
+                "CastdSupport",
                 "CastEmulator",
                 "CastDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastEmulator
+import CastdSupport
 import Foundation
 import Logging
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CastArtwork
 import CastMPRIS
+import CastdSupport
 import Dispatch
 import Foundation
 import Logging
@@ -98,24 +99,3 @@ struct CastMPRISCommand: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// SIGINT and SIGTERM, as an async wait.
-enum TerminationSignal {
-    /// Returns the name of the first SIGINT or SIGTERM received, or nil if the task is cancelled.
-    static func next() async -> String? {
-        let (signals, continuation) = AsyncStream.makeStream(of: String.self)
-        let sources = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")].map { number, name in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(name) }
-            source.resume()
-            return source
-        }
-        defer {
-            for source in sources { source.cancel() }
-            continuation.finish()
-        }
-        for await name in signals { return name }
-        return nil
-    }
-}

@@ -1,4 +1,5 @@
 import CastDiscovery
+import CastTestSupport
 import Foundation
 import Testing
 

@@ -99,8 +99,7 @@ struct CastMPRISArtworkTests {
     @Test func tenThousandImagesArePickedFromTheFirstOnesAndSaidOnce() throws {
         let directory = NSTemporaryDirectory() + "castd-mpris-artwork-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let lines = Locked<[String]>([])
-        let logger = Logger(label: "test") { _ in LineCollector(lines: lines) }
+        let (logger, records) = RecordingLogHandler.logger("test")
         let artwork = MPRISArtwork(cache: try ArtworkCache(directory: directory), logger: logger)
         let images = (0..<10_000).map { index in
             var image = CastdImage()
@@ -112,22 +111,7 @@ struct CastMPRISArtworkTests {
         // The smallest at least 512×512 would be image 412; only the first 256 are looked at, so the
         // largest of them wins.
         #expect(artwork.choose(images) == "https://example.com/255.png")
-        #expect(lines.withLock { $0 } == ["the media lists 10000 images; the artwork is picked from the first 256"])
-    }
-}
-
-/// A log handler that keeps each message.
-struct LineCollector: LogHandler {
-    let lines: Locked<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.message)") }
+        #expect(
+            records.all.map(\.message) == ["the media lists 10000 images; the artwork is picked from the first 256"])
     }
 }
