@@ -28,8 +28,8 @@ struct CastMPRISCommand: AsyncParsableCommand {
 
             Artwork is downloaded once into $XDG_CACHE_HOME/castd/artwork/ (64 MiB at most by \
             default, least recently used first out; shared with `castc artwork`), and shown as a \
-            file:// URL. Only http and https, 10 MiB per image, 10 s, 5 redirects, and only PNG, \
-            JPEG, GIF and WebP bytes.
+            file:// URL. Only http and https, 10 MiB per image, 10 s (--artwork-timeout), 5 \
+            redirects, and only PNG, JPEG, GIF and WebP bytes.
 
             Examples:
               cast-mpris                            as the unit runs it
@@ -54,9 +54,18 @@ struct CastMPRISCommand: AsyncParsableCommand {
             "What the artwork cache may hold, in MiB (least recently used first out).", valueName: "MiB"))
     var artworkCacheSize = 64
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most one artwork download may take, redirects and all, in seconds.", valueName: "seconds"))
+    var artworkTimeout = 10
+
     func validate() throws {
         guard (1...4096).contains(artworkCacheSize) else {
             throw ValidationError("--artwork-cache-size is in MiB, from 1 to 4096, not \(artworkCacheSize)")
+        }
+        guard (1...300).contains(artworkTimeout) else {
+            throw ValidationError("--artwork-timeout is in seconds, from 1 to 300, not \(artworkTimeout)")
         }
     }
 
@@ -78,7 +87,9 @@ struct CastMPRISCommand: AsyncParsableCommand {
         var artwork: MPRISArtwork?
         if !noArtwork {
             do {
-                let cache = try ArtworkCache(maximumTotalBytes: artworkCacheSize << 20, logger: logger)
+                let cache = try ArtworkCache(
+                    maximumTotalBytes: artworkCacheSize << 20,
+                    fetcher: ArtworkFetcher(timeout: .seconds(artworkTimeout)), logger: logger)
                 artwork = MPRISArtwork(cache: cache, logger: logger)
                 logger.info("artwork cache: \(cache.directory), at most \(artworkCacheSize) MiB")
             } catch {

@@ -14,7 +14,8 @@ import Testing
         try await withTemporaryDirectory { directory in
             try await ImageServer.with { server in
                 let cache = try ArtworkCache(
-                    directory: directory + "/cache/castd/artwork", maximumTotalBytes: maximumTotalBytes)
+                    directory: directory + "/cache/castd/artwork", maximumTotalBytes: maximumTotalBytes,
+                    fetcher: .forTests)
                 return try await body(cache, server)
             }
         }
@@ -57,7 +58,7 @@ import Testing
             #expect(try await cache.file(for: url) == file)
             #expect(cache.cachedFile(for: url) == file)
             // Another program's cache on the same directory finds it too.
-            let other = try ArtworkCache(directory: cache.directory)
+            let other = try ArtworkCache(directory: cache.directory, fetcher: .forTests)
             #expect(try await other.file(for: url) == file)
             #expect(server.hits("/a.png") == 1)
             #expect(try Self.names(cache) == [SHA256.hex(url) + ".png"])
@@ -147,7 +148,7 @@ import Testing
     @Test func temporaryFilesOfCrashedWritersAreRemovedAtStart() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory + "/artwork"
-            let cache = try ArtworkCache(directory: path)
+            let cache = try ArtworkCache(directory: path, fetcher: .forTests)
             // A writer that no longer runs, an old file, and a live writer's (this process's).
             let dead = path + "/.tmp-\(Int32.max - 1)-1a2b"
             let old = path + "/.tmp-\(getpid())-old"

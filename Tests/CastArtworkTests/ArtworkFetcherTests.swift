@@ -20,9 +20,9 @@ import Testing
         try await ImageServer.with { server in
             server.answer("/a.png", .body(Self.png))
             server.answer("/chunked.png", .body(Self.png, chunked: 100))
-            let download = try await ArtworkFetcher().fetch(server.url("/a.png"))
+            let download = try await ArtworkFetcher.forTests.fetch(server.url("/a.png"))
             #expect(download.bytes == Self.png && download.format == .png && download.redirects == 0)
-            #expect(try await ArtworkFetcher().fetch(server.url("/chunked.png")).bytes == Self.png)
+            #expect(try await ArtworkFetcher.forTests.fetch(server.url("/chunked.png")).bytes == Self.png)
         }
     }
 
@@ -58,7 +58,7 @@ import Testing
         try await ImageServer.with { server in
             let total = 64 << 20
             server.answer("/endless.png", .stream(total: total, chunk: 64 << 10))
-            let error = await Self.error(ArtworkFetcher(), server.url("/endless.png"))
+            let error = await Self.error(ArtworkFetcher.forTests, server.url("/endless.png"))
             #expect(error == .tooLarge(url: server.url("/endless.png"), limit: 10 << 20, contentLength: nil))
             // The fetcher closed the connection at the limit: the server could not send it all.
             try await eventually("the server to stop streaming") { server.streamEnded("/endless.png") }
@@ -76,10 +76,10 @@ import Testing
                 server.answer("/r/\(hop)", .redirect(codes[hop % codes.count], location: location))
             }
             server.answer("/r/0", .body(Self.png))
-            let download = try await ArtworkFetcher().fetch(server.url("/r/5"))
+            let download = try await ArtworkFetcher.forTests.fetch(server.url("/r/5"))
             #expect(download.bytes == Self.png && download.redirects == 5)
             #expect(download.url.description == server.url("/r/0"))
-            let error = await Self.error(ArtworkFetcher(), server.url("/r/6"))
+            let error = await Self.error(ArtworkFetcher.forTests, server.url("/r/6"))
             #expect(error == .tooManyRedirects(url: server.url("/r/6"), count: 6, limit: 5))
             #expect(server.hits("/r/0") == 1)
         }
@@ -89,13 +89,13 @@ import Testing
         try await ImageServer.with { server in
             server.answer("/ftp", .redirect(302, location: "ftp://example.com/a.png"))
             server.answer("/nowhere", .redirect(301, location: ""))
-            let ftp = await Self.error(ArtworkFetcher(), server.url("/ftp"))
+            let ftp = await Self.error(ArtworkFetcher.forTests, server.url("/ftp"))
             guard case .badRedirect(_, let location, let reason) = ftp else {
                 Issue.record("\(String(describing: ftp))")
                 return
             }
             #expect(location == "ftp://example.com/a.png" && reason.contains("only http and https"))
-            guard case .badRedirect = await Self.error(ArtworkFetcher(), server.url("/nowhere")) else {
+            guard case .badRedirect = await Self.error(ArtworkFetcher.forTests, server.url("/nowhere")) else {
                 Issue.record("a redirect without a Location was followed")
                 return
             }
@@ -108,23 +108,23 @@ import Testing
             server.answer("/missing.png", .status(404))
             server.answer("/empty.png", .body([]))
             server.answer("/tiny.gif", .body(Array("GIF89a".utf8)))
-            let html = await Self.error(ArtworkFetcher(), server.url("/a.html"))
+            let html = await Self.error(ArtworkFetcher.forTests, server.url("/a.html"))
             #expect(html == .notAnImage(url: server.url("/a.html"), start: Array("<!DO".utf8)))
             #expect(html?.description == "\(server.url("/a.html")) is not an image (starts with `<!DO`)")
             #expect(
-                await Self.error(ArtworkFetcher(), server.url("/missing.png"))
+                await Self.error(ArtworkFetcher.forTests, server.url("/missing.png"))
                     == .httpStatus(url: server.url("/missing.png"), code: 404, reason: "Not Found"))
             #expect(
-                await Self.error(ArtworkFetcher(), server.url("/empty.png"))
+                await Self.error(ArtworkFetcher.forTests, server.url("/empty.png"))
                     == .notAnImage(url: server.url("/empty.png"), start: []))
-            let gif = try await ArtworkFetcher().fetch(server.url("/tiny.gif"))
+            let gif = try await ArtworkFetcher.forTests.fetch(server.url("/tiny.gif"))
             #expect(gif.format == .gif)
         }
     }
 
     @Test func nothingListeningIsAConnectionFailure() async throws {
         let port = try freePort()
-        let error = await Self.error(ArtworkFetcher(), "http://127.0.0.1:\(port)/a.png")
+        let error = await Self.error(ArtworkFetcher.forTests, "http://127.0.0.1:\(port)/a.png")
         guard case .connectionFailed(_, let reason) = error else {
             Issue.record("\(String(describing: error))")
             return

@@ -12,7 +12,7 @@ import Testing
             try await ImageServer.with { server in
                 server.answer("/a.png?token=s3cret", .body(ImageServer.png(count: 100)))
                 server.answer("/b.png?token=s3cret", .status(500))
-                let cache = try ArtworkCache(directory: directory + "/artwork", logger: logger)
+                let cache = try ArtworkCache(directory: directory + "/artwork", fetcher: .forTests, logger: logger)
                 _ = try await cache.file(for: server.url("/a.png?token=s3cret"))
                 _ = try? await cache.file(for: server.url("/b.png?token=s3cret"))
                 _ = cache.cachedFile(for: server.url("/a.png?token=s3cret"))

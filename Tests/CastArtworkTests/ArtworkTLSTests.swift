@@ -23,14 +23,14 @@ import Testing
         let tls = try authority.serverConfiguration(dnsNames: ["localhost"], addresses: [[127, 0, 0, 1]])
         try await ImageServer.with(tls: tls) { server in
             server.answer("/a.png", .body(Self.png))
-            var fetcher = ArtworkFetcher()
+            var fetcher = ArtworkFetcher.forTests
             fetcher.additionalTrustRoots = [authority.root]
             let byName = try await fetcher.fetch(server.url("/a.png", host: "localhost"))
             #expect(byName.bytes == Self.png)
             let byAddress = try await fetcher.fetch(server.url("/a.png"))
             #expect(byAddress.bytes == Self.png)
             // The system's roots do not know the test's authority.
-            #expect(await Self.isTLSFailure(ArtworkFetcher(), server.url("/a.png", host: "localhost")))
+            #expect(await Self.isTLSFailure(ArtworkFetcher.forTests, server.url("/a.png", host: "localhost")))
             #expect(server.hits("/a.png") == 2)
         }
     }
@@ -40,7 +40,7 @@ import Testing
         let tls = try authority.serverConfiguration(dnsNames: ["other.example"])
         try await ImageServer.with(tls: tls) { server in
             server.answer("/a.png", .body(Self.png))
-            var fetcher = ArtworkFetcher()
+            var fetcher = ArtworkFetcher.forTests
             fetcher.additionalTrustRoots = [authority.root]
             #expect(await Self.isTLSFailure(fetcher, server.url("/a.png", host: "localhost")))
             #expect(await Self.isTLSFailure(fetcher, server.url("/a.png")))
