@@ -36,18 +36,8 @@ fi
 say() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 show() { printf '\033[36m$ %s\033[0m\n' "$*"; "$@"; }
 
-# 1. What a fresh Debian 12 machine lacks.
-packages=(avahi-daemon avahi-utils dbus libavahi-client-dev libsystemd-dev systemd)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    say "Installing ${missing[*]}"
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+# 1. What a fresh Debian 12 machine lacks (one list for the demo, the tests and CI).
+scripts/install-packages.sh demo
 
 # 2. Build (the first build compiles the dependencies: a few minutes).
 say "Building castd, castc and cast-emulator"

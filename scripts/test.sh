@@ -15,6 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/swift-flags.sh
 
+# What the suite uses that a fresh Debian 12 machine lacks (the list CI and scripts/demo.sh share).
+scripts/install-packages.sh test
+
 state=${CASTD_TEST_STATE:-/tmp/castd-test-avahi}
 if ! avahi-daemon --check 2>/dev/null; then
     mkdir -p "$state"
