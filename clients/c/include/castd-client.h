@@ -116,6 +116,10 @@ CASTD_API void castd_free(void *message);
 /* Default per-stream buffer bounds (see castd_client_set_stream_buffer). */
 #define CASTD_DEFAULT_STREAM_MAX_MESSAGES 1024u
 #define CASTD_DEFAULT_STREAM_MAX_BYTES (16u * 1024u * 1024u)
+/* The most one message (or frame) from castd may allocate as it is decoded, by default: 64 MiB
+ * (see castd_client_set_max_decoded), and the least it can be set to: 64 KiB. */
+#define CASTD_DEFAULT_MAX_DECODED (64u * 1024u * 1024u)
+#define CASTD_MIN_MAX_DECODED (64u * 1024u)
 
 typedef struct castd_client castd_client;
 typedef struct castd_stream castd_stream;
@@ -149,12 +153,26 @@ CASTD_API const char *castd_client_socket_path(const castd_client *client);
 CASTD_API void castd_client_set_max_frame(castd_client *client, size_t bytes);
 
 /* Bounds what is buffered for each stream that its reader has not taken yet: at most
- * `max_messages` messages and `max_bytes` bytes of them (encoded size). A stream that would go
- * over either is ended with RESOURCE_EXHAUSTED (the messages already buffered are still
- * delivered first) and cancelled on castd. 0 keeps a bound's current value. Defaults: 1024
+ * `max_messages` messages, taking at most `max_bytes` bytes decoded (what decoding them
+ * allocated, counted as castd_client_set_max_decoded says: not their encoded size, which can be
+ * a hundredth of it). A stream whose next message would go over either is ended with
+ * RESOURCE_EXHAUSTED (the messages already buffered are still delivered first) and cancelled
+ * on castd; its message is not decoded past the bound. So one message of a stream decodes to
+ * at most min(max_bytes, the decode limit). 0 keeps a bound's current value. Defaults: 1024
  * messages, 16 MiB. */
 CASTD_API void castd_client_set_stream_buffer(castd_client *client, size_t max_messages,
                                               size_t max_bytes);
+
+/* The most memory decoding one message from castd may allocate, in bytes (default 64 MiB, at
+ * least 64 KiB): a frame's length bounds what is read, but decoding can cost far more (an empty
+ * submessage is 2 bytes on the wire and a whole struct decoded; 4 MiB of them, hundreds of
+ * MB). Each allocation protobuf-c makes while decoding counts its size plus 16 bytes, and the
+ * decode stops at the limit, having allocated no more. A unary response over it ends that call
+ * with RESOURCE_EXHAUSTED ("the castd.v1.StatusResponse castd sent for /castd.v1.Cast/GetStatus
+ * (N bytes) takes more than L bytes to decode, …"), and castd is told to cancel it; a stream's
+ * message is held to its stream's bound as well (castd_client_set_stream_buffer). Other calls go
+ * on. A frame (the envelope of every message) over it fails the connection. */
+CASTD_API void castd_client_set_max_decoded(castd_client *client, size_t bytes);
 
 /* The deadline the typed wrappers (castd_status … castd_previous) give their calls, in ms;
  * 0 (the default) means none. */

@@ -20,7 +20,7 @@
 /* One message waiting for its reader. */
 struct msg_node {
     ProtobufCMessage *message;
-    size_t bytes; /* its encoded size, counted against the stream's bound */
+    size_t bytes; /* what decoding it allocated, counted against the stream's bound */
     struct msg_node *next;
 };
 
@@ -51,7 +51,7 @@ struct castd_client {
     castd_error broken_error;
     bool has_connection_status;
     castd_error connection_status;
-    size_t max_frame, stream_max_messages, stream_max_bytes;
+    size_t max_frame, stream_max_messages, stream_max_bytes, max_decoded;
     int timeout_ms;
     int write_error; /* errno of a failed write, until the connection is failed for it */
 };
@@ -287,6 +287,7 @@ castd_client *castd_client_connect(const char *path, castd_error *error) {
     client->max_frame = CASTD_DEFAULT_MAX_FRAME;
     client->stream_max_messages = CASTD_DEFAULT_STREAM_MAX_MESSAGES;
     client->stream_max_bytes = CASTD_DEFAULT_STREAM_MAX_BYTES;
+    client->max_decoded = CASTD_DEFAULT_MAX_DECODED;
     castd_frame_reader_init(&client->reader, client->max_frame);
     ok(error);
     return client;
@@ -304,6 +305,10 @@ void castd_client_set_max_frame(castd_client *client, size_t bytes) {
 void castd_client_set_stream_buffer(castd_client *client, size_t max_messages, size_t max_bytes) {
     if (max_messages) client->stream_max_messages = max_messages;
     if (max_bytes) client->stream_max_bytes = max_bytes;
+}
+
+void castd_client_set_max_decoded(castd_client *client, size_t bytes) {
+    client->max_decoded = bytes < CASTD_MIN_MAX_DECODED ? CASTD_MIN_MAX_DECODED : bytes;
 }
 
 void castd_client_set_timeout(castd_client *client, int timeout_ms) {
@@ -450,24 +455,103 @@ static castd_stream *find_call(castd_client *client, uint64_t id) {
     return NULL;
 }
 
+/* ---- decoding within a budget -------------------------------------------------------------
+ * A frame's length bounds the bytes read, not what decoding them allocates: an empty submessage
+ * is 2 bytes on the wire and a whole struct once decoded (and protobuf-c's scan keeps ~40 bytes
+ * per field while it decodes), so 4 MiB can decode to hundreds of MB. Every decode of what castd
+ * sends goes through this allocator, which counts each allocation (its size, plus what malloc
+ * spends on it) and fails once the decode's budget is spent: protobuf-c 1.4 then frees what it
+ * had allocated and returns NULL. Freed memory is not given back to the budget (protobuf-c's
+ * free does not say the size), so the count is what the decode allocated in all, at least its
+ * peak. The blocks are malloc's: the message is freed with castd_free, as any other. */
+
+#define DECODE_MALLOC_OVERHEAD 16
+
+typedef struct decode_budget {
+    size_t limit, used;
+    bool exceeded;
+} decode_budget;
+
+static void *budget_alloc(void *data, size_t size) {
+    decode_budget *budget = data;
+    size_t cost = size + DECODE_MALLOC_OVERHEAD;
+    if (cost < size || cost > budget->limit - budget->used) {
+        budget->exceeded = true;
+        return NULL;
+    }
+    void *block = malloc(size ? size : 1);
+    if (block) budget->used += cost;
+    return block;
+}
+
+static void budget_free(void *data, void *block) {
+    (void)data;
+    free(block);
+}
+
+/* Decodes `len` bytes as `type`, allocating at most `limit` bytes (as counted above). NULL when
+ * it cannot: *over_budget says whether the budget is why; *cost is what the message took. */
+static ProtobufCMessage *decode_within(const ProtobufCMessageDescriptor *type, size_t len,
+                                       const uint8_t *data, size_t limit, bool *over_budget,
+                                       size_t *cost) {
+    decode_budget budget = {limit, 0, false};
+    ProtobufCAllocator allocator = {budget_alloc, budget_free, &budget};
+    ProtobufCMessage *message = protobuf_c_message_unpack(type, &allocator, len, data);
+    *over_budget = !message && budget.exceeded;
+    *cost = budget.used;
+    return message;
+}
+
 static void deliver(castd_client *client, castd_stream *call, const ProtobufCBinaryData *data) {
     if (!call->streaming && call->head) return; /* a unary call takes its first response */
-    if (call->streaming && (call->count + 1 > client->stream_max_messages ||
-                            call->bytes + data->len > client->stream_max_bytes)) {
+    if (call->streaming && call->count + 1 > client->stream_max_messages) {
         uint64_t id = call->id;
         end_call_with(call, CASTD_RESOURCE_EXHAUSTED,
-                      "%s fell behind: %zu messages (%zu bytes) were waiting to be read, over "
-                      "this client's bound (%zu messages, %zu bytes); the stream was cancelled",
+                      "%s fell behind: %zu messages (%zu bytes decoded) were waiting to be read, "
+                      "over this client's bound (%zu messages, %zu bytes); the stream was "
+                      "cancelled",
                       call->method, call->count, call->bytes, client->stream_max_messages,
                       client->stream_max_bytes);
         send_cancel(client, id, call->method);
         return;
     }
-    ProtobufCMessage *message = protobuf_c_message_unpack(call->type, NULL, data->len, data->data);
+    /* A stream's messages, decoded, stay within its bound together; a unary response (or a
+     * stream's message) within the decode limit. */
+    size_t limit = client->max_decoded;
+    bool stream_bound = false;
+    if (call->streaming) {
+        size_t room = client->stream_max_bytes > call->bytes
+                          ? client->stream_max_bytes - call->bytes
+                          : 0;
+        if (room <= limit) {
+            limit = room;
+            stream_bound = true;
+        }
+    }
+    bool over_budget;
+    size_t cost;
+    ProtobufCMessage *message =
+        decode_within(call->type, data->len, data->data, limit, &over_budget, &cost);
     if (!message) {
         uint64_t id = call->id;
-        end_call_with(call, CASTD_INTERNAL, "cannot decode the %s castd sent for %s",
-                      call->type->name, call->method);
+        if (!over_budget)
+            end_call_with(call, CASTD_INTERNAL, "cannot decode the %s castd sent for %s",
+                          call->type->name, call->method);
+        else if (stream_bound && call->count > 0)
+            end_call_with(call, CASTD_RESOURCE_EXHAUSTED,
+                          "%s fell behind: %zu messages (%zu bytes decoded) were waiting to be "
+                          "read, and the next takes more than the %zu bytes left of this "
+                          "client's bound (%zu messages, %zu bytes); the stream was cancelled",
+                          call->method, call->count, call->bytes, limit,
+                          client->stream_max_messages, client->stream_max_bytes);
+        else
+            end_call_with(call, CASTD_RESOURCE_EXHAUSTED,
+                          "the %s castd sent for %s (%zu bytes) takes more than %zu bytes to "
+                          "decode, over this client's limit (%s); the %s was cancelled",
+                          call->type->name, call->method, data->len, limit,
+                          stream_bound ? "castd_client_set_stream_buffer"
+                                       : "castd_client_set_max_decoded",
+                          call->streaming ? "stream" : "call");
         send_cancel(client, id, call->method);
         return;
     }
@@ -479,7 +563,7 @@ static void deliver(castd_client *client, castd_stream *call, const ProtobufCBin
         return;
     }
     node->message = message;
-    node->bytes = data->len;
+    node->bytes = cost;
     node->next = NULL;
     if (call->tail)
         call->tail->next = node;
@@ -487,11 +571,23 @@ static void deliver(castd_client *client, castd_stream *call, const ProtobufCBin
         call->head = node;
     call->tail = node;
     call->count++;
-    call->bytes += data->len;
+    call->bytes += cost;
 }
 
 static void route_frame(castd_client *client, const uint8_t *body, size_t len) {
-    Castd__V1__Frame *frame = castd__v1__frame__unpack(NULL, len, body);
+    /* The frame itself (unknown fields in it cost as much as in a message) within the limit. */
+    bool over_budget;
+    size_t cost;
+    Castd__V1__Frame *frame = (Castd__V1__Frame *)decode_within(
+        &castd__v1__frame__descriptor, len, body, client->max_decoded, &over_budget, &cost);
+    if (!frame && over_budget) {
+        connection_failed(client, CASTD_RESOURCE_EXHAUSTED,
+                          "castd sent a castd.v1 frame (%zu bytes) that takes more than %zu bytes "
+                          "to decode, over this client's limit (castd_client_set_max_decoded); "
+                          "connection closed",
+                          len, client->max_decoded);
+        return;
+    }
     if (!frame) {
         connection_failed(client, CASTD_INTERNAL,
                           "castd sent a malformed castd.v1 frame (%zu bytes); connection closed",

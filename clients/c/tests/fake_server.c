@@ -2,10 +2,12 @@
  * a frame over the limit, a frame cut short, a connection-level status before closing. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "frame_reader.h"
@@ -249,5 +251,225 @@ bool test_frame_reader_chunks(test_env *env) {
               reader.refused == 65 && body == NULL && reader.body == NULL,
           "refused without allocating");
     castd_frame_reader_free(&reader);
+    return true;
+}
+
+/* ---- what decoding costs --------------------------------------------------------------------
+ * A frame's length bounds what is read, not what decoding it allocates: an empty submessage is
+ * 2 bytes on the wire and a whole struct (with its pointer, and protobuf-c's bookkeeping) once
+ * decoded. These frames are the worst a peer can send within the 4 MiB frame limit. */
+
+static size_t put_varint(uint8_t *p, uint64_t v) {
+    size_t n = 0;
+    do {
+        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* Writes to `f` one frame (its length prefix too) for call `id` whose message is `pairs` ×
+ * the two bytes `a b`, inside a submessage with tag `outer` when `outer` is not 0. With `id` 0,
+ * the pairs are the frame's own fields. */
+static bool write_flood_frame(FILE *f, uint64_t id, uint8_t outer, uint8_t a, uint8_t b, size_t pairs) {
+    uint8_t head[64];
+    size_t inner = 2 * pairs, message = inner, n = 4;
+    uint8_t prefix[16];
+    size_t prefix_len = 0;
+    if (outer) {
+        prefix[prefix_len++] = outer;
+        prefix_len += put_varint(prefix + prefix_len, inner);
+        message += prefix_len;
+    }
+    if (id) {
+        head[n++] = 0x08; /* call_id */
+        n += put_varint(head + n, id);
+        head[n++] = 0x1a; /* message */
+        n += put_varint(head + n, message);
+    }
+    put_length(head, (uint32_t)(n - 4 + message));
+    if (fwrite(head, 1, n, f) != n || fwrite(prefix, 1, prefix_len, f) != prefix_len) return false;
+    uint8_t chunk[4096];
+    for (size_t i = 0; i < sizeof chunk; i += 2) chunk[i] = a, chunk[i + 1] = b;
+    for (size_t left = inner; left;) {
+        size_t take = left < sizeof chunk ? left : sizeof chunk;
+        if (fwrite(chunk, 1, take, f) != take) return false;
+        left -= take;
+    }
+    return true;
+}
+
+static bool write_status_frame(FILE *f, uint64_t id) {
+    Castd__V1__Frame frame = CASTD__V1__FRAME__INIT;
+    Castd__V1__Status status = CASTD__V1__STATUS__INIT;
+    frame.call_id = id;
+    frame.kind_case = CASTD__V1__FRAME__KIND_STATUS;
+    frame.status = &status;
+    uint8_t buffer[64];
+    size_t size = castd__v1__frame__get_packed_size(&frame);
+    put_length(buffer, (uint32_t)size);
+    castd__v1__frame__pack(&frame, buffer + 4);
+    return fwrite(buffer, 1, 4 + size, f) == 4 + size;
+}
+
+/* As many pairs as fit a frame of the default limit (with room for the headers). */
+#define FLOOD_PAIRS ((CASTD_DEFAULT_MAX_FRAME - 64) / 2)
+
+enum flood { WATCH_SUBMESSAGES, WATCH_UNKNOWN_FIELDS, UNARY_SUBMESSAGES };
+
+/* One attack on a fresh connection: the fake server writes its frames (through cat, so that
+ * they are written while this process reads), the client makes a GetStatus meanwhile. Checks
+ * that the call or stream attacked ended with RESOURCE_EXHAUSTED naming the limit, that the
+ * connection goes on, and that the peak resident size grew by less than `bound_mb`. */
+static bool flood(test_env *env, enum flood kind, long bound_mb) {
+    static const char *const names[] = {"4 unread Watch frames of empty submessages",
+                                        "a Watch frame of unknown fields",
+                                        "a GetStatus response of empty submessages"};
+    char path[400];
+    snprintf(path, sizeof path, "%s/flood", env->dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f, "cannot write %s", path);
+    bool written = true;
+    /* The Watch is call 1, the GetStatus call 2. Event: snapshot (3) { media (3) {} … };
+     * unknown fields: field 15, varint 0; StatusResponse: media (4) {} … */
+    if (kind == WATCH_SUBMESSAGES)
+        for (int i = 0; i < 4; i++) written &= write_flood_frame(f, 1, 0x1a, 0x1a, 0x00, FLOOD_PAIRS);
+    if (kind == WATCH_UNKNOWN_FIELDS) written &= write_flood_frame(f, 1, 0, 0x78, 0x00, FLOOD_PAIRS);
+    if (kind == UNARY_SUBMESSAGES) written &= write_flood_frame(f, 2, 0, 0x22, 0x00, FLOOD_PAIRS);
+    else written &= write_flood_frame(f, 2, 0, 0x28, 0x01, 1); /* a StatusResponse: cast_state 1 */
+    written &= write_status_frame(f, 2);
+    CHECK(fclose(f) == 0 && written, "cannot write %s", path);
+
+    castd_client *client;
+    int listener, server;
+    unlink(env->sock); /* left by an attack before that failed */
+    if (!pair(env, &client, &listener, &server)) return false;
+    long mark = rss_mark();
+    castd_error error = CASTD_ERROR_INIT;
+    castd_stream *watch = castd_watch(client, &error);
+    CHECK(watch, "watch: %s", msg(&error));
+    pid_t cat = feed_file(path, server);
+    Castd__V1__GetStatusRequest request = CASTD__V1__GET_STATUS_REQUEST__INIT;
+    ProtobufCMessage *response = NULL;
+    castd_code code = castd_call(client, "GetStatus", &request.base,
+                                 &castd__v1__status_response__descriptor, &response, (int)scaled_ms(60), &error);
+    ProtobufCMessage *message = NULL;
+    castd_error stream_error = CASTD_ERROR_INIT;
+    castd_code stream_code = CASTD_OK;
+    int delivered = -1;
+    do {
+        castd_free(message);
+        delivered++;
+    } while ((stream_code = castd_stream_next(watch, &message, 0, &stream_error)) == CASTD_OK && message);
+    long growth = rss_peak_growth_kb(mark);
+    fprintf(stderr, "    %s: peak RSS +%ld kB (bound %ld MB); GetStatus %s, the Watch %s after %d messages\n",
+            names[kind], growth, bound_mb, castd_code_name(code), castd_code_name(stream_code), delivered);
+    int status;
+    waitpid(cat, &status, 0);
+    CHECK(growth >= 0, "the peak resident size is known (/proc/self/status)");
+    CHECK(growth < bound_mb * 1024, "memory stays bounded: +%ld kB", growth);
+    const char *refused = kind == UNARY_SUBMESSAGES ? msg(&error) : msg(&stream_error);
+    castd_code refused_code = kind == UNARY_SUBMESSAGES ? code : stream_code;
+    char limit[128];
+    snprintf(limit, sizeof limit, "takes more than %zu bytes to decode",
+             kind == UNARY_SUBMESSAGES ? (size_t)CASTD_DEFAULT_MAX_DECODED : (size_t)CASTD_DEFAULT_STREAM_MAX_BYTES);
+    CHECK(refused_code == CASTD_RESOURCE_EXHAUSTED && strstr(refused, limit) &&
+              strstr(refused, kind == UNARY_SUBMESSAGES ? "castd.v1.StatusResponse" : "castd.v1.Event"),
+          "refused: %s %s", castd_code_name(refused_code), refused);
+    CHECK(delivered == 0, "nothing of it delivered: %d", delivered);
+    if (kind == UNARY_SUBMESSAGES) {
+        CHECK(response == NULL, "no response");
+        CHECK(stream_code == CASTD_NO_MESSAGE, "the Watch goes on: %s", castd_code_name(stream_code));
+    } else {
+        CHECK(code == CASTD_OK && response, "the GetStatus on the same connection: %s", msg(&error));
+    }
+    CHECK(castd_client_fd(client) >= 0, "only the call ended, not the connection");
+    castd_free(response);
+    castd_stream_close(watch);
+    castd_error_clear(&error);
+    castd_error_clear(&stream_error);
+    castd_client_close(client);
+    close(server);
+    close(listener);
+    unlink(env->sock);
+    unlink(path);
+    return true;
+}
+
+bool test_decoded_size_bound(test_env *env) {
+    /* Unbounded (protobuf-c 1.4.1, -O1): +2.0 GB, +184 MB and +568 MB. Bounded: the frame, its
+     * copy and at most the limit's worth of decoding (16 MiB for a stream, 64 MiB for one
+     * message): +24, +24 and +72 MB (ASan: +55, +28, +83; valgrind: +31, +28, +90). */
+    return flood(env, WATCH_SUBMESSAGES, 100) && flood(env, WATCH_UNKNOWN_FIELDS, 100) &&
+           flood(env, UNARY_SUBMESSAGES, 160);
+}
+
+/* The limits' setters and their other refusals, with small frames. */
+bool test_decode_limits(test_env *env) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/frames", env->dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f, "cannot write %s", path);
+    bool written = true;
+    /* Call 1, a Watch: 60 events of 100 empty media each (200 bytes encoded, ~30 KB decoded). */
+    for (int i = 0; i < 60; i++) written &= write_flood_frame(f, 1, 0x1a, 0x1a, 0x00, 100);
+    /* Call 2, a GetStatus: 4,000 empty media (8 KB). */
+    written &= write_flood_frame(f, 2, 0, 0x22, 0x00, 4000) && write_status_frame(f, 2);
+    /* Then a frame of 40,000 unknown fields (80 KB): the connection's end. */
+    written &= write_flood_frame(f, 0, 0, 0x78, 0x00, 40000);
+    CHECK(fclose(f) == 0 && written, "cannot write %s", path);
+
+    castd_client *client;
+    int listener, server;
+    if (!pair(env, &client, &listener, &server)) return false;
+    castd_client_set_stream_buffer(client, 0, 1u << 20);
+    castd_client_set_max_decoded(client, 64u * 1024u);
+    castd_error error = CASTD_ERROR_INIT;
+    castd_stream *watch = castd_watch(client, &error);
+    CHECK(watch, "watch: %s", msg(&error));
+    pid_t cat = feed_file(path, server);
+    Castd__V1__GetStatusRequest request = CASTD__V1__GET_STATUS_REQUEST__INIT;
+    ProtobufCMessage *response = NULL;
+    castd_code code = castd_call(client, "GetStatus", &request.base,
+                                 &castd__v1__status_response__descriptor, &response, (int)scaled_ms(20), &error);
+    CHECK(code == CASTD_RESOURCE_EXHAUSTED && !response &&
+              strstr(msg(&error), "the castd.v1.StatusResponse castd sent for /castd.v1.Cast/GetStatus (8000 bytes) "
+                                  "takes more than 65536 bytes to decode, over this client's limit "
+                                  "(castd_client_set_max_decoded); the call was cancelled"),
+          "the response over the decode limit: %s %s", castd_code_name(code), msg(&error));
+    /* The Watch: as many events as 1 MiB decoded holds (each within the 64 KiB limit), then
+     * the end. */
+    ProtobufCMessage *message;
+    int delivered = 0;
+    while ((code = castd_stream_next(watch, &message, 0, &error)) == CASTD_OK && message) {
+        CHECK(((Castd__V1__Event *)message)->snapshot->n_media == 100, "an event of 100 media");
+        delivered++;
+        castd_free(message);
+    }
+    CHECK(delivered > 1 && delivered < 60, "some of the 60 events: %d", delivered);
+    CHECK(code == CASTD_RESOURCE_EXHAUSTED && strstr(msg(&error), "/castd.v1.Cast/Watch fell behind: ") &&
+              strstr(msg(&error), "and the next takes more than the ") &&
+              strstr(msg(&error), "bytes left of this client's bound (1024 messages, 1048576 bytes)"),
+          "the Watch over its bound: %s %s", castd_code_name(code), msg(&error));
+    /* The frame of unknown fields ends the connection. */
+    int64_t deadline = monotonic_ms() + scaled_ms(20);
+    while (castd_client_fd(client) >= 0 && monotonic_ms() < deadline) {
+        struct pollfd p = {castd_client_fd(client), castd_client_events(client), 0};
+        CHECK(poll(&p, 1, 200) >= 0, "poll");
+        castd_client_dispatch(client, p.revents, &error);
+    }
+    CHECK(castd_client_fd(client) == -1, "the connection failed");
+    code = castd_call(client, "GetStatus", &request.base, &castd__v1__status_response__descriptor, NULL, 0, &error);
+    CHECK(code == CASTD_RESOURCE_EXHAUSTED &&
+              strstr(msg(&error), "castd sent a castd.v1 frame (80000 bytes) that takes more than 65536 bytes to "
+                                  "decode, over this client's limit (castd_client_set_max_decoded); connection closed"),
+          "the frame over the limit: %s %s", castd_code_name(code), msg(&error));
+    int status;
+    waitpid(cat, &status, 0);
+    castd_stream_close(watch);
+    castd_error_clear(&error);
+    castd_client_close(client);
+    close(server);
+    close(listener);
     return true;
 }

@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -237,4 +240,40 @@ pid_t kill_later(pid_t pid, int64_t ms) {
     snprintf(command, sizeof command, "sleep %.3f; kill -9 %d", (double)ms / 1000.0, (int)pid);
     char *argv[] = {"/bin/sh", "-c", command, NULL};
     return spawn(argv, -1, NULL);
+}
+
+pid_t feed_file(const char *path, int fd) {
+    /* cat, not a forked copy of this process (which valgrind would follow). */
+    char *argv[] = {"/bin/cat", (char *)path, NULL};
+    return spawn(argv, fd, NULL);
+}
+
+static long status_kb(const char *key) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long value = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':') value = atol(line + n + 1);
+    fclose(f);
+    return value;
+}
+
+long rss_mark(void) {
+#ifdef __GLIBC__
+    malloc_trim(0); /* what earlier tests freed goes back to the system, so new use shows */
+#endif
+    /* Resets the peak (VmHWM) to the current RSS: "5" to clear_refs (Linux 4.0). */
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+    return status_kb("VmRSS");
+}
+
+long rss_peak_growth_kb(long mark) {
+    long peak = status_kb("VmHWM");
+    return peak < 0 || mark < 0 ? -1 : peak - mark;
 }

@@ -38,6 +38,15 @@ int run_program(char *output, size_t size, const char *program, ...);
 /* The directory the test binary's examples are in (build/). */
 const char *build_dir(void);
 
+/* Starts `cat PATH` with its stdout on `fd` (a fake server's end of a connection): the file's
+ * bytes are written while this process reads. Returns its pid. */
+pid_t feed_file(const char *path, int fd);
+
+/* Memory: rss_mark() resets the peak resident size to the current one and returns it (kB);
+ * rss_peak_growth_kb(mark) is how far the peak rose above it since (kB; -1 if unknown). */
+long rss_mark(void);
+long rss_peak_growth_kb(long mark);
+
 /* Forks a child that SIGKILLs `pid` after `ms` milliseconds; returns the child's pid. */
 pid_t kill_later(pid_t pid, int64_t ms);
 
@@ -61,5 +70,7 @@ bool test_frame_too_big(test_env *env);
 bool test_half_frame(test_env *env);
 bool test_connection_status(test_env *env);
 bool test_frame_reader_chunks(test_env *env);
+bool test_decoded_size_bound(test_env *env);
+bool test_decode_limits(test_env *env);
 
 #endif

@@ -656,6 +656,8 @@ static const struct {
     {"frame_too_big", test_frame_too_big, NONE, NULL},
     {"half_frame", test_half_frame, NONE, NULL},
     {"connection_status", test_connection_status, NONE, NULL},
+    {"decoded_size_bound", test_decoded_size_bound, NONE, NULL},
+    {"decode_limits", test_decode_limits, NONE, NULL},
     {"status_and_devices", test_status_and_devices, CASTD, NULL},
     {"load_play_pause_stop", test_load_play_pause_stop, CASTD, NULL},
     {"seek", test_seek, CASTD, NULL},
