@@ -177,3 +177,196 @@ async def test_timeout_is_sent_and_cancel_follows_expiry(short_tmp: Path) -> Non
     assert got[0].start.timeout_ms == 250
     assert got[0].start.method == "/castd.v1.Cast/Pause"
     assert got[1].call_id == got[0].call_id and got[1].WhichOneof("kind") == "cancel"
+
+
+# -- what a stream holds and what decoding costs ---------------------------------------------------
+
+
+def _rss_mark() -> int:
+    """Resets the peak resident size to the current one ("5" to clear_refs, Linux 4.0); returns
+    the current one, in kB."""
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    return _status_kb("VmRSS")
+
+
+def _status_kb(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {key} in /proc/self/status")
+
+
+def _peak_growth_mb(mark: int) -> float:
+    return (_status_kb("VmHWM") - mark) / 1024
+
+
+async def read_start(reader: asyncio.StreamReader) -> rpc_pb2.Frame:
+    """The next call the client starts (its cancels of other calls are passed over)."""
+    while True:
+        frame = await read_frame(reader)
+        if frame.WhichOneof("kind") == "start":
+            return frame
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _flood(tag: int, outer: int | None = None, size: int = castd.MAX_FRAME_BYTES - 64) -> bytes:
+    """A message of empty submessages (field ``tag``), inside submessage ``outer`` if given: 2
+    bytes each on the wire, a whole message object each once parsed."""
+    inner = bytes([tag, 0]) * (size // 2)
+    return inner if outer is None else bytes([outer]) + _varint(len(inner)) + inner
+
+
+async def test_unread_stream_frames_are_bounded_by_bytes(short_tmp: Path) -> None:
+    """200 unread Watch frames of 1 MiB: the stream ends at 16 MiB, not at 10,000 messages."""
+    chunk = pb.Event(device_added=pb.Device(id="x" * (1 << 20))).SerializeToString()
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        watch = await read_frame(reader)
+        writer.write(encode(rpc_pb2.Frame(call_id=watch.call_id, message=pb.Event(sequence=1).SerializeToString())))
+        status = await read_frame(reader)  # the GetStatus, sent after the first event
+        for _ in range(200):
+            writer.write(encode(rpc_pb2.Frame(call_id=watch.call_id, message=chunk)))
+            await writer.drain()
+        writer.write(encode(rpc_pb2.Frame(call_id=status.call_id, message=b"")))
+        writer.write(encode(rpc_pb2.Frame(call_id=status.call_id, status=rpc_pb2.Status(code=rpc_pb2.OK))))
+        await writer.drain()
+        await reader.read()
+        writer.close()
+
+    server = await serve(short_tmp / "unread.sock", handler)
+    async with server:
+        async with castd.connect(str(short_tmp / "unread.sock")) as c:
+            events = c.watch()
+            first = await asyncio.wait_for(events.__anext__(), scaled(5))
+            assert first.sequence == 1
+            mark = _rss_mark()
+            # While nobody reads the Watch, a unary call: its answer comes after the 200 frames.
+            await asyncio.wait_for(c.get_status(), scaled(30))
+            growth = _peak_growth_mb(mark)
+            print(f"200 unread 1 MiB frames: peak RSS +{growth:.1f} MB")
+            assert growth < 80, f"memory stays bounded: +{growth:.1f} MB"
+            delivered = 0
+            with pytest.raises(castd.CastdError) as error:
+                while True:
+                    await asyncio.wait_for(events.__anext__(), scaled(5))
+                    delivered += 1
+            assert error.value.code == castd.Code.RESOURCE_EXHAUSTED
+            assert "the consumer of /castd.v1.Cast/Watch fell behind: " in str(error.value)
+            assert f"this client's bound (10000 messages, {16 * 1024 * 1024} bytes)" in str(error.value)
+            assert delivered == 15  # 16 × (1 MiB and its fields) would be over 16 MiB
+
+
+async def test_a_message_that_would_decode_too_big_is_not_parsed(short_tmp: Path) -> None:
+    """4 MiB of empty submessages is 460 MB once parsed: a Watch's and a unary call's are refused
+    from their wire fields; the connection and other calls go on."""
+    watch_flood = _flood(0x1A, outer=0x1A)  # Event { snapshot { media {} media {} … } }
+    status_flood = _flood(0x22)  # StatusResponse { media {} media {} … }
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        watch = await read_frame(reader)
+        for _ in range(4):
+            writer.write(encode(rpc_pb2.Frame(call_id=watch.call_id, message=watch_flood)))
+            await writer.drain()
+        for message in (status_flood, pb.StatusResponse(cast_state=pb.CAST_STATE_CONNECTED).SerializeToString()):
+            call = await read_start(reader)
+            writer.write(encode(rpc_pb2.Frame(call_id=call.call_id, message=message)))
+            writer.write(encode(rpc_pb2.Frame(call_id=call.call_id, status=rpc_pb2.Status(code=rpc_pb2.OK))))
+            await writer.drain()
+        await reader.read()
+        writer.close()
+
+    server = await serve(short_tmp / "decode.sock", handler)
+    async with server:
+        async with castd.connect(str(short_tmp / "decode.sock")) as c:
+            mark = _rss_mark()
+            events = c.watch()
+            try:
+                with pytest.raises(castd.CastdError) as error:
+                    await asyncio.wait_for(events.__anext__(), scaled(30))
+            finally:
+                print(f"4 Watch frames of empty submessages: peak RSS +{_peak_growth_mb(mark):.1f} MB")
+            assert error.value.code == castd.Code.RESOURCE_EXHAUSTED
+            assert str(error.value).startswith(
+                f"the castd.v1.Event castd sent for /castd.v1.Cast/Watch ({len(watch_flood)} bytes) takes more than "
+                f"{castd.MAX_DECODED_BYTES} bytes to decode, over this client's limit (castd.Limits.decoded_bytes); "
+                "the stream was cancelled"
+            )
+            with pytest.raises(castd.CastdError) as unary:
+                await asyncio.wait_for(c.get_status(), scaled(30))
+            assert unary.value.code == castd.Code.RESOURCE_EXHAUSTED
+            assert "the castd.v1.StatusResponse castd sent for /castd.v1.Cast/GetStatus" in str(unary.value)
+            growth = _peak_growth_mb(mark)
+            print(f"… and a GetStatus response of them: peak RSS +{growth:.1f} MB")
+            assert growth < 100, f"memory stays bounded: +{growth:.1f} MB"
+            # Only those calls ended.
+            status = await asyncio.wait_for(c.get_status(), scaled(10))
+            assert status.cast_state == pb.CAST_STATE_CONNECTED
+
+
+async def test_limits_are_the_connections(short_tmp: Path) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        watch = await read_frame(reader)
+        writer.write(encode(rpc_pb2.Frame(call_id=watch.call_id, message=pb.Event(sequence=1).SerializeToString())))
+        call = await read_start(reader)  # sent once the client has read the first event
+        for sequence in range(2, 6):
+            event = pb.Event(sequence=sequence).SerializeToString()
+            writer.write(encode(rpc_pb2.Frame(call_id=watch.call_id, message=event)))
+        big = pb.Event(sequence=9, device_added=pb.Device(id="x" * 2000)).SerializeToString()
+        writer.write(encode(rpc_pb2.Frame(call_id=call.call_id, message=big)))
+        writer.write(encode(rpc_pb2.Frame(call_id=call.call_id, status=rpc_pb2.Status(code=rpc_pb2.OK))))
+        await writer.drain()
+        await reader.read()
+        writer.close()
+
+    with pytest.raises(ValueError):
+        castd.Limits(stream_bytes=0)
+    limits = castd.Limits(stream_messages=3, decoded_bytes=1000)
+    server = await serve(short_tmp / "limits.sock", handler)
+    async with server:
+        async with castd.connect(str(short_tmp / "limits.sock"), limits=limits) as c:
+            events = c.watch()
+            assert (await asyncio.wait_for(events.__anext__(), scaled(5))).sequence == 1
+            # A unary call answered with an Event over 1000 bytes decoded; meanwhile the Watch
+            # got its other 4 events: 3 wait to be read, the fourth is one too many.
+            with pytest.raises(castd.CastdError) as error:
+                await asyncio.wait_for(c.unary("GetStatus", pb.GetStatusRequest(), pb.Event), scaled(5))
+            assert error.value.code == castd.Code.RESOURCE_EXHAUSTED
+            assert "takes more than 1000 bytes to decode" in str(error.value)
+            assert [(await events.__anext__()).sequence for _ in range(3)] == [2, 3, 4]
+            with pytest.raises(castd.CastdError) as behind:
+                await events.__anext__()
+            assert "(3 messages, 16777216 bytes)" in str(behind.value)
+
+
+async def test_a_frame_that_would_decode_too_big_ends_the_connection(short_tmp: Path) -> None:
+    """A frame whose oneof switches member at every field: each old member stays allocated."""
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_frame(reader)
+        body = b"\x12\x00\x22\x00" * 40_000  # start {} status {} …: 160 KB
+        writer.write(struct.pack(">I", len(body)) + body)
+        await writer.drain()
+        await reader.read()
+        writer.close()
+
+    server = await serve(short_tmp / "frame.sock", handler)
+    async with server:
+        async with castd.connect(str(short_tmp / "frame.sock"), limits=castd.Limits(decoded_bytes=1 << 20)) as c:
+            with pytest.raises(castd.CastdError) as error:
+                await asyncio.wait_for(c.get_status(), scaled(5))
+            assert error.value.code == castd.Code.RESOURCE_EXHAUSTED
+            assert "castd sent a castd.v1 frame (160000 bytes) that takes more than 1048576 bytes to decode" in str(
+                error.value
+            )
+            assert c.closed

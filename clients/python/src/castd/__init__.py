@@ -14,18 +14,29 @@ Every failed call raises :class:`CastdError` (``.code`` a :class:`Code`).
 """
 
 from castd._client import Client, connect
-from castd._connection import MAX_FRAME_BYTES, CallStream
+from castd._connection import (
+    MAX_DECODED_BYTES,
+    MAX_FRAME_BYTES,
+    STREAM_BUFFER_BYTES,
+    STREAM_BUFFER_LIMIT,
+    CallStream,
+    Limits,
+)
 from castd._errors import CastdError, Code
 from castd._socket import resolve_socket_path
 from castd._sync import SyncClient, SyncStream, connect_sync
 from castd.v1 import cast_pb2, rpc_pb2
 
 __all__ = [
+    "MAX_DECODED_BYTES",
     "MAX_FRAME_BYTES",
+    "STREAM_BUFFER_BYTES",
+    "STREAM_BUFFER_LIMIT",
     "CallStream",
     "CastdError",
     "Client",
     "Code",
+    "Limits",
     "SyncClient",
     "SyncStream",
     "cast_pb2",

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from google.protobuf import message as _message
 
-from castd._connection import MAX_FRAME_BYTES, CallStream, Connection, method_path
+from castd._connection import MAX_FRAME_BYTES, CallStream, Connection, Limits, decode, method_path
 from castd._errors import CastdError, Code
 from castd._socket import resolve_socket_path
 from castd.v1 import cast_pb2 as pb
@@ -80,15 +80,7 @@ class Client(CastMethods):
         _check_kind(path, streaming=False)
         body = _serialize(path, request)
         data = await self._connection.unary(path, body, timeout)
-        response = response_type()
-        try:
-            response.ParseFromString(data)
-        except _message.DecodeError as error:
-            raise CastdError(
-                Code.INTERNAL,
-                f"cannot decode the {response_type.DESCRIPTOR.full_name} castd sent for {path}: {error}",
-            ) from None
-        return response
+        return decode(data, response_type, path, self._connection.limits, "it was not decoded")
 
     def server_stream(
         self, method: str, request: _message.Message, response_type: type[M], *, timeout: float | None = None
@@ -204,13 +196,14 @@ def _serialize(path: str, request: _message.Message) -> bytes:
 class _Connector:
     """What :func:`connect` returns: ``async with`` it, or ``await`` it for a :class:`Client`."""
 
-    def __init__(self, socket: str | None) -> None:
+    def __init__(self, socket: str | None, limits: Limits | None) -> None:
         self._socket = socket
+        self._limits = limits
         self._client: Client | None = None
 
     async def _open(self) -> Client:
         path = resolve_socket_path(self._socket)
-        return Client(await Connection.open(path))
+        return Client(await Connection.open(path, self._limits))
 
     def __await__(self) -> Generator[Any, None, Client]:
         return self._open().__await__()
@@ -227,15 +220,17 @@ class _Connector:
             self._client = None
 
 
-def connect(socket: str | None = None) -> _Connector:
+def connect(socket: str | None = None, *, limits: Limits | None = None) -> _Connector:
     """Connects to castd: ``async with castd.connect() as c: ...`` or ``c = await castd.connect()``.
 
     ``socket`` None finds it: $CASTD_SOCKET, else $XDG_RUNTIME_DIR/castd/castd.sock (or
     /run/castd/castd.sock if only that exists), else /run/castd/castd.sock. Raises
     :class:`castd.CastdError` UNAVAILABLE when nobody listens there, PERMISSION_DENIED when the
-    socket is not ours to use.
+    socket is not ours to use. ``limits`` bounds what the connection holds and decodes
+    (:class:`castd.Limits`: by default 10,000 messages / 16 MiB unread per stream, 64 MiB to
+    decode one message).
     """
-    return _Connector(socket)
+    return _Connector(socket, limits)
 
 
 __all__ = ["MAX_FRAME_BYTES", "CallStream", "Client", "connect"]

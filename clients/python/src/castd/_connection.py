@@ -8,11 +8,14 @@ import math
 import os
 import struct
 from collections.abc import AsyncIterator
-from typing import Generic, TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar, cast
 
 from google.protobuf import message as _message
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError
 
+from castd._decode_cost import decoded_cost
 from castd._errors import CastdError, Code
 from castd.v1 import rpc_pb2
 
@@ -22,7 +25,39 @@ MAX_FRAME_BYTES = 4 * 1024 * 1024
 #: A stream whose consumer falls this many messages behind is ended (RESOURCE_EXHAUSTED).
 STREAM_BUFFER_LIMIT = 10_000
 
+#: … or whose unread messages come to more than this many bytes (as castd sent them).
+STREAM_BUFFER_BYTES = 16 * 1024 * 1024
+
+#: The most one message from castd may cost to decode (estimated from its wire fields first).
+MAX_DECODED_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one connection holds for castd's messages (``castd.connect(limits=...)``).
+
+    - ``stream_messages`` / ``stream_bytes``: a stream's unread messages, at most this many and
+      this many bytes together (their encoded size: they are kept encoded until read). A
+      stream over either ends with RESOURCE_EXHAUSTED after what it holds, and castd is told
+      to cancel it.
+    - ``decoded_bytes``: the most one message may cost to decode. A frame's length does not
+      bound that: an empty submessage is 2 bytes on the wire and a whole object decoded (4 MiB
+      of them, 460 MB). Each message's wire fields are walked first, with its type, adding up
+      at least what parsing it would allocate; one over the limit is not parsed: its call or
+      stream ends with RESOURCE_EXHAUSTED, castd is told to cancel it, other calls go on.
+    """
+
+    stream_messages: int = STREAM_BUFFER_LIMIT
+    stream_bytes: int = STREAM_BUFFER_BYTES
+    decoded_bytes: int = MAX_DECODED_BYTES
+
+    def __post_init__(self) -> None:
+        for name in ("stream_messages", "stream_bytes", "decoded_bytes"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"castd.Limits.{name} must be at least 1")
+
 _HEADER = struct.Struct(">I")
+_FRAME = cast(Descriptor, rpc_pb2.Frame.DESCRIPTOR)
 
 M = TypeVar("M", bound=_message.Message)
 
@@ -37,12 +72,19 @@ class _End:
 
 
 class _Call:
-    __slots__ = ("call_id", "method", "queue")
+    __slots__ = ("call_id", "method", "queue", "queued_bytes")
 
     def __init__(self, call_id: int, method: str) -> None:
         self.call_id = call_id
         self.method = method
         self.queue: asyncio.Queue[bytes | _End] = asyncio.Queue()
+        self.queued_bytes = 0  # of the messages in the queue
+
+    def take(self, item: bytes | _End) -> bytes | _End:
+        """Accounts for an item taken from the queue."""
+        if isinstance(item, bytes):
+            self.queued_bytes -= len(item)
+        return item
 
 
 def connect_error(path: str, error: OSError) -> CastdError:
@@ -74,8 +116,11 @@ class Connection:
     :class:`castd.Client`.
     """
 
-    def __init__(self, path: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, path: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limits: Limits | None = None
+    ) -> None:
         self.path = path
+        self.limits = limits or Limits()
         self._reader = reader
         self._writer = writer
         self._loop = asyncio.get_running_loop()
@@ -87,12 +132,12 @@ class Connection:
         self._reader_task = self._loop.create_task(self._read_loop(), name=f"castd reader {path}")
 
     @classmethod
-    async def open(cls, path: str) -> Connection:
+    async def open(cls, path: str, limits: Limits | None = None) -> Connection:
         try:
             reader, writer = await asyncio.open_unix_connection(path, limit=MAX_FRAME_BYTES + 8)
         except OSError as error:
             raise connect_error(path, error) from None
-        return cls(path, reader, writer)
+        return cls(path, reader, writer, limits)
 
     @property
     def closed(self) -> bool:
@@ -153,7 +198,7 @@ class Connection:
         await self.drain()
         response: bytes | None = None
         while True:
-            item = await call.queue.get()
+            item = call.take(await call.queue.get())
             if isinstance(item, _End):
                 if item.error is not None:
                     raise item.error
@@ -219,6 +264,18 @@ class Connection:
                         )
                     )
                     return
+                # The frame too: a oneof switching member at each field leaves each old one
+                # behind (4 MiB of them, 100 MB).
+                limit = self.limits.decoded_bytes
+                if decoded_cost(body, _FRAME, limit) > limit:
+                    self._fail(
+                        CastdError(
+                            Code.RESOURCE_EXHAUSTED,
+                            f"castd sent a castd.v1 frame ({length} bytes) that takes more than {limit} bytes to "
+                            "decode, over this client's limit (castd.Limits.decoded_bytes); connection closed",
+                        )
+                    )
+                    return
                 frame = rpc_pb2.Frame()
                 try:
                     frame.ParseFromString(body)
@@ -244,18 +301,25 @@ class Connection:
         if call is None:
             return  # a call already ended or cancelled by us; its answer was in flight
         if kind == "message":
-            if call.queue.qsize() >= STREAM_BUFFER_LIMIT:
+            message = frame.message
+            limits = self.limits
+            unread = call.queue.qsize()
+            if unread + 1 > limits.stream_messages or call.queued_bytes + len(message) > limits.stream_bytes:
                 self.abandon(call)
                 call.queue.put_nowait(
                     _End(
                         CastdError(
                             Code.RESOURCE_EXHAUSTED,
-                            f"the consumer of {call.method} fell {STREAM_BUFFER_LIMIT} messages behind; stream ended",
+                            f"the consumer of {call.method} fell behind: {unread} messages ({call.queued_bytes} "
+                            f"bytes) were waiting to be read, and the next ({len(message)} bytes) would pass this "
+                            f"client's bound ({limits.stream_messages} messages, {limits.stream_bytes} bytes); "
+                            "stream ended",
                         )
                     )
                 )
                 return
-            call.queue.put_nowait(frame.message)
+            call.queued_bytes += len(message)
+            call.queue.put_nowait(message)
         elif kind == "status":
             del self._calls[frame.call_id]
             if frame.status.code == rpc_pb2.OK:
@@ -358,7 +422,7 @@ class CallStream(Generic[M], AsyncIterator[M]):
         call = self._call
         remaining = None if self._deadline is None else max(0.0, self._deadline - loop.time())
         try:
-            item = await asyncio.wait_for(call.queue.get(), remaining)
+            item = call.take(await asyncio.wait_for(call.queue.get(), remaining))
         except asyncio.TimeoutError:
             self._finished = True
             self._connection.abandon(call)
@@ -374,17 +438,12 @@ class CallStream(Generic[M], AsyncIterator[M]):
             if item.error is not None:
                 raise item.error
             raise StopAsyncIteration
-        response = self._response_type()
         try:
-            response.ParseFromString(item)
-        except DecodeError as error:
+            return decode(item, self._response_type, self.method, self._connection.limits, "the stream was cancelled")
+        except CastdError:
             self._finished = True
             self._connection.abandon(call)
-            raise CastdError(
-                Code.INTERNAL,
-                f"cannot decode the {self._response_type.DESCRIPTOR.full_name} castd sent for {self.method}: {error}",
-            ) from None
-        return response
+            raise
 
     async def aclose(self) -> None:
         """Ends the stream; castd is told if the call is still open."""
@@ -404,6 +463,28 @@ class CallStream(Generic[M], AsyncIterator[M]):
             self._connection.abandon_threadsafe(call)
 
 
+def decode(data: bytes, response_type: type[M], method: str, limits: Limits, outcome: str) -> M:
+    """Parses castd's message for ``method``, unless decoding it would cost more than the limit:
+    then RESOURCE_EXHAUSTED, its message ending with ``outcome``; INTERNAL if malformed."""
+    descriptor = cast(Descriptor, response_type.DESCRIPTOR)  # the stubs also name upb's class
+    cost = decoded_cost(data, descriptor, limits.decoded_bytes)
+    if cost > limits.decoded_bytes:
+        raise CastdError(
+            Code.RESOURCE_EXHAUSTED,
+            f"the {descriptor.full_name} castd sent for {method} ({len(data)} bytes) takes more than "
+            f"{limits.decoded_bytes} bytes to decode, over this client's limit (castd.Limits.decoded_bytes); "
+            f"{outcome}",
+        )
+    response = response_type()
+    try:
+        response.ParseFromString(data)
+    except DecodeError as error:
+        raise CastdError(
+            Code.INTERNAL, f"cannot decode the {descriptor.full_name} castd sent for {method}: {error}"
+        ) from None
+    return response
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -421,4 +502,15 @@ def _seconds(timeout: float | None) -> str:
     return f"{timeout:g} s" if timeout is not None else "its deadline"
 
 
-__all__ = ["MAX_FRAME_BYTES", "CallStream", "Connection", "connect_error", "method_path"]
+__all__ = [
+    "MAX_DECODED_BYTES",
+    "MAX_FRAME_BYTES",
+    "STREAM_BUFFER_BYTES",
+    "STREAM_BUFFER_LIMIT",
+    "CallStream",
+    "Connection",
+    "Limits",
+    "connect_error",
+    "decode",
+    "method_path",
+]

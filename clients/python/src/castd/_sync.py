@@ -14,7 +14,7 @@ from typing import Any, Generic, TypeVar
 from google.protobuf import message as _message
 
 from castd._client import Client
-from castd._connection import CallStream
+from castd._connection import CallStream, Limits
 from castd.v1 import cast_pb2 as pb
 
 T = TypeVar("T")
@@ -99,12 +99,12 @@ class SyncClient:
     works the same way through attribute lookup.
     """
 
-    def __init__(self, socket: str | None = None) -> None:
+    def __init__(self, socket: str | None = None, *, limits: Limits | None = None) -> None:
         from castd._client import connect
 
         self._runner = _LoopThread()
         try:
-            self._client: Client = self._runner.run(_open(connect(socket)))
+            self._client: Client = self._runner.run(_open(connect(socket, limits=limits)))
         except BaseException:
             self._runner.stop()
             raise
@@ -207,9 +207,9 @@ async def _open(connector: Any) -> Client:
     return client
 
 
-def connect_sync(socket: str | None = None) -> SyncClient:
+def connect_sync(socket: str | None = None, *, limits: Limits | None = None) -> SyncClient:
     """Connects to castd for synchronous code: ``with castd.connect_sync() as c: c.pause()``."""
-    return SyncClient(socket)
+    return SyncClient(socket, limits=limits)
 
 
 __all__ = ["SyncClient", "SyncStream", "connect_sync"]
