@@ -5,6 +5,16 @@
 
 #include "castd-client.h"
 
+/* Text from castd, for the terminal: escape sequences in a device name or title are written out
+ * (castd_visible), as castc does. Up to 4 at once, for one printf. */
+static const char *shown(const char *text) {
+    static char buffers[4][1024];
+    static unsigned next;
+    char *buffer = buffers[next++ % 4];
+    castd_visible(text, buffer, sizeof buffers[0]);
+    return buffer;
+}
+
 static int usage(FILE *out, int code) {
     fprintf(out, "usage: castd-c-control [--socket PATH] [--device NAME] "
                  "pause|play|stop|seek SECONDS|volume LEVEL|next|previous|load URL [TITLE]\n");
@@ -53,7 +63,7 @@ int main(int argc, char **argv) {
     }
     int code = error.code;
     if (code != CASTD_OK) {
-        fprintf(stderr, "castd-c-control: %s: %s\n", castd_code_name(error.code), error.message);
+        fprintf(stderr, "castd-c-control: %s: %s\n", castd_code_name(error.code), shown(error.message));
     } else if (media) {
         const ProtobufCEnumValue *state =
             protobuf_c_enum_descriptor_get_value(&castd__v1__player_state__descriptor, media->player_state);

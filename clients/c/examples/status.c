@@ -5,6 +5,16 @@
 
 #include "castd-client.h"
 
+/* Text from castd, for the terminal: escape sequences in a device name or title are written out
+ * (castd_visible), as castc does. Up to 4 at once, for one printf. */
+static const char *shown(const char *text) {
+    static char buffers[4][1024];
+    static unsigned next;
+    char *buffer = buffers[next++ % 4];
+    castd_visible(text, buffer, sizeof buffers[0]);
+    return buffer;
+}
+
 /* "PLAYER_STATE_PAUSED" → "paused" (after the enum's prefix). */
 static const char *enum_name(const ProtobufCEnumDescriptor *type, int value, size_t prefix,
                              char *buffer, size_t size) {
@@ -41,7 +51,7 @@ int main(int argc, char **argv) {
     }
     if (client && error.code == CASTD_OK) castd_status(client, &status, &error);
     if (error.code != CASTD_OK) {
-        fprintf(stderr, "castd-c-status: %s: %s\n", castd_code_name(error.code), error.message);
+        fprintf(stderr, "castd-c-status: %s: %s\n", castd_code_name(error.code), shown(error.message));
         int code = error.code;
         castd_error_clear(&error);
         castd_free(selected);
@@ -57,15 +67,15 @@ int main(int argc, char **argv) {
             for (size_t a = 0; a < d->receiver->n_applications; a++)
                 if (!d->receiver->applications[a]->is_idle_screen)
                     app = d->receiver->applications[a]->display_name;
-        printf("%s\t%s\t%s", d->friendly_name,
-               enum_name(&castd__v1__link_state__descriptor, d->link_state, 11, link, sizeof link), app);
+        printf("%s\t%s\t%s", shown(d->friendly_name),
+               enum_name(&castd__v1__link_state__descriptor, d->link_state, 11, link, sizeof link), shown(app));
         for (size_t m = 0; m < status->n_media; m++) {
             const Castd__V1__MediaStatus *media = status->media[m];
             if (strcmp(media->device_id, d->id) != 0) continue;
             const char *title = media->media && media->media->metadata ? media->media->metadata->title : "";
             printf("\t%s\t%s\t%.1f",
                    enum_name(&castd__v1__player_state__descriptor, media->player_state, 13, player, sizeof player),
-                   title, media->current_time);
+                   shown(title), media->current_time);
         }
         printf("\n");
     }

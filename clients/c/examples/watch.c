@@ -9,6 +9,16 @@
 
 #include "castd-client.h"
 
+/* Text from castd, for the terminal: escape sequences in a device name or title are written out
+ * (castd_visible), as castc does. Up to 4 at once, for one printf. */
+static const char *shown(const char *text) {
+    static char buffers[4][1024];
+    static unsigned next;
+    char *buffer = buffers[next++ % 4];
+    castd_visible(text, buffer, sizeof buffers[0]);
+    return buffer;
+}
+
 /* The enum value's name after its prefix: "PLAYER_STATE_PAUSED" → "PAUSED". */
 static const char *name_of(const ProtobufCEnumDescriptor *type, int value, size_t prefix) {
     const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(type, value);
@@ -56,21 +66,21 @@ static void print(const Castd__V1__Event *e) {
                    e->kind_case == CASTD__V1__EVENT__KIND_DEVICE_ADDED ? "device_added"
                    : e->kind_case == CASTD__V1__EVENT__KIND_DEVICE_UPDATED ? "device_updated"
                                                                          : "device_removed",
-                   d->friendly_name, name_of(&castd__v1__link_state__descriptor, d->link_state, 11));
+                   shown(d->friendly_name), name_of(&castd__v1__link_state__descriptor, d->link_state, 11));
         break;
     }
     case CASTD__V1__EVENT__KIND_SESSION:
         if (about(e->session->device_id))
-            printf("%" PRIu64 " session %s %s %s\n", seq, name(e->session->device_id),
+            printf("%" PRIu64 " session %s %s %s\n", seq, shown(name(e->session->device_id)),
                    name_of(&castd__v1__session_state__descriptor, e->session->state, 14),
-                   e->session->display_name);
+                   shown(e->session->display_name));
         break;
     case CASTD__V1__EVENT__KIND_MEDIA: {
         const Castd__V1__MediaStatus *m = e->media;
         if (about(m->device_id))
-            printf("%" PRIu64 " media %s %s %.1f %s\n", seq, name(m->device_id),
+            printf("%" PRIu64 " media %s %s %.1f %s\n", seq, shown(name(m->device_id)),
                    name_of(&castd__v1__player_state__descriptor, m->player_state, 13), m->current_time,
-                   m->media && m->media->metadata ? m->media->metadata->title : "");
+                   shown(m->media && m->media->metadata ? m->media->metadata->title : ""));
         break;
     }
     case CASTD__V1__EVENT__KIND_CAST_STATE:
@@ -80,14 +90,14 @@ static void print(const Castd__V1__Event *e) {
         break;
     case CASTD__V1__EVENT__KIND_QUEUE:
         if (about(e->queue->device_id))
-            printf("%" PRIu64 " queue %s %s %zu items\n", seq, name(e->queue->device_id),
+            printf("%" PRIu64 " queue %s %s %zu items\n", seq, shown(name(e->queue->device_id)),
                    name_of(&castd__v1__queue_change_kind__descriptor, e->queue->kind, 18),
                    e->queue->n_item_ids);
         break;
     case CASTD__V1__EVENT__KIND_TRANSFERRED:
         if (about(e->transferred->from_device_id) || about(e->transferred->to_device_id))
-            printf("%" PRIu64 " transferred %s %s\n", seq, e->transferred->from_device_name,
-                   e->transferred->to_device_name);
+            printf("%" PRIu64 " transferred %s %s\n", seq, shown(e->transferred->from_device_name),
+                   shown(e->transferred->to_device_name));
         break;
     case CASTD__V1__EVENT__KIND_LAGGED:
         printf("%" PRIu64 " lagged %" PRIu64 "\n", seq, e->lagged->dropped);
@@ -135,7 +145,7 @@ int main(int argc, char **argv) {
         castd_client_dispatch(client, p.revents, NULL);
     }
     if (code != CASTD_OK && code != CASTD_NO_MESSAGE)
-        fprintf(stderr, "castd-c-watch: %s: %s\n", castd_code_name(code), error.message);
+        fprintf(stderr, "castd-c-watch: %s: %s\n", castd_code_name(code), shown(error.message));
     castd_stream_close(watch);
     castd_free(selected);
     castd_error_clear(&error);

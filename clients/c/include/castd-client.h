@@ -111,6 +111,15 @@ CASTD_API const char *castd_code_name(castd_code code);
 /* Frees a message returned by this library (protobuf_c_message_free_unpacked); NULL is allowed. */
 CASTD_API void castd_free(void *message);
 
+/* Text from castd made safe to print on a terminal, as castc prints it: device names, titles and
+ * messages come from devices, mDNS announcements and receiver apps, and an escape sequence in
+ * one would drive the terminal (write the clipboard, clear the screen). Every control character
+ * but newline and tab is written out as `\u001b`: C0, DEL and C1 (U+0080…U+009F); a byte that
+ * is not UTF-8 becomes U+FFFD. Writes the result into `buffer` (NUL-terminated, truncated to
+ * `size` between whole characters and escapes) and returns its full length, as snprintf does:
+ * castd_visible(text, NULL, 0) + 1 is the size that holds it all. NULL `text` is "". */
+CASTD_API size_t castd_visible(const char *text, char *buffer, size_t size);
+
 /* The largest frame accepted and sent by default: 4 MiB. */
 #define CASTD_DEFAULT_MAX_FRAME (4u * 1024u * 1024u)
 /* Default per-stream buffer bounds (see castd_client_set_stream_buffer). */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -471,5 +472,120 @@ bool test_decode_limits(test_env *env) {
     castd_client_close(client);
     close(server);
     close(listener);
+    return true;
+}
+
+/* ---- text from castd on a terminal ------------------------------------------------------- */
+
+static bool visible_is(const char *text, const char *expected) {
+    char out[256];
+    size_t n = castd_visible(text, out, sizeof out);
+    CHECK(n == strlen(expected) && !strcmp(out, expected), "castd_visible(\"%s\") = \"%s\" (%zu), not \"%s\"", text, out,
+          n, expected);
+    return true;
+}
+
+bool test_visible(test_env *env) {
+    (void)env;
+    /* castc's rule (Terminal.visible): C0 but newline and tab, DEL and C1 written out. */
+    if (!visible_is("Living Room TV", "Living Room TV") || !visible_is("", "") ||
+        !visible_is("a\tb\nc", "a\tb\nc") ||
+        !visible_is("TV\x1b]52;c;aGk=\x07", "TV\\u001b]52;c;aGk=\\u0007") /* OSC 52: the clipboard */
+        || !visible_is("\x1b[2J\x1b[H", "\\u001b[2J\\u001b[H")                /* clear the screen */
+        || !visible_is("\r\b\x01\x1f\x7f", "\\u000d\\u0008\\u0001\\u001f\\u007f") ||
+        !visible_is("\xc2\x9b" "2J \xc2\x80\xc2\x9f", "\\u009b2J \\u0080\\u009f") /* C1, CSI */
+        || !visible_is("caf\xc3\xa9 \xc2\xa0 \xe2\x80\xae \xf0\x9f\x93\xba", "caf\xc3\xa9 \xc2\xa0 \xe2\x80\xae \xf0\x9f\x93\xba")
+        /* not UTF-8 (a lone C1 byte, a cut sequence, an overlong NUL, a surrogate): U+FFFD */
+        || !visible_is("\x9b" "2J", "\xef\xbf\xbd" "2J") || !visible_is("a\xc3", "a\xef\xbf\xbd") ||
+        !visible_is("\xc0\x80", "\xef\xbf\xbd\xef\xbf\xbd") || !visible_is("\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"))
+        return false;
+    CHECK(castd_visible(NULL, NULL, 0) == 0, "NULL is \"\"");
+    /* snprintf's contract: the full length, and whole pieces only in a short buffer. */
+    CHECK(castd_visible("ab\x1b" "cd", NULL, 0) == 10, "the length without a buffer");
+    char small[8];
+    memset(small, 'x', sizeof small);
+    CHECK(castd_visible("ab\x1b" "cd", small, sizeof small) == 10 && !strcmp(small, "ab"),
+          "an escape is not cut: \"%s\"", small);
+    CHECK(castd_visible("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", small, 6) == 8 && !strcmp(small, "\xc3\xa9\xc3\xa9"),
+          "a character is not cut: \"%s\"", small);
+    CHECK(castd_visible("abc", small, 1) == 3 && small[0] == '\0', "room for the NUL only");
+    return true;
+}
+
+/* castd-c-status against a fake castd whose device name and title carry escape sequences. */
+bool test_example_escapes(test_env *env) {
+    int listener = listen_at(env->sock);
+    CHECK(listener >= 0, "cannot listen at %s: %s", env->sock, strerror(errno));
+    char program[512];
+    snprintf(program, sizeof program, "%s/castd-c-status", build_dir());
+    int out[2];
+    CHECK(pipe(out) == 0, "pipe");
+    char *argv[] = {program, "--socket", env->sock, NULL};
+    pid_t pid = start_program(argv, out[1]);
+    close(out[1]);
+    int server = accept(listener, NULL, NULL);
+    CHECK(server >= 0, "accept: %s", strerror(errno));
+    Castd__V1__Frame *start = read_frame(server);
+    CHECK(start && start->call_id == 1 && start->kind_case == CASTD__V1__FRAME__KIND_START, "the GetStatus start");
+    castd__v1__frame__free_unpacked(start, NULL);
+    /* A StatusResponse: one device, named with an OSC 52 clipboard write and a screen clear;
+     * media on it titled with a C1 CSI. */
+    Castd__V1__Device device = CASTD__V1__DEVICE__INIT, *devices[] = {&device};
+    device.id = "d1";
+    device.friendly_name = "TV\x1b]52;c;aGk=\x07\x1b[2J";
+    Castd__V1__MediaMetadata metadata = CASTD__V1__MEDIA_METADATA__INIT;
+    metadata.title = "Film\xc2\x9b" "31m";
+    Castd__V1__MediaInformation information = CASTD__V1__MEDIA_INFORMATION__INIT;
+    information.metadata = &metadata;
+    Castd__V1__MediaStatus media = CASTD__V1__MEDIA_STATUS__INIT, *medias[] = {&media};
+    media.device_id = "d1";
+    media.media = &information;
+    Castd__V1__StatusResponse response = CASTD__V1__STATUS_RESPONSE__INIT;
+    response.n_devices = 1;
+    response.devices = devices;
+    response.n_media = 1;
+    response.media = medias;
+    uint8_t packed[1024];
+    size_t packed_len = castd__v1__status_response__get_packed_size(&response);
+    CHECK(packed_len <= sizeof packed, "packed");
+    castd__v1__status_response__pack(&response, packed);
+    Castd__V1__Frame frame = CASTD__V1__FRAME__INIT;
+    frame.call_id = 1;
+    frame.kind_case = CASTD__V1__FRAME__KIND_MESSAGE;
+    frame.message.data = packed;
+    frame.message.len = packed_len;
+    uint8_t buffer[1200];
+    size_t size = castd__v1__frame__get_packed_size(&frame);
+    put_length(buffer, (uint32_t)size);
+    castd__v1__frame__pack(&frame, buffer + 4);
+    Castd__V1__Frame end = CASTD__V1__FRAME__INIT;
+    Castd__V1__Status ok = CASTD__V1__STATUS__INIT;
+    end.call_id = 1;
+    end.kind_case = CASTD__V1__FRAME__KIND_STATUS;
+    end.status = &ok;
+    size_t end_size = castd__v1__frame__get_packed_size(&end);
+    put_length(buffer + 4 + size, (uint32_t)end_size);
+    castd__v1__frame__pack(&end, buffer + 8 + size);
+    CHECK(write_all(server, buffer, 8 + size + end_size), "write");
+    /* Its whole output (it exits after one GetStatus), within a deadline. */
+    pid_t guard = kill_later(pid, scaled_ms(10));
+    char text[2048];
+    size_t got = 0;
+    ssize_t n;
+    while (got + 1 < sizeof text && (n = read(out[0], text + got, sizeof text - 1 - got)) > 0) got += (size_t)n;
+    text[got] = '\0';
+    int status;
+    waitpid(pid, &status, 0);
+    kill(guard, SIGKILL);
+    waitpid(guard, NULL, 0);
+    close(out[0]);
+    close(server);
+    close(listener);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "castd-c-status exited %d", status);
+    CHECK(strstr(text, "TV\\u001b]52;c;aGk=\\u0007\\u001b[2J\t") && strstr(text, "\tFilm\\u009b31m\t"),
+          "the name and title written out: %s", text);
+    for (size_t i = 0; i < got; i++)
+        CHECK(text[i] != 0x1b && text[i] != 0x07 && !((unsigned char)text[i] == 0xc2 && (unsigned char)text[i + 1] == 0x9b),
+              "no control character reaches the terminal (byte %zu)", i);
     return true;
 }

@@ -277,3 +277,5 @@ long rss_peak_growth_kb(long mark) {
     long peak = status_kb("VmHWM");
     return peak < 0 || mark < 0 ? -1 : peak - mark;
 }
+
+pid_t start_program(char *const argv[], int out_fd) { return spawn(argv, out_fd, NULL); }

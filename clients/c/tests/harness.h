@@ -42,6 +42,9 @@ const char *build_dir(void);
  * bytes are written while this process reads. Returns its pid. */
 pid_t feed_file(const char *path, int fd);
 
+/* Starts argv[0] with its stdout on `out_fd` (-1: /dev/null); returns its pid. */
+pid_t start_program(char *const argv[], int out_fd);
+
 /* Memory: rss_mark() resets the peak resident size to the current one and returns it (kB);
  * rss_peak_growth_kb(mark) is how far the peak rose above it since (kB; -1 if unknown). */
 long rss_mark(void);
@@ -72,5 +75,7 @@ bool test_connection_status(test_env *env);
 bool test_frame_reader_chunks(test_env *env);
 bool test_decoded_size_bound(test_env *env);
 bool test_decode_limits(test_env *env);
+bool test_visible(test_env *env);
+bool test_example_escapes(test_env *env);
 
 #endif

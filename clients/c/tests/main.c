@@ -658,6 +658,8 @@ static const struct {
     {"connection_status", test_connection_status, NONE, NULL},
     {"decoded_size_bound", test_decoded_size_bound, NONE, NULL},
     {"decode_limits", test_decode_limits, NONE, NULL},
+    {"visible", test_visible, NONE, NULL},
+    {"example_escapes", test_example_escapes, NONE, NULL},
     {"status_and_devices", test_status_and_devices, CASTD, NULL},
     {"load_play_pause_stop", test_load_play_pause_stop, CASTD, NULL},
     {"seek", test_seek, CASTD, NULL},

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import struct
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 import castd
 from castd import cast_pb2 as pb
 from castd import rpc_pb2
+from castd._cli import visible
 from conftest import scaled
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -370,3 +374,73 @@ async def test_a_frame_that_would_decode_too_big_ends_the_connection(short_tmp: 
                 error.value
             )
             assert c.closed
+
+
+# -- text from castd on a terminal -----------------------------------------------------------------
+
+EVIL_NAME = "TV\x1b]52;c;aGk=\x07\x1b[2J\u009b31m"  # an OSC 52 clipboard write, a screen clear, a C1 CSI
+EVIL_SHOWN = "TV\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m"
+
+
+def test_visible_follows_castc() -> None:
+    assert visible("Living Room TV") == "Living Room TV"
+    assert visible("a\tb\nc") == "a\tb\nc"  # newline and tab stay, as in castc
+    assert visible(EVIL_NAME) == EVIL_SHOWN
+    assert visible("\r\b\x00\x1f\x7f\x80\x9f") == "\\u000d\\u0008\\u0000\\u001f\\u007f\\u0080\\u009f"
+    assert visible("café \u00a0 \u202e 📺") == "café \u00a0 \u202e 📺"  # not controls: castc keeps them too
+
+
+async def _cli(socket: Path, *args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "castd",
+        *args,
+        "--socket",
+        str(socket),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(os.environ),
+    )
+    out, err = await asyncio.wait_for(process.communicate(), scaled(30))
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("command", ["devices", "status", "devices --json", "error"])
+async def test_the_cli_writes_control_characters_out(short_tmp: Path, command: str) -> None:
+    """A device named with escape sequences (mDNS names are anyone's on the LAN): python3 -m castd
+    prints them written out, never raw, and --json stays JSON."""
+    device = pb.Device(id="d1", friendly_name=EVIL_NAME, host="127.0.0.1", port=8009)
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        start = await read_frame(reader)
+        if command == "error":
+            status = rpc_pb2.Status(code=rpc_pb2.NOT_FOUND, message=f"no device named {EVIL_NAME}")
+            writer.write(encode(rpc_pb2.Frame(call_id=start.call_id, status=status)))
+        else:
+            response: pb.ListDevicesResponse | pb.StatusResponse = (
+                pb.StatusResponse(devices=[device]) if command == "status" else pb.ListDevicesResponse(devices=[device])
+            )
+            writer.write(encode(rpc_pb2.Frame(call_id=start.call_id, message=response.SerializeToString())))
+            writer.write(encode(rpc_pb2.Frame(call_id=start.call_id, status=rpc_pb2.Status(code=rpc_pb2.OK))))
+        await writer.drain()
+        await reader.read()
+        writer.close()
+
+    server = await serve(short_tmp / "cli.sock", handler)
+    async with server:
+        args = {"devices": ["devices"], "status": ["status"], "devices --json": ["devices", "--json"], "error": ["pause"]}
+        code, out, err = await _cli(short_tmp / "cli.sock", *args[command])
+    if command == "error":
+        assert code == int(castd.Code.NOT_FOUND), err
+        assert err == f"castd: NOT_FOUND: no device named {EVIL_SHOWN}\n"
+        text = err
+    else:
+        assert code == 0, err
+        text = out
+        if command == "devices --json":
+            assert json.loads(out)["devices"][0]["friendlyName"] == EVIL_NAME  # the escapes are JSON's
+        else:
+            assert f"{EVIL_SHOWN} (127.0.0.1:8009)" in out
+    assert not any(ord(c) < 0x20 and c not in "\t\n" or 0x7F <= ord(c) < 0xA0 for c in text), repr(text)

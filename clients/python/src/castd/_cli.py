@@ -94,6 +94,22 @@ def _parse_level(text: str) -> float:
 
 # -- output --------------------------------------------------------------------------------------
 
+# Every control character but newline and tab: C0, DEL, and C1 (U+0080-U+009F, where some
+# terminals read U+009B as the start of an escape sequence).
+_CONTROLS = {c: f"\\u{c:04x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)}
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters written out as ``\\u001b``, as castc prints (its
+    ``Terminal.visible``): names, titles and messages come from devices, mDNS announcements and
+    receiver apps, and must not drive the user's terminal (an OSC 52 clipboard write, a screen
+    clear). The same spelling is an escape inside a JSON string, so ``--json`` stays JSON."""
+    return text.translate(_CONTROLS)
+
+
+def _line(text: str, out: TextIO, flush: bool = False) -> None:
+    print(visible(text), file=out, flush=flush)
+
 
 def to_json(message: _message.Message) -> str:
     """One compact JSON object in proto3's JSON mapping, as ``castc --json`` prints it."""
@@ -141,25 +157,25 @@ def _print_status(status: pb.StatusResponse, out: TextIO) -> None:
     if connected and status.cast_state == pb.CAST_STATE_CONNECTED:
         cast_state = f"connected to {', '.join(connected)}"
     daemon = status.daemon
-    print(f"cast       {cast_state}", file=out)
-    print(f"castd      {daemon.version}, {daemon.mode} mode, pid {daemon.pid}", file=out)
-    print(f"socket     {daemon.socket_path}", file=out)
+    _line(f"cast       {cast_state}", out)
+    _line(f"castd      {daemon.version}, {daemon.mode} mode, pid {daemon.pid}", out)
+    _line(f"socket     {daemon.socket_path}", out)
     for device in status.devices:
-        print(file=out)
-        print(_device_line(device), file=out)
+        _line("", out)
+        _line(_device_line(device), out)
         if device.HasField("receiver") and device.receiver.HasField("volume"):
             volume = device.receiver.volume
             muted = ", muted" if volume.muted else ""
-            print(f"  volume    {round(volume.level * 100)}%{muted}", file=out)
+            _line(f"  volume    {round(volume.level * 100)}%{muted}", out)
         for session in status.sessions:
             if session.device_id == device.id:
                 state = _enum(pb.SessionState, session.state, "SESSION_STATE_")
-                print(f"  session   {session.display_name} ({session.app_id}), {state}", file=out)
+                _line(f"  session   {session.display_name} ({session.app_id}), {state}", out)
         for media in status.media:
             if media.device_id == device.id:
-                print(f"  player    {media_line(media)}", file=out)
+                _line(f"  player    {media_line(media)}", out)
     if not status.devices:
-        print("no devices", file=out)
+        _line("no devices", out)
 
 
 def _event_line(event: pb.Event) -> str:
@@ -199,30 +215,30 @@ async def _command(
     if command == "status":
         status = await client.get_status()
         if as_json:
-            print(to_json(status), file=out)
+            _line(to_json(status), out)
         else:
             _print_status(status, out)
         return
     if command == "devices":
         devices = await client.list_devices()
         if as_json:
-            print(to_json(devices), file=out)
+            _line(to_json(devices), out)
         else:
             for d in devices.devices:
-                print(_device_line(d), file=out)
+                _line(_device_line(d), out)
             if not devices.devices:
-                print("no devices", file=out)
+                _line("no devices", out)
         return
     if command == "watch":
         async for event in client.watch():
-            print(to_json(event) if as_json else _event_line(event), file=out, flush=True)
+            _line(to_json(event) if as_json else _event_line(event), out, flush=True)
         return
     if command == "volume":
         volume = await client.set_volume(device, _parse_level(args.level))
         if as_json:
-            print(to_json(volume), file=out)
+            _line(to_json(volume), out)
         else:
-            print(f"volume  {round(volume.level * 100)}%{'  muted' if volume.muted else ''}", file=out)
+            _line(f"volume  {round(volume.level * 100)}%{'  muted' if volume.muted else ''}", out)
         return
     media: pb.MediaStatus
     if command == "pause":
@@ -240,7 +256,7 @@ async def _command(
         media = await client.seek(device=device, position=position, relative=relative)
     else:  # pragma: no cover - argparse allows only the commands above
         raise UsageError(f"unknown command {command!r}")
-    print(to_json(media) if as_json else media_line(media), file=out)
+    _line(to_json(media) if as_json else media_line(media), out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -262,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         asyncio.run(_run(args, sys.stdout))
     except CastdError as error:
-        print(f"castd: {error.code.name}: {error.message}", file=sys.stderr)
+        _line(f"castd: {error.code.name}: {error.message}", sys.stderr)
         return int(error.code)
     except KeyboardInterrupt:
         return 0
@@ -271,4 +287,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["COMMANDS", "main", "media_line", "to_json"]
+__all__ = ["COMMANDS", "main", "media_line", "to_json", "visible"]
