@@ -31,6 +31,9 @@ extension DeviceController {
     private func startMedia(_ request: MediaRequest) async throws -> CastdMediaStatus {
         do {
             let (link, session) = try await mediaSession()
+            if case .queueLoad(let load) = request, let split = try QueueLoadSplit(load) {
+                return try await loadQueue(split, on: link, session: session)
+            }
             mediaLogger.info(
                 "\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
             let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {

@@ -231,15 +231,46 @@ struct MediaQueue {
 
     // MARK: differences
 
+    /// At most this many changes say one difference of the order: past it, one REORDERED says
+    /// the whole new order. Each change carries the order after it, so a difference said run by
+    /// run costs runs × items (a device that interleaves 2,500 new ids with 2,500 old ones
+    /// would make 2,500 changes of 5,000 ids each, under the store's lock).
+    static let maximumChanges = 8
+
     /// The changes that take `old` to `new`: the removed items, then each run of new items
     /// (before the item that follows it), then a reorder if the items kept moved. Each change
-    /// carries the order after it.
+    /// carries the order after it. When that would take more than ``maximumChanges`` changes,
+    /// one REORDERED with the new order, naming the items whose place changed (new ones among
+    /// them); the items removed are those of the old order missing from it.
     static func differences(from old: [Int64], to new: [Int64]) -> [Change] {
-        var changes: [Change] = []
         let newSet = Set(new)
         let oldSet = Set(old)
-        var current = old.filter { newSet.contains($0) }
         let removed = old.filter { !newSet.contains($0) }
+        // The runs of new items: where each starts and ends in `new`.
+        var runs: [Range<Int>] = []
+        var index = 0
+        while index < new.count, runs.count < maximumChanges {
+            guard !oldSet.contains(new[index]) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < new.count, !oldSet.contains(new[end]) { end += 1 }
+            runs.append(index..<end)
+            index = end
+        }
+        let moreRuns = new[index...].contains { !oldSet.contains($0) }
+        guard !moreRuns, runs.count + (removed.isEmpty ? 0 : 1) + 1 <= maximumChanges else {
+            var change = Change()
+            change.kind = .reordered
+            change.itemIds = moved(from: old, to: new)
+            change.index = -1
+            change.order = new
+            return [change]
+        }
+
+        var changes: [Change] = []
+        var current = old.filter { newSet.contains($0) }
         if !removed.isEmpty {
             var change = Change()
             change.kind = .removed
@@ -248,26 +279,17 @@ struct MediaQueue {
             change.order = current
             changes.append(change)
         }
-        var index = 0
-        while index < new.count {
-            guard !oldSet.contains(new[index]) else {
-                index += 1
-                continue
-            }
-            var end = index
-            while end < new.count, !oldSet.contains(new[end]) { end += 1 }
-            let run = Array(new[index..<end])
-            let before = end < new.count ? new[end] : 0
+        for run in runs {
+            let before = run.upperBound < new.count ? new[run.upperBound] : 0
             let position = before == 0 ? current.endIndex : current.firstIndex(of: before) ?? current.endIndex
-            current.insert(contentsOf: run, at: position)
+            current.insert(contentsOf: new[run], at: position)
             var change = Change()
             change.kind = .inserted
-            change.itemIds = run
+            change.itemIds = Array(new[run])
             change.insertBefore = before
             change.index = Int64(position)
             change.order = current
             changes.append(change)
-            index = end
         }
         if current != new {
             var change = Change()
@@ -280,9 +302,10 @@ struct MediaQueue {
         return changes
     }
 
-    /// The items whose place differs between two orders of the same items.
+    /// The items of `new` whose place differs from theirs in `old` (those not in `old` among
+    /// them).
     static func moved(from old: [Int64], to new: [Int64]) -> [Int64] {
-        zip(old, new).filter { $0 != $1 }.map(\.1)
+        new.indices.filter { $0 >= old.count || old[$0] != new[$0] }.map { new[$0] }
     }
 
     /// The positive ids of a list a device sent, without repeats, at most ``maximumItems``.

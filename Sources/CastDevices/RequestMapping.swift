@@ -14,6 +14,7 @@ extension MediaRequest {
                 credentials: r.credentials.nonEmpty, credentialsType: r.credentialsType.nonEmpty,
                 customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
         try checkFits()
+        try checkStatusFits()
     }
 
     public init(queueLoad r: Castd_V1_QueueLoadRequest) throws {
@@ -22,7 +23,7 @@ extension MediaRequest {
                 items: try r.items.map { try $0.castValue(includeItemID: false) }, startIndex: Int(r.startIndex),
                 repeatMode: r.repeatMode.castValue, currentTime: r.startTime > 0 ? r.startTime : nil,
                 customData: try parseClientJSON(r.customDataJson, field: "custom_data_json")))
-        try checkFits()
+        // Not checkFits(): a queue too long for one message is split (QueueLoadSplit).
     }
 
     public init(queueInsert r: Castd_V1_QueueInsertRequest) throws {
@@ -62,6 +63,24 @@ extension MediaRequest {
 
     public init(streamVolume r: Castd_V1_SetVolumeRequest) {
         self = .setStreamVolume(level: r.hasLevel ? r.level : nil, muted: r.hasMuted ? r.muted : nil)
+    }
+
+    /// The most of a LOAD's media information castd sends: the device answers a LOAD with a
+    /// MEDIA_STATUS that repeats the media, and that too must fit in one Cast message. A LOAD of
+    /// 62,000 bytes fitted, and the device's answer did not: the caller waited 10 s for a reply
+    /// that could never come.
+    public static let maximumMediaInformation = CastdValidation.maximumCastPayload / 2
+
+    /// A LOAD's media must leave room for the status that repeats it.
+    private func checkStatusFits() throws {
+        guard case .load(let load) = self else { return }
+        let size = load.media.json.jsonString.utf8.count
+        guard size <= Self.maximumMediaInformation else {
+            throw CastdError(
+                .invalidArgument,
+                "the media information is \(size) bytes of JSON; castd sends at most \(Self.maximumMediaInformation), since the device's answer repeats it and a Cast message holds 64 KiB: shorten its metadata, tracks or custom data"
+            )
+        }
     }
 
     /// A request must fit in one 64 KiB CastV2 frame, with room for the envelope.

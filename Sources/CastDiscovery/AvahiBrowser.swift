@@ -87,6 +87,8 @@ final class BrowseSession: AvahiClientLoopOwner {
         var failures = 0
         /// Bumped each time it starts watching: an older entry in `watchOrder` is stale.
         var generation: UInt64 = 0
+        /// The address it resolved to, counted in `State.hosts`; nil before it resolved.
+        var host: String?
 
         var resolver: AvahiHandle? {
             switch phase {
@@ -114,6 +116,16 @@ final class BrowseSession: AvahiClientLoopOwner {
         var connected: Bool?
         /// Announcements were ignored at the bound: browse again once there is room.
         var overflowed = false
+        /// Services followed per address they resolved to (`limits.maximumServicesPerHost`).
+        var hosts: [String: Int] = [:]
+        /// Services dropped because their host had its share, with that host: not followed
+        /// again when a new browser reports them, until one of the host's services leaves.
+        /// At most ``refusedLimit``, oldest forgotten first (a forgotten one is resolved and
+        /// dropped again if announced again).
+        var refused: [ServiceKey: String] = [:]
+        var refusedOrder = FIFO<ServiceKey>()
+        /// How many of `refused` each host has.
+        var refusedHosts: [String: Int] = [:]
     }
 
     let serviceType: String
@@ -124,6 +136,7 @@ final class BrowseSession: AvahiClientLoopOwner {
     let logger: Logger
     let state = Locked(State())
     let ignoredLog = LogThrottle(burst: 1, interval: .seconds(60))
+    let refusedLog = LogThrottle(burst: 1, interval: .seconds(60))
     let failedLog = LogThrottle()
     let retryTimer = Locked<AvahiTimer?>(nil)
 
@@ -226,7 +239,7 @@ final class BrowseSession: AvahiClientLoopOwner {
         case AVAHI_BROWSER_NEW:
             guard let key else { return }
             let outcome = state.withLock { state -> (added: Bool, followed: Int)? in
-                guard state.services[key] == nil else { return nil }
+                guard state.services[key] == nil, state.refused[key] == nil else { return nil }
                 guard state.services.count < limits.maximumServices else {
                     state.overflowed = true
                     return (false, state.services.count)
@@ -242,7 +255,7 @@ final class BrowseSession: AvahiClientLoopOwner {
                     "mdns.service": "\(key.name)", "mdns.followed": "\(outcome.followed)",
                 ]) {
                     logger.warning(
-                        "ignoring an mDNS announcement: castd already follows the most services it will (discovery.max_services); it looks again when some leave",
+                        "ignoring an mDNS announcement: castd already follows the most services it will (limits.max_mdns_services); it looks again when some leave",
                         metadata: metadata)
                 }
                 return
@@ -255,12 +268,14 @@ final class BrowseSession: AvahiClientLoopOwner {
                 let service = state.services.removeValue(forKey: key)
                 if let handle = service?.resolver { state.resolverKeys[handle] = nil }
                 state.retrying.remove(key)
+                state.unrefuse(key)
                 let events = state.devices.removed(key)
-                // Room again after ignoring some: start over to hear of those (with some
-                // slack, so that a flood at the bound does not browse again at every removal).
-                let rebrowse = state.overflowed && state.services.count <= limits.maximumServices * 3 / 4
-                if rebrowse { state.overflowed = false }
-                return (service?.resolver, events, rebrowse)
+                // The host has room again for a service it was refused: look at those again.
+                if let host = service?.host, state.release(host) {
+                    state.unrefuseAll(of: host)
+                    state.overflowed = true
+                }
+                return (service?.resolver, events, rebrowseDue(&state))
             }
             if let resolver {
                 avahi_service_resolver_free(resolver.pointer)
@@ -289,6 +304,14 @@ final class BrowseSession: AvahiClientLoopOwner {
         default:
             break  // AVAHI_BROWSER_CACHE_EXHAUSTED
         }
+    }
+
+    /// Room again after ignoring some: whether to start over to hear of those (with some slack,
+    /// so that a flood at the bound does not browse again at every removal).
+    func rebrowseDue(_ state: inout State) -> Bool {
+        let rebrowse = state.overflowed && state.services.count <= limits.maximumServices * 3 / 4
+        if rebrowse { state.overflowed = false }
+        return rebrowse
     }
 
     /// A new browser reports every service again: those already followed are skipped, the ones
@@ -402,6 +425,36 @@ final class BrowseSession: AvahiClientLoopOwner {
             let host = Avahi.numericHost(address, interface: key.interface)
             let record = CastTXTRecord(entries: Avahi.txtEntries(txt))
             let device = DiscoveredDevice(serviceName: key.name, host: host, port: Int(port), txt: record)
+            let hostKey = Self.hostKey(host)
+            let admitted = state.withLock { state -> Admission in
+                guard state.services[key] != nil else { return .admitted }
+                if state.admit(key, host: hostKey, limit: limits.maximumServicesPerHost) { return .admitted }
+                // The host has its share: drop this one, and remember it was refused.
+                let service = state.services.removeValue(forKey: key)
+                if let handle = service?.resolver { state.resolverKeys[handle] = nil }
+                state.retrying.remove(key)
+                if state.release(service?.host) { state.unrefuseAll(of: service?.host ?? "") }
+                state.refuse(key, host: hostKey, limit: 4 * limits.maximumServices)
+                let events = state.devices.removed(key)
+                return .refused(events: events, rebrowse: rebrowseDue(&state), followed: state.hosts[hostKey] ?? 0)
+            }
+            if case .refused(let events, let rebrowse, let followed) = admitted {
+                avahi_service_resolver_free(resolver.pointer)
+                count { $0.refusedByHost += 1 }
+                if let metadata = refusedLog.metadata([
+                    "mdns.service": "\(key.name)", "mdns.host": "\(host)", "mdns.followed": "\(followed)",
+                ]) {
+                    logger.warning(
+                        "ignoring an mDNS service: its host already announces the most services castd follows from one host (limits.max_mdns_services_per_host); the other hosts' devices are still found",
+                        metadata: metadata)
+                }
+                yield(events)
+                if rebrowse, let client, let browser = state.withLock({ $0.browser }) {
+                    restartBrowser(browser, client: client)
+                }
+                pump(client: client)
+                return
+            }
             let events = state.withLock { state -> [DiscoveryEvent] in
                 guard var service = state.services[key] else { return [] }
                 if case .resolving = service.phase {

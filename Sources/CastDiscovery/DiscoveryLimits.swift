@@ -4,6 +4,12 @@ public struct DiscoveryLimits: Sendable, Equatable {
     /// until some leave; then the browse starts over to pick up those it ignored. A device on
     /// IPv4 and IPv6 is two instances.
     public var maximumServices: Int
+    /// Service instances followed from one address (the address a service resolves to). One
+    /// host that announces more has only its first ones followed, so that a flood from one
+    /// host cannot fill `maximumServices` and hide the devices of others: the rest are
+    /// dropped as they resolve (and logged), and looked at again when the host's followed
+    /// services leave.
+    public var maximumServicesPerHost: Int
     /// Resolvers open at once. Avahi lets one client hold 1,024 objects; a resolver stays open
     /// after it answered, to follow the device's TXT changes, until another service needs it.
     public var maximumResolvers: Int
@@ -13,10 +19,11 @@ public struct DiscoveryLimits: Sendable, Equatable {
     public var maximumResolveRetry: Duration
 
     public init(
-        maximumServices: Int = 1024, maximumResolvers: Int = 256, resolveRetry: Duration = .seconds(5),
-        maximumResolveRetry: Duration = .seconds(300)
+        maximumServices: Int = 1024, maximumServicesPerHost: Int = 32, maximumResolvers: Int = 256,
+        resolveRetry: Duration = .seconds(5), maximumResolveRetry: Duration = .seconds(300)
     ) {
         self.maximumServices = max(1, maximumServices)
+        self.maximumServicesPerHost = max(1, maximumServicesPerHost)
         self.maximumResolvers = min(max(1, maximumResolvers), 900)
         self.resolveRetry = max(resolveRetry, .milliseconds(1))
         self.maximumResolveRetry = max(maximumResolveRetry, self.resolveRetry)
@@ -40,6 +47,8 @@ package struct BrowseCounts: Sendable, Equatable {
     package var mostOpenResolvers = 0
     /// Announcements ignored because `maximumServices` were followed.
     package var ignored = 0
+    /// Services dropped as they resolved because their host had `maximumServicesPerHost`.
+    package var refusedByHost = 0
     /// Resolves that failed (each is retried while the service is announced).
     package var failedResolves = 0
     /// Times the browse started over after ignoring announcements.

@@ -50,6 +50,24 @@ extension CastDeviceEmulator {
         }
     }
 
+    /// Replaces every other item of the queue (the current one kept) with a new one, without a
+    /// QUEUE_CHANGE, and broadcasts the media status: a sender that follows the whole queue
+    /// asks for its order and finds a difference of many small runs. Returns the queue's ids in
+    /// order after the churn. Throws `invalidState` when nothing is loaded.
+    @discardableResult
+    public func churnQueue() throws -> [Int] {
+        let now = clock.now()
+        var order: [Int]?
+        let outcome = transition { device in
+            let outcome = device.churnQueue(now: now)
+            order = device.player?.items.map(\.itemID)
+            return outcome
+        }
+        guard let order else { throw EmulatorError(.invalidState, "nothing is loaded: there is no queue to churn") }
+        report(outcome, logger: logger)
+        return order
+    }
+
     /// Broadcasts `perSecond` MEDIA_STATUS messages a second for `duration` to every link with
     /// a virtual connection to the running app, like a device gone mad: each is the media
     /// session's status (without `media`, as broadcasts are) with `currentTime` moved on by

@@ -288,3 +288,23 @@ extension EmulatedDevice {
         value?.doubleValue.flatMap { $0.isFinite ? $0 : nil }
     }
 }
+
+extension EmulatedDevice {
+    /// A hostile device's queue churn: every other item (the current one kept) is replaced by
+    /// a new one, without a QUEUE_CHANGE; then a MEDIA_STATUS to every sender, whose items name
+    /// ids the senders do not know, so that they ask for the order (QUEUE_GET_ITEM_IDS) and
+    /// find half of it removed and half of it inserted in runs of one.
+    mutating func churnQueue(now: Duration) -> DeviceOutcome {
+        var outcome = DeviceOutcome()
+        guard var session = player, let running else { return outcome }
+        let current = session.current.itemID
+        for index in session.items.indices where index % 2 == 1 && session.items[index].itemID != current {
+            session.items[index].itemID = nextItemID
+            nextItemID += 1
+        }
+        player = session
+        outcome.note(.info, "media session \(session.mediaSessionID): queue churned, \(session.items.count) items")
+        broadcastStatus(session.statusEntry(at: now, includeMedia: false), running.transportID, &outcome)
+        return outcome
+    }
+}

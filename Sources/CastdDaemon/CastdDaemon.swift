@@ -80,7 +80,8 @@ public struct CastdDaemon: Sendable {
             hub: hub,
             staticDevices: settings.devices,
             discovery: settings.discovery,
-            discoveryLimits: DiscoveryLimits(maximumServices: settings.maxMDNSServices),
+            discoveryLimits: DiscoveryLimits(
+                maximumServices: settings.maxMDNSServices, maximumServicesPerHost: settings.maxMDNSServicesPerHost),
             linkConfiguration: linkConfiguration,
             sessionStore: SessionStore(directory: stateURL, logger: logger(CastdSubsystem.state)),
             keyPins: DeviceKeyPins(directory: stateURL, logger: logger(CastdSubsystem.state)),

@@ -35,6 +35,8 @@ public struct CastdSettings: Sendable {
     /// The most mDNS service instances discovery follows at once (a device on IPv4 and IPv6
     /// is two); announcements beyond it wait for room.
     public var maxMDNSServices: Int
+    /// The most of those from one address: a flood from one host fills only its own share.
+    public var maxMDNSServicesPerHost: Int
     /// How long a frame may take to arrive once its first byte has; nil: for ever.
     public var frameTimeout: Duration?
     /// The minimum log level and the `PATTERN=LEVEL` filters, unparsed (the logging system
@@ -158,6 +160,7 @@ public struct CastdSettings: Sendable {
             watcherQueue: integer(.watcherQueue, 256),
             idleTimeout: idleSeconds == 0 ? nil : .seconds(idleSeconds),
             maxMDNSServices: integer(.maxMDNSServices, DiscoveryLimits().maximumServices),
+            maxMDNSServicesPerHost: integer(.maxMDNSServicesPerHost, DiscoveryLimits().maximumServicesPerHost),
             frameTimeout: frameSeconds == 0 ? nil : .seconds(frameSeconds),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes

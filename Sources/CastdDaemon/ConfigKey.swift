@@ -16,6 +16,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case watcherQueue
     case idleTimeoutSeconds
     case maxMDNSServices
+    case maxMDNSServicesPerHost
     case frameTimeoutSeconds
     case logLevel
     case logFilters
@@ -42,6 +43,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .watcherQueue: ["limits", "watcher_queue"]
         case .idleTimeoutSeconds: ["limits", "idle_timeout_seconds"]
         case .maxMDNSServices: ["limits", "max_mdns_services"]
+        case .maxMDNSServicesPerHost: ["limits", "max_mdns_services_per_host"]
         case .frameTimeoutSeconds: ["limits", "frame_timeout_seconds"]
         case .logLevel: ["log", "level"]
         case .logFilters: ["log", "filters"]
@@ -73,6 +75,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .watcherQueue: "--watcher-queue"
         case .idleTimeoutSeconds: "--idle-timeout"
         case .maxMDNSServices: "--max-mdns-services"
+        case .maxMDNSServicesPerHost: "--max-mdns-services-per-host"
         case .frameTimeoutSeconds: "--frame-timeout"
         case .logLevel: "--log-level"
         case .logFilters: "--log-filter"
@@ -103,6 +106,7 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .watcherQueue: .integer(2...1_000_000)
         case .idleTimeoutSeconds, .frameTimeoutSeconds: .integer(0...86400)
         case .maxMDNSServices: .integer(16...65536)
+        case .maxMDNSServicesPerHost: .integer(1...65536)
         case .logFilters: .stringTable
         }
     }

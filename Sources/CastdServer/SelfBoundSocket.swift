@@ -110,6 +110,7 @@ package enum SelfBoundSocket {
                 "castd will not serve \(path): its directory \(directory) \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd"
             )
         }
+        try checkLinks(in: directory, path: path)
         // Above it, by the real path: a directory another user may write could have the whole
         // subtree swapped under castd.
         guard let resolved = realpath(directory, nil) else {
@@ -131,6 +132,34 @@ package enum SelfBoundSocket {
                     "castd will not serve \(path): \(current), above its directory, \(problem); use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd"
                 )
             }
+        }
+    }
+
+    /// Each component of `directory` as written: a symbolic link among them must belong to
+    /// castd's user or root. The real path's directories are checked too, but a link another
+    /// user made (in a sticky directory such as /tmp, where anyone may) decides where that
+    /// real path goes: castd would serve, and remove a stale socket, wherever they chose.
+    static func checkLinks(in directory: String, path: String) throws(CastdError) {
+        var prefix = ""
+        if !directory.hasPrefix("/") {
+            guard let cwd = getcwd(nil, 0) else {
+                throw CastdError(.unavailable, "cannot resolve \(directory), the socket's directory: \(errorText())")
+            }
+            prefix = String(cString: cwd)
+            free(cwd)
+        }
+        for component in directory.split(separator: "/") where component != "." {
+            prefix += "/" + component
+            var info = stat()
+            guard lstat(prefix, &info) == 0 else {
+                throw CastdError(.unavailable, "cannot inspect \(prefix), on the way to the socket: \(errorText())")
+            }
+            guard info.st_mode & S_IFMT == S_IFLNK, info.st_uid != geteuid(), info.st_uid != 0 else { continue }
+            let owner = info.st_uid
+            throw CastdError(
+                .failedPrecondition,
+                "castd will not serve \(path): \(prefix) is a symbolic link that belongs to \(PeerCredentials.userName(owner).map { "\($0) (uid \(owner))" } ?? "uid \(owner)"), not to castd's user or root; use a directory only castd's user (or root) can write, such as $XDG_RUNTIME_DIR or /run/castd"
+            )
         }
     }
 

@@ -44,7 +44,7 @@ struct FloodFigure {
         var figure = Figure(
             number: 8, title: "mDNS flood: fake announcements against castd",
             method: """
-                castd with mDNS discovery on (the system's Avahi) and `--max-mdns-services 16384`, so that the bound \
+                castd with mDNS discovery on (the system's Avahi) and `--max-mdns-services 16384 --max-mdns-services-per-host 16384` (the flood comes from one host), so that the bound \
                 does not stop the flood early. (Avahi's own cache, 4,096 records by default, holds about 1,350 \
                 services per interface: no browser is told of more, so the steps stop at 1,200.) The driver publishes fake `_googlecast._tcp` services through Avahi's \
                 D-Bus API (one entry group each, a fresh id each, as a LAN host can announce them) and watches castd \
@@ -61,7 +61,11 @@ struct FloodFigure {
                     + "(scripts/avahi-loopback.sh, as root) when none runs.")
             return figure
         }
-        let daemon = try await Daemon.start(environment, name: "flood", arguments: ["--max-mdns-services", "16384"])
+        let daemon = try await Daemon.start(
+            environment, name: "flood",
+            arguments: [
+                "--max-mdns-services", "16384", "--max-mdns-services-per-host", "16384",
+            ])
         let client: CastdClient
         do {
             client = try await daemon.connect()

@@ -228,6 +228,13 @@ struct Castd: AsyncParsableCommand {
             valueName: "count"))
     var maxMDNSServices: Int?
 
+    @Option(
+        name: .customLong("max-mdns-services-per-host"),
+        help: ArgumentHelp(
+            "The most of those from one address (default 32): a host that announces more has the rest ignored, so that it cannot hide the other hosts' devices. [limits.max_mdns_services_per_host]",
+            valueName: "count"))
+    var maxMDNSServicesPerHost: Int?
+
     /// The flags, as a configuration layer over the file's.
     var flagLayer: ConfigLayer {
         var layer = ConfigLayer()
@@ -248,6 +255,7 @@ struct Castd: AsyncParsableCommand {
         set(.watcherQueue, watcherQueue.map(ConfigValue.integer))
         set(.idleTimeoutSeconds, idleTimeout.map(ConfigValue.integer))
         set(.maxMDNSServices, maxMDNSServices.map(ConfigValue.integer))
+        set(.maxMDNSServicesPerHost, maxMDNSServicesPerHost.map(ConfigValue.integer))
         set(.frameTimeoutSeconds, frameTimeout.map(ConfigValue.integer))
         set(.logLevel, logLevel.map(ConfigValue.string))
         set(.launchAppID, launchApp.map(ConfigValue.string))
@@ -418,6 +426,7 @@ extension Castd {
         line("limits.watcher_queue", "\(settings.watcherQueue)")
         line("limits.idle_timeout_seconds", settings.idleTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("limits.max_mdns_services", "\(settings.maxMDNSServices)")
+        line("limits.max_mdns_services_per_host", "\(settings.maxMDNSServicesPerHost)")
         line("limits.frame_timeout_seconds", settings.frameTimeout.map { "\($0.components.seconds)" } ?? "0 (never)")
         line("log.level", settings.logLevel)
         line("log.filters", settings.logFilters.map { "\($0.pattern)=\($0.level)" }.joined(separator: ", "))

@@ -22,7 +22,9 @@ import Testing
         var logger = Logger(label: "castd.tests.registry-flood")
         logger.logLevel = .error
         let registry = DeviceRegistry(
-            hub: hub, discovery: true, discoveryLimits: DiscoveryLimits(maximumServices: 1024, maximumResolvers: 64),
+            hub: hub, discovery: true,
+            discoveryLimits: DiscoveryLimits(
+                maximumServices: 1024, maximumServicesPerHost: 1024, maximumResolvers: 64),
             serviceType: type,
             backoff: ReconnectBackoff(first: .milliseconds(50), cap: .milliseconds(200), minimumGap: .milliseconds(20)),
             logger: logger)

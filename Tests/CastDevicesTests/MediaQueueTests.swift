@@ -66,6 +66,31 @@ extension MediaQueue {
         #expect(inserted[0].itemIds == [7, 8] && inserted[0].insertBefore == 2 && inserted[0].index == 1)
     }
 
+    /// A device that answers QUEUE_GET_ITEM_IDS with new ids interleaved among the old ones
+    /// makes one REORDERED with the new order, not a change per run each carrying the order:
+    /// said run by run, 2,500 runs of a 5,000-id queue were 2,500 changes and 9.4 M ids.
+    @Test func aDifferenceOfManyRunsIsOneReorder() {
+        let old = (1...2_500).map { Int64($0 * 2) }
+        let interleaved = old.flatMap { [$0 - 1, $0] }  // a new id before every old one
+        for (name, new) in [
+            ("interleaved", interleaved),
+            ("interleaved, half removed", interleaved.enumerated().filter { $0.offset % 4 != 1 }.map(\.element)),
+            ("reversed with new ids", interleaved.reversed()),
+        ] {
+            let changes = MediaQueue.differences(from: old, to: new)
+            #expect(changes.count <= MediaQueue.maximumChanges, "\(name): \(changes.count) changes")
+            #expect(replay(changes, on: old) == new, "\(name)")
+            let ids = changes.reduce(0) { $0 + $1.order.count + $1.itemIds.count }
+            #expect(ids <= 2 * new.count, "\(name): the changes carry \(ids) ids")
+        }
+        let reorder = MediaQueue.differences(from: old, to: interleaved)
+        #expect(reorder.count == 1 && reorder[0].kind == .reordered && reorder[0].order == interleaved)
+        #expect(Set(reorder[0].itemIds).isSuperset(of: interleaved.filter { $0 % 2 == 1 }), "new items are named")
+        // A few runs are still said run by run.
+        let few = MediaQueue.differences(from: [1, 2, 3, 4], to: [9, 1, 2, 8, 3, 4, 7])
+        #expect(few.map(\.kind) == [.inserted, .inserted, .inserted])
+    }
+
     @Test func theDevicesChangesApplyToTheOrder() {
         var queue = queue([1, 2, 3])
         let insert = queue.apply(device: ["changeType": "INSERT", "itemIds": [10, 11], "insertBefore": 2])

@@ -18,7 +18,7 @@ import Testing
     /// the device was never listed.)
     @Test(.timeLimit(.minutes(5))) func aDeviceBehindMoreFakesThanAvahiResolvesForOneClientIsFound() async throws {
         let type = Self.uniqueServiceType()
-        let limits = DiscoveryLimits(maximumServices: 2000, maximumResolvers: 64)
+        let limits = DiscoveryLimits(maximumServices: 2000, maximumServicesPerHost: 2000, maximumResolvers: 64)
         try await withFloodBrowser(type: type, limits: limits) { browser, watch in
             let flood = AvahiServiceFlood(serviceType: type, logger: testLogger("flood"))
             defer { flood.withdrawAll() }
@@ -44,7 +44,7 @@ import Testing
     /// there for minutes.)
     @Test(.timeLimit(.minutes(10))) func aFloodOverTimeIsListedAndGivenBack() async throws {
         let type = Self.uniqueServiceType()
-        let limits = DiscoveryLimits(maximumServices: 1024, maximumResolvers: 128)
+        let limits = DiscoveryLimits(maximumServices: 1024, maximumServicesPerHost: 1024, maximumResolvers: 128)
         try await withFloodBrowser(type: type, limits: limits) { browser, watch in
             for wave in 0..<20 {
                 let flood = AvahiServiceFlood(serviceType: type, logger: testLogger("flood"))
@@ -69,7 +69,7 @@ import Testing
     /// picked up once enough of those followed leave.
     @Test(.timeLimit(.minutes(5))) func servicesBeyondTheBoundWaitForRoom() async throws {
         let type = Self.uniqueServiceType()
-        let limits = DiscoveryLimits(maximumServices: 100, maximumResolvers: 16)
+        let limits = DiscoveryLimits(maximumServices: 100, maximumServicesPerHost: 200, maximumResolvers: 16)
         try await withFloodBrowser(type: type, limits: limits) { browser, watch in
             let first = AvahiServiceFlood(serviceType: type, logger: testLogger("flood"))
             defer { first.withdrawAll() }
@@ -89,6 +89,37 @@ import Testing
                 $0.listed.count == 40 && $0.listed.allSatisfy { $0.hasPrefix("more-") }
             }
             #expect(browser.counts.rebrowses >= 1)
+        }
+    }
+
+    /// A flood from one host does not hide another host's device (issue 34): 1,100 ids from
+    /// this machine's address, more than `maximumServices` (1,024), then a TV announced by
+    /// another host (its own name and address). Without the per-host bound the TV was ignored
+    /// for good ("castd already follows the most services it will"); with it, the flood's host
+    /// keeps its 32, the rest are dropped as they resolve (so the flood may never reach the
+    /// global bound; if it does, the browse starts over once they are dropped), and the TV is
+    /// listed.
+    @Test(.timeLimit(.minutes(5))) func aFloodFromOneHostDoesNotHideAnotherHostsDevice() async throws {
+        let type = Self.uniqueServiceType()
+        let limits = DiscoveryLimits(maximumServices: 1024, maximumServicesPerHost: 32, maximumResolvers: 256)
+        try await withFloodBrowser(type: type, limits: limits) { browser, watch in
+            let flood = AvahiServiceFlood(serviceType: type, logger: testLogger("flood"))
+            defer { flood.withdrawAll() }
+            try await flood.publish(Self.fakes(1100, tag: "flood"), timeout: .seconds(120).scaledForTests)
+            let tvHost = "castd-tv-\(UUID().uuidString.prefix(8).lowercased()).local"
+            try await flood.publishAddress(of: tvHost, "127.0.0.2", timeout: .seconds(30).scaledForTests)
+            var tv = Self.fakes(1, tag: "tv")[0]
+            tv.host = tvHost
+            try await flood.publish([tv], timeout: .seconds(30).scaledForTests)
+            try await watch.until("the other host's TV listed", within: .seconds(120)) {
+                $0.listed.contains { $0.hasPrefix("tv-") }
+            }
+            try await eventually(timeout: .seconds(60), "the flood's host dropped to its share") {
+                browser.counts.refusedByHost >= 1100 - 32
+            }
+            let listed = watch.state.withLock { $0.listed }
+            #expect(listed.filter { $0.hasPrefix("flood-") }.count <= 32, "the flood's host keeps its share")
+            #expect(browser.counts.services <= 33, "\(browser.counts)")
         }
     }
 

@@ -28,6 +28,7 @@ import Testing
         watcher_queue = 64
         idle_timeout_seconds = 10
         max_mdns_services = 2048
+        max_mdns_services_per_host = 8
         frame_timeout_seconds = 20
 
         [launch]
@@ -55,6 +56,7 @@ import Testing
         #expect(layer[.maxFrameBytes] == .integer(1_048_576))
         #expect(layer[.idleTimeoutSeconds] == .integer(10))
         #expect(layer[.maxMDNSServices] == .integer(2048))
+        #expect(layer[.maxMDNSServicesPerHost] == .integer(8))
         #expect(layer[.frameTimeoutSeconds] == .integer(20))
         #expect(layer[.logLevel] == .string("debug"))
         // The file's order, which decides which filter wins.

@@ -156,7 +156,8 @@ import Testing
             .deviceAuth: .string("require"), .controlGroups: .strings(["castd"]), .readGroups: .strings([]),
             .maxFrameBytes: .integer(4_194_304), .maxConnectionsPerUID: .integer(256),
             .maxCallsPerConnection: .integer(128), .watcherQueue: .integer(256), .idleTimeoutSeconds: .integer(30),
-            .maxMDNSServices: .integer(1024), .frameTimeoutSeconds: .integer(30), .logLevel: .string("info"),
+            .maxMDNSServices: .integer(1024), .maxMDNSServicesPerHost: .integer(32), .frameTimeoutSeconds: .integer(30),
+            .logLevel: .string("info"),
             .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
             .launchAndroidTV: .bool(false), .launchIfRunning: .string("join"), .launchFilterDevices: .bool(false),
         ]

@@ -172,6 +172,37 @@ struct SelfBoundSocketTests {
         }
     }
 
+    /// A link on the way to the socket that another user owns (anyone may make one in /tmp) is
+    /// refused, though what it points at is castd's own; one of castd's user or root is not.
+    /// (Before, only the resolved path was checked.)
+    @Test func aLinkOnTheWayThatAnotherUserOwnsIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let sticky = directory + "/tmp"
+            mkdir(sticky, 0o700)
+            chmod(sticky, 0o1777)
+            let target = directory + "/castds-own"
+            mkdir(target, 0o700)
+            let theirs = sticky + "/theirs"
+            symlink(target, theirs)
+            lchown(theirs, 4242, 4242)
+            let refused = #expect(throws: CastdError.self) {
+                try SelfBoundSocket.listen(at: theirs + "/castd.sock", permissions: (0o600, nil))
+            }
+            #expect(refused?.code == .failedPrecondition)
+            #expect(
+                refused?.message.contains("\(theirs) is a symbolic link that belongs to uid 4242") == true,
+                "\(String(describing: refused))")
+            #expect(Self.mode(target + "/castd.sock") == nil, "nothing was created where the link points")
+
+            // The same link, castd's own: served.
+            let ours = sticky + "/ours"
+            symlink(target, ours)
+            let fd = try SelfBoundSocket.listen(at: ours + "/castd.sock", permissions: (0o600, nil))
+            close(fd)
+            #expect(Self.mode(target + "/castd.sock")?.kind == S_IFSOCK)
+        }
+    }
+
     @Test func aMissingDirectoryIsMadePrivateUnlessGroupsMustReachTheSocket() async throws {
         try await withTemporaryDirectory { directory in
             let fd = try SelfBoundSocket.listen(at: directory + "/private/castd.sock", permissions: (0o600, nil))

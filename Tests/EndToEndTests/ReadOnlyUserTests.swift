@@ -108,4 +108,23 @@ extension SystemServiceTests {
             )
         }
     }
+
+    /// `castc queue` as a reader lists the queue (it asked the device for its status, which
+    /// needs control, and failed): castd's last status of the device, with every item.
+    @Test func aReaderListsTheQueue() async throws {
+        try await withDaemon(castdArguments: ["--read-group", "\(Self.readGroup)"]) { daemon in
+            let loaded = try await daemon.castc([
+                "queue", "load", "https://example.com/one.mp3", "https://example.com/two.mp3",
+                "https://example.com/three.mp3",
+            ])
+            #expect(loaded.status == 0, "\(loaded)")
+            let listed = try await daemon.castc(uid: Self.reader, groups: [Self.readGroup], ["queue", "--json"])
+            #expect(listed.status == 0, "\(listed)")
+            for name in ["one", "two", "three"] {
+                #expect(listed.stdout.contains("https://example.com/\(name).mp3"), "\(listed)")
+            }
+            let table = try await daemon.castc(uid: Self.reader, groups: [Self.readGroup], ["queue", "list"])
+            #expect(table.status == 0 && table.stdout.contains("three.mp3"), "\(table)")
+        }
+    }
 }

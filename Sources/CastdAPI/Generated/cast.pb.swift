@@ -853,7 +853,9 @@ public nonisolated enum Castd_V1_QueueChangeKind: SwiftProtobuf.Enum, Swift.Case
   /// item_ids' content changed (GetQueue has it)
   case updated // = 3
 
-  /// the items took the order in `order`; item_ids moved
+  /// The queue is now `order`; item_ids are the items whose place changed. castd also says a
+  /// difference too large to say in a few changes this way: then new items are among item_ids,
+  /// and the items of the last order missing from `order` were removed.
   case reordered // = 4
   case UNRECOGNIZED(Int)
 

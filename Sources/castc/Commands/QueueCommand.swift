@@ -107,7 +107,8 @@ struct QueueListCommand: CastcCommand {
         usage: GlobalOptions.usage("queue list"),
         discussion: """
             Asks the device for its media status and lists every item of the queue, however \
-            long (castd fetches what the device's status leaves out): ITEM is the id the other \
+            long (castd fetches what the device's status leaves out; for a user who may only \
+            read, castd's last status of the device): ITEM is the id the other \
             queue commands take; STATE marks the current item (playing, paused, …), the one \
             loading and the one preloaded. --json prints the media status with every item.
 
@@ -125,7 +126,19 @@ struct QueueListCommand: CastcCommand {
 
     func run() async throws {
         let status = try await options.withClient { client in
-            var status = try await call().send(client)
+            var status: CastdMediaStatus
+            do {
+                status = try await call().send(client)
+            } catch let error as CastdError where error.code == .permissionDenied {
+                // A read-only user may not ask the device (RequestMediaStatus needs control):
+                // castd's last status of the device, which it keeps as the device says it.
+                let queue = try await client.queue(device: options.deviceSelector)
+                guard let last = try await client.status().media.first(where: { $0.deviceID == queue.deviceID })
+                else { throw error }
+                status = last
+                if !queue.items.isEmpty { status.items = queue.items }
+                return status
+            }
             guard !status.items.isEmpty else { return status }
             // The whole queue: the device's status holds only the items around the current one.
             do {

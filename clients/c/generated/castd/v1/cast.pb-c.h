@@ -323,7 +323,9 @@ typedef enum _Castd__V1__QueueChangeKind {
    */
   CASTD__V1__QUEUE_CHANGE_KIND__QUEUE_CHANGE_KIND_UPDATED = 3,
   /*
-   * the items took the order in `order`; item_ids moved
+   * The queue is now `order`; item_ids are the items whose place changed. castd also says a
+   * difference too large to say in a few changes this way: then new items are among item_ids,
+   * and the items of the last order missing from `order` were removed.
    */
   CASTD__V1__QUEUE_CHANGE_KIND__QUEUE_CHANGE_KIND_REORDERED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CASTD__V1__QUEUE_CHANGE_KIND)
