@@ -25,8 +25,9 @@ import Logging
 ///   the whole directory, whoever stored them, until they take at most ``maximumTotalBytes``.
 /// - Requests for a URL already being fetched wait for that fetch; a failed fetch is not
 ///   remembered (the next request tries again), and leaves no file.
-/// - A caller's cancellation does not end a fetch others may be waiting for; every fetch ends by
-///   its timeout.
+/// - A caller's cancellation does not end a fetch others may be waiting for; a fetch whose every
+///   caller was cancelled is cancelled too (its connection closed: a player whose media changed
+///   stops fetching the old artwork). Every fetch ends by its timeout.
 ///
 /// To time a cache hit (a benchmark's "artwork from the cache"), fetch once, then time
 /// ``cachedFile(for:)``, which is what ``file(for:)`` does first, or `file(for:)` itself:
@@ -47,8 +48,15 @@ public actor ArtworkCache {
     private nonisolated let store: ArtworkStore
     private nonisolated let logger: Logger
 
-    /// Fetches under way, by key: each with how many requests wait for it.
-    private var fetches: [String: (task: Task<Result<ArtworkFile, ArtworkError>, Never>, waiters: Int)] = [:]
+    /// Fetches under way, by key: each with how many requests wait for it, and its number.
+    private var fetches: [String: Fetch] = [:]
+    private var fetchCount: UInt64 = 0
+
+    private struct Fetch {
+        var task: Task<Result<ArtworkFile, ArtworkError>, Never>
+        var waiters: Int
+        var number: UInt64
+    }
 
     /// Opens (or makes) the cache, and removes what crashed writers left in it.
     ///
@@ -82,13 +90,37 @@ public actor ArtworkCache {
     public func file(for url: String) async throws(ArtworkError) -> ArtworkFile {
         let key = SHA256.hex(url)
         if let file = cachedFile(key: key) { return file }
-        if let fetch = fetches[key] {
-            fetches[key]?.waiters += 1
-            return try await fetch.task.value.get()
+        let fetch: Fetch
+        if var joined = fetches[key] {
+            joined.waiters += 1
+            fetches[key] = joined
+            fetch = joined
+        } else {
+            fetchCount += 1
+            let number = fetchCount
+            fetch = Fetch(
+                task: Task { await self.fetchAndStore(url, key: key, number: number) }, waiters: 1, number: number)
+            fetches[key] = fetch
         }
-        let task = Task { await self.fetchAndStore(url, key: key) }
-        fetches[key] = (task, 1)
-        return try await task.value.get()
+        let result = await withTaskCancellationHandler {
+            await fetch.task.value
+        } onCancel: {
+            Task { await self.leave(key, number: fetch.number) }
+        }
+        return try result.get()
+    }
+
+    /// A caller of fetch `number` was cancelled: once none waits for it, it is cancelled too,
+    /// and the next request for its URL starts a fetch of its own.
+    private func leave(_ key: String, number: UInt64) {
+        guard var fetch = fetches[key], fetch.number == number else { return }  // over, or another fetch now
+        fetch.waiters -= 1
+        if fetch.waiters > 0 {
+            fetches[key] = fetch
+        } else {
+            fetches[key] = nil
+            fetch.task.cancel()
+        }
     }
 
     /// The image at `url` if it is on disk, made the most recently used; never fetches. Callable
@@ -115,8 +147,8 @@ public actor ArtworkCache {
     /// How many requests wait for the fetch of `url` (0: none under way), for tests.
     func waiters(for url: String) -> Int { fetches[SHA256.hex(url)]?.waiters ?? 0 }
 
-    private func fetchAndStore(_ url: String, key: String) async -> Result<ArtworkFile, ArtworkError> {
-        defer { fetches[key] = nil }
+    private func fetchAndStore(_ url: String, key: String, number: UInt64) async -> Result<ArtworkFile, ArtworkError> {
+        defer { if fetches[key]?.number == number { fetches[key] = nil } }
         let shown = ArtworkURL.redacted(url)
         do throws(ArtworkError) {
             let download = try await fetcher.fetch(url)

@@ -10,6 +10,10 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A redirect pointed somewhere the fetcher does not go (no Location, another scheme, …).
     case badRedirect(url: String, location: String, reason: String)
     case tooManyRedirects(url: String, count: Int, limit: Int)
+    /// The URL, or a redirect, leads to an address artwork is never fetched from (this machine's
+    /// loopback, a link-local address, a private network after a public server's redirect):
+    /// refused before connecting (``ArtworkAddressPolicy``).
+    case refusedAddress(url: String, address: String, reason: String)
     case connectionFailed(url: String, reason: String)
     /// The TLS handshake failed: an untrusted certificate, a certificate for another host, …
     case tlsFailed(url: String, reason: String)
@@ -22,6 +26,10 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooLarge(url: String, limit: Int, contentLength: Int?)
     /// The body does not start like a PNG, JPEG, GIF or WebP image; `start` is its first bytes.
     case notAnImage(url: String, start: [UInt8])
+    /// The image's header says it is wider or taller than `limit` pixels.
+    case imageTooLarge(url: String, width: Int, height: Int, limit: Int)
+    /// The image's header, where its size is, is malformed or cut short.
+    case badImageHeader(url: String, format: ArtworkFormat, reason: String)
     /// The answer ended early or broke the HTTP protocol.
     case incomplete(url: String, reason: String)
     /// The fetch's task was cancelled.
@@ -39,6 +47,8 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(url) redirects to '\(location)', which is refused: \(reason)"
         case .tooManyRedirects(let url, let count, let limit):
             "too many redirects (\(count)) from \(url): at most \(limit) are followed"
+        case .refusedAddress(let url, let address, let reason):
+            "refused to fetch \(url) from \(address): \(reason)"
         case .connectionFailed(let url, let reason):
             "cannot fetch \(url): \(reason)"
         case .tlsFailed(let url, let reason):
@@ -55,6 +65,10 @@ public enum ArtworkError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(url) is empty, not an image"
         case .notAnImage(let url, let start):
             "\(url) is not an image (starts with `\(Self.printable(start))`)"
+        case .imageTooLarge(let url, let width, let height, let limit):
+            "\(url) is an image of \(width)×\(height) pixels; at most \(limit)×\(limit) is taken"
+        case .badImageHeader(let url, let format, let reason):
+            "\(url) is not a valid \(format.rawValue.uppercased()) image: \(reason)"
         case .incomplete(let url, let reason):
             "\(url): \(reason)"
         case .cancelled(let url):

@@ -5,7 +5,9 @@ import NIOSSL
 /// Reads one HTTP response into an ``ArtworkAnswer``, refusing as early as it can: a status other
 /// than 200 or a redirect at the head; a Content-Length over the limit at the head, before any
 /// of the body; a body that grows past the limit at the chunk that passes it (nothing more is
-/// kept); a body that does not start like an image at its first 12 bytes. Whatever it decides
+/// kept); a body that does not start like an image at its first 12 bytes; an image whose header
+/// says it is larger than 8192 pixels either way, or whose header is malformed or cut short
+/// (``ArtworkImageHeader``), as soon as the bytes that tell have come. Whatever it decides
 /// completes `answer`, which closes the connection (``ArtworkFetcher``).
 final class ArtworkResponseHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
@@ -17,6 +19,12 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
     private let answer: EventLoopPromise<ArtworkAnswer>
     private var body: [UInt8] = []
     private var format: ArtworkFormat?
+    /// Whether the image's header gave a size that is taken.
+    private var sized = false
+    /// The body's length at which the header is read again: doubled at each try, so that a
+    /// header that walks many segments (a JPEG) costs the body's length a few times over in
+    /// all, not once per chunk.
+    private var nextSizeCheck = 0
     private var done = false
 
     init(url: ArtworkURL, limit: Int, answer: EventLoopPromise<ArtworkAnswer>) {
@@ -35,7 +43,7 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
                     return fail(
                         .badRedirect(url: url.redacted, location: "", reason: "HTTP \(code) without a Location"))
                 }
-                return finish(.redirect(location: location))
+                return finish(.redirect(location: location, server: context.channel.remoteAddress))
             }
             guard code == 200 else {
                 return fail(.httpStatus(url: url.redacted, code: Int(code), reason: head.status.reasonPhrase))
@@ -56,9 +64,34 @@ final class ArtworkResponseHandler: ChannelInboundHandler {
             }
             body.append(contentsOf: buffer.readableBytesView)
             if format == nil && body.count >= ArtworkFormat.magicLength { checkMagic() }
+            if format != nil && !sized && body.count >= nextSizeCheck { checkSize(ended: false) }
         case .end:
             if format == nil { checkMagic() }
-            if let format { finish(.image(body, format)) }
+            if format != nil && !sized { checkSize(ended: true) }
+            if let format, sized { finish(.image(body, format)) }
+        }
+    }
+
+    /// Reads the image's size from its header, once the bytes that give it are in; fails the
+    /// answer for an image too large, or a header malformed (or cut short, at the body's end).
+    private func checkSize(ended: Bool) {
+        guard let format, !done else { return }
+        switch ArtworkImageHeader.read(body, format: format) {
+        case .size(let width, let height):
+            let limit = ArtworkImageHeader.maximumSide
+            guard width <= limit && height <= limit else {
+                return fail(.imageTooLarge(url: url.redacted, width: width, height: height, limit: limit))
+            }
+            sized = true
+        case .needMore:
+            nextSizeCheck = body.count * 2
+            if ended {
+                fail(
+                    .badImageHeader(
+                        url: url.redacted, format: format, reason: "it ends before its header gives its size"))
+            }
+        case .malformed(let reason):
+            fail(.badImageHeader(url: url.redacted, format: format, reason: reason))
         }
     }
 

@@ -113,6 +113,28 @@ import Testing
         }
     }
 
+    /// A caller's cancellation leaves the fetch to the others; the last one's cancels it (and
+    /// so closes its connection: a player whose media changed stops fetching the old image).
+    @Test func aFetchNobodyWaitsForAnyMoreIsCancelled() async throws {
+        try await Self.withCache { cache, server in
+            server.answer("/slow.png", .silence)
+            let url = server.url("/slow.png")
+            let first = Task { await Self.error(cache, url) }
+            let second = Task { await Self.error(cache, url) }
+            try await eventually("both requests to wait for one fetch") {
+                await cache.waiters(for: url) == 2 && server.hits("/slow.png") == 1
+            }
+            first.cancel()
+            try await eventually("the first caller to leave the fetch") { await cache.waiters(for: url) == 1 }
+            second.cancel()
+            #expect(await second.value == .cancelled(url: url))
+            #expect(await first.value == .cancelled(url: url))
+            #expect(await cache.waiters(for: url) == 0)
+            #expect(server.hits("/slow.png") == 1)
+            #expect(try Self.names(cache) == [])
+        }
+    }
+
     @Test func leastRecentlyUsedImagesGoFirst() async throws {
         // Room for two 1000-byte images, not three.
         try await Self.withCache(maximumTotalBytes: 2500) { cache, server in

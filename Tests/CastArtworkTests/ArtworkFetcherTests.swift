@@ -30,7 +30,7 @@ import Testing
         try await ImageServer.with { server in
             server.answer("/slow.png", .silence)
             let timeout = Duration.milliseconds(500).scaledForTests
-            let fetcher = ArtworkFetcher(timeout: timeout)
+            let fetcher = ArtworkFetcher.forTests(timeout: timeout)
             let clock = ContinuousClock()
             let start = clock.now
             let error = await Self.error(fetcher, server.url("/slow.png"))
@@ -44,7 +44,7 @@ import Testing
         try await ImageServer.with { server in
             server.answer("/huge.png", .promises(contentLength: 2 << 30))
             // A long timeout: the refusal must come from the head, not from waiting.
-            let fetcher = ArtworkFetcher(timeout: .seconds(60))
+            let fetcher = ArtworkFetcher.forTests(timeout: .seconds(60))
             let clock = ContinuousClock()
             let start = clock.now
             let error = await Self.error(fetcher, server.url("/huge.png"))
@@ -107,7 +107,8 @@ import Testing
             server.answer("/a.html", .status(200))
             server.answer("/missing.png", .status(404))
             server.answer("/empty.png", .body([]))
-            server.answer("/tiny.gif", .body(Array("GIF89a".utf8)))
+            // A GIF's signature and logical screen (1×1): all the fetcher reads of it.
+            server.answer("/tiny.gif", .body(Array("GIF89a".utf8) + [1, 0, 1, 0]))
             let html = await Self.error(ArtworkFetcher.forTests, server.url("/a.html"))
             #expect(html == .notAnImage(url: server.url("/a.html"), start: Array("<!DO".utf8)))
             #expect(html?.description == "\(server.url("/a.html")) is not an image (starts with `<!DO`)")
@@ -135,7 +136,9 @@ import Testing
     @Test func cancellationEndsTheFetch() async throws {
         try await ImageServer.with { server in
             server.answer("/slow.png", .silence)
-            let task = Task { await Self.error(ArtworkFetcher(timeout: .seconds(60)), server.url("/slow.png")) }
+            let task = Task {
+                await Self.error(ArtworkFetcher.forTests(timeout: .seconds(60)), server.url("/slow.png"))
+            }
             try await eventually("the request to arrive") { server.hits("/slow.png") == 1 }
             task.cancel()
             #expect(await task.value == .cancelled(url: server.url("/slow.png")))

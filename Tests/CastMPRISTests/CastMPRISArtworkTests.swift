@@ -102,6 +102,51 @@ struct CastMPRISArtworkTests {
         }
     }
 
+    /// One artwork fetch per device: a media change cancels the fetch for the media before (its
+    /// connection closed), and only the latest media's artwork is shown.
+    @Test(.timeLimit(.minutes(3)))
+    func aNewMediaCancelsTheArtworkFetchOfTheOneBefore() async throws {
+        try await ImageServer.with { server in
+            try await CastMPRISEndToEndTests.withSetUp { client, socket, bus, _, id in
+                let bridge = try bus.startBridge(
+                    socket: socket, arguments: ["--artwork-timeout", "\(Self.artworkTimeout * 6)"])
+                let player = SessionBus.playerName(deviceID: id)
+                let latest = ImageServer.png(count: 3000, seed: 9)
+                server.answer("/first.png", .held(.body(ImageServer.png(count: 3000, seed: 1))))
+                server.answer("/second.png", .held(.body(ImageServer.png(count: 3000, seed: 2))))
+                server.answer("/third.png", .body(latest))
+                for (number, path) in ["/first.png", "/second.png"].enumerated() {
+                    _ = try await client.load(Self.media("Superseded\(number)", images: [server.url(path)]))
+                    try await bus.waitForPlayer(player, bridge: bridge)
+                    try await eventually("cast-mpris to ask for \(path)") { server.hits(path) == 1 }
+                }
+                _ = try await client.load(Self.media("Latest", images: [server.url("/third.png")]))
+                var artURL = ""
+                try await eventually(timeout: .seconds(20), "the latest media's artwork") {
+                    artURL = try await bus.playerctl(["--player", player, "metadata", "mpris:artUrl"]).stdout
+                    return artURL.hasPrefix("file://")
+                }
+                let path = String(artURL.dropFirst("file://".count).dropLast())
+                #expect(FileManager.default.contents(atPath: path).map { [UInt8]($0) } == latest)
+                // Both fetches before it were cancelled as their media went, not left to time out.
+                for held in ["/first.png", "/second.png"] {
+                    try await eventually("the fetch of \(held) to be cancelled") {
+                        bridge.stderr.contains("the fetch of \(server.url(held)) was cancelled")
+                    }
+                }
+                // Their answers, let go now, reach no one: only the latest image is in the cache.
+                server.release()
+                let title = try await bus.playerctl([
+                    "--player", player, "metadata", "--format", "{{xesam:title}}|{{mpris:artUrl}}",
+                ])
+                #expect(title.stdout == "Latest|\(artURL)", "\(title)")
+                let cached = try FileManager.default.contentsOfDirectory(atPath: bus.directory + "/cache/castd/artwork")
+                #expect(cached.count == 1, "\(cached)")
+                #expect(server.hits("/first.png") == 1 && server.hits("/second.png") == 1)
+            }
+        }
+    }
+
     @Test func tenThousandImagesArePickedFromTheFirstOnesAndSaidOnce() throws {
         let directory = NSTemporaryDirectory() + "castd-mpris-artwork-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }

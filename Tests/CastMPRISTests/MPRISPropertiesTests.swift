@@ -222,19 +222,72 @@ struct MPRISPropertiesTests {
     @Test(arguments: [
         ("0123456789abcdef0123456789abcdef", "_0123456789abcdef0123456789abcdef"),
         ("a1b2", "a1b2"),
-        ("127.0.0.1:8009", "_127_2e0_2e0_2e1_3a8009"),
+        ("127.0.0.1:8009", "_127__2e0__2e0__2e1__3a8009"),
         ("", "_"),
-        ("TV_1-x", "TV_5f1_2dx"),
+        ("TV_1-x", "TV__5f1__2dx"),
+        ("1a", "_1a"),
+        ("\u{1a}", "__1a"),
     ])
     func busNamesAreValidAndDistinct(id: String, element: String) {
         #expect(MPRISBusName.element(forDeviceID: id) == element)
         #expect(MPRISBusName.name(forDeviceID: id) == "org.mpris.MediaPlayer2.castd." + element)
+        #expect(Self.isValidBusName(MPRISBusName.name(forDeviceID: id)))
+    }
+
+    /// The D-Bus specification's rules for a well-known bus name.
+    static func isValidBusName(_ name: String) -> Bool {
+        let elements = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.utf8.count <= 255 && elements.count >= 2
+            && elements.allSatisfy { element in
+                guard let first = element.first, !first.isNumber else { return false }
+                return element.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+            }
+    }
+
+    /// Ids that the old mapping gave one name: a leading digit and an escaped byte, and ids cut
+    /// at the same length.
+    @Test func idsThatLookAlikeGetNamesOfTheirOwn() {
+        let pairs: [(String, String)] = [
+            ("1a2b", "\u{1a}2b"), ("0", "\u{0}"), ("_31", "1"), ("a:b", "a__3ab"),
+            (String(repeating: "é", count: 300), String(repeating: "é", count: 300) + "x"),
+            (String(repeating: "a", count: 226), String(repeating: "a", count: 227)),
+            (String(repeating: ":", count: 100) + "1", String(repeating: ":", count: 100) + "2"),
+        ]
+        for (a, b) in pairs {
+            let (nameA, nameB) = (MPRISBusName.name(forDeviceID: a), MPRISBusName.name(forDeviceID: b))
+            #expect(nameA != nameB, "\(nameA)")
+            #expect(Self.isValidBusName(nameA) && Self.isValidBusName(nameB), "\(nameA) \(nameB)")
+        }
+        // The longest id that fits is kept whole; one byte more is hashed, and still fits.
+        let fits = String(repeating: "a", count: 255 - MPRISBusName.prefix.utf8.count)
+        #expect(MPRISBusName.element(forDeviceID: fits) == fits)
+        #expect(MPRISBusName.name(forDeviceID: fits + "a").utf8.count == 255)
+    }
+
+    /// Many random ids over a small alphabet (digits, letters, `_`, `:` and bytes that escape
+    /// into what digits look like), some long: every name valid, no two alike.
+    @Test func randomIDsGiveValidDistinctNames() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [String] = ["0", "1", "a", "A", "_", ":", "\u{1}", "\u{1a}", "\u{31}", "é", "-"]
+        var seen: [String: String] = [:]
+        for _ in 0..<5000 {
+            let length = Bool.random(using: &generator) ? Int.random(in: 0...6) : Int.random(in: 60...140)
+            let id = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }.joined()
+            let name = MPRISBusName.name(forDeviceID: id)
+            #expect(Self.isValidBusName(name), "\(name)")
+            if let other = seen[name], other != id {
+                Issue.record("'\(id)' and '\(other)' share \(name)")
+                return
+            }
+            seen[name] = id
+        }
     }
 
     @Test func aVeryLongIDStillGivesAValidName() {
         let name = MPRISBusName.name(forDeviceID: String(repeating: "é", count: 300))
         #expect(name.utf8.count <= 255)
         #expect(name.allSatisfy { $0.isASCII })
+        #expect(Self.isValidBusName(name))
     }
 
     @Test func textForTheBusHasNoNULAndIsBounded() {
@@ -244,5 +297,36 @@ struct MPRISPropertiesTests {
         #expect(cut.utf8.count <= BusText.maximumBytes)
         #expect(cut.allSatisfy { $0 == "é" })
         #expect(BusText.needsCut(long) && !BusText.needsCut("short"))
+    }
+
+    /// What sd-bus refuses in a string (its UTF-8 check) becomes U+FFFD; its neighbours stay.
+    @Test func charactersSDBusRefusesBecomeReplacementCharacters() {
+        // By value: Swift's string literals refuse U+FFFE and U+FFFF.
+        let refused = [0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x1FFFF, 0xEFFFF, 0x10FFFE, 0x10FFFF].map {
+            Unicode.Scalar(UInt32($0))!
+        }
+        let kept = [0xFDCF, 0xFDF0, 0xFFFD, 0xFFFC, 0x1FFFD, 0x10000, 0xE9].map { Unicode.Scalar(UInt32($0))! }
+        for scalar in refused {
+            #expect(BusText.valid("a" + String(scalar) + "b") == "a\u{FFFD}b", "U+\(String(scalar.value, radix: 16))")
+            #expect(BusText.needsCut(String(scalar)))
+        }
+        for scalar in kept {
+            #expect(BusText.valid("a" + String(scalar) + "b") == "a" + String(scalar) + "b")
+            #expect(!BusText.needsCut(String(scalar)))
+        }
+        // Cut at the bound, counting the replacement's three bytes.
+        let long = String(repeating: String(Unicode.Scalar(0xFFFF as UInt32)!), count: 2000)
+        #expect(BusText.valid(long) == String(repeating: "\u{FFFD}", count: BusText.maximumBytes / 3))
+    }
+
+    @Test func errorNamesAreValidForDBus() {
+        #expect(BusText.errorName("org.castd.Error.NOT_FOUND") == "org.castd.Error.NOT_FOUND")
+        #expect(
+            BusText.errorName("org.castd.Error.1-x" + String(Unicode.Scalar(0xFFFF as UInt32)!))
+                == "org.castd.Error._1_x___")
+        #expect(BusText.errorName("org..Error") == "org._.Error")
+        #expect(BusText.errorName("Failed") == "org.freedesktop.DBus.Error.Failed")
+        #expect(BusText.errorName("") == "org.freedesktop.DBus.Error.Failed")
+        #expect(BusText.errorName("org.x." + String(repeating: "y", count: 300)) == "org.freedesktop.DBus.Error.Failed")
     }
 }

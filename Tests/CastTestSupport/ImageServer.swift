@@ -105,11 +105,15 @@ public final class ImageServer: Sendable {
         }
     }
 
-    /// A PNG's signature and `count - 8` more bytes (distinct for distinct `seed`s): what the
-    /// cache takes for a PNG, which is all these tests need.
+    /// A PNG's signature, the start of an IHDR chunk for a 64×64 image, and more bytes up to
+    /// `count` (distinct for distinct `seed`s): what the cache takes for a PNG (its first bytes
+    /// and the size its header gives), which is all these tests need. Cut at `count`.
     public static func png(count: Int, seed: UInt8 = 0) -> [UInt8] {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        return signature + (0..<max(0, count - 8)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+        let header: [UInt8] = [0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 0, 64, 0, 0, 0, 64]
+        let start = signature + header
+        return Array(start.prefix(count))
+            + (0..<max(0, count - start.count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
     }
 }
 

@@ -20,10 +20,13 @@ public let productsDirectory: URL = {
 
 /// The environment of the processes tests start: the test process's own, except that under
 /// AddressSanitizer castd's processes check for leaks at exit (`CASTD_CHILD_ASAN_OPTIONS`, set by
-/// scripts/swift-flags.sh) while the test runner does not.
+/// scripts/swift-flags.sh) while the test runner does not; and that their artwork fetches may
+/// reach the tests' image servers on loopback (`CASTD_ARTWORK_ALLOW_LOOPBACK=1`, the test-only
+/// setting of `ArtworkFetcher.loopbackAllowedForTests`; SECURITY.md, G3.5).
 public var childEnvironment: [String: String] {
     var environment = ProcessInfo.processInfo.environment
     if let options = environment["CASTD_CHILD_ASAN_OPTIONS"] { environment["ASAN_OPTIONS"] = options }
+    environment["CASTD_ARTWORK_ALLOW_LOOPBACK"] = "1"
     return environment
 }
 

@@ -35,7 +35,12 @@ public struct MPRISArtwork: MPRISArtworkSource {
         do {
             return try await cache.file(for: url).path
         } catch {
-            logger.warning("no artwork: \(error)")
+            // A newer media's artwork superseded this one: nothing went wrong.
+            if case .cancelled = error {
+                logger.debug("\(error)")
+            } else {
+                logger.warning("no artwork: \(error)")
+            }
             return nil
         }
     }

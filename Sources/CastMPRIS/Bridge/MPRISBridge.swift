@@ -46,6 +46,9 @@ public actor MPRISBridge {
     /// Per device: the media whose artwork was looked for (by ``ArtworkKey``), the URL chosen
     /// (nil: none to show), and its file once cached.
     private var artworkFiles: [String: (key: ArtworkKey, url: String?, path: String?)] = [:]
+    /// Per device: the artwork search under way, at most one. A newer media's search cancels
+    /// the one before (and so its download), as does the player going.
+    private var artworkSearches: [String: Task<Void, Never>] = [:]
 
     /// What makes a new search for artwork: another media session, queue item or image list. A
     /// failed download is tried again when one of them changes, not at every status.
@@ -163,6 +166,7 @@ public actor MPRISBridge {
     private func sync(_ id: String) {
         guard let device = devices[id], sessions[id] != nil, let status = media[id] else {
             artworkFiles[id] = nil
+            artworkSearches.removeValue(forKey: id)?.cancel()
             players.set(id, nil)
             return
         }
@@ -174,12 +178,13 @@ public actor MPRISBridge {
         guard let artwork else { return nil }
         let key = ArtworkKey(status)
         if let known = artworkFiles[id], known.key == key { return known.path }
+        artworkSearches.removeValue(forKey: id)?.cancel()
         guard let url = artwork.choose(key.images) else {
             artworkFiles[id] = (key, nil, nil)
             return nil
         }
         artworkFiles[id] = (key, url, nil)
-        Task {
+        artworkSearches[id] = Task {
             let path: String?
             if let cached = await artwork.cachedPath(for: url) {
                 path = cached
@@ -194,7 +199,9 @@ public actor MPRISBridge {
     private func artworkReady(_ id: String, key: ArtworkKey, path: String?) {
         // Still the same media? A failed download leaves the entry without a file: tried again
         // when the media changes.
-        guard let path, let known = artworkFiles[id], known.key == key else { return }
+        guard let known = artworkFiles[id], known.key == key else { return }
+        artworkSearches[id] = nil
+        guard let path else { return }
         artworkFiles[id] = (key, known.url, path)
         sync(id)
     }
@@ -204,6 +211,8 @@ public actor MPRISBridge {
         sessions.removeAll()
         media.removeAll()
         artworkFiles.removeAll()
+        for search in artworkSearches.values { search.cancel() }
+        artworkSearches.removeAll()
         players.removeAll()
     }
 

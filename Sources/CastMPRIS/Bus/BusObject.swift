@@ -218,13 +218,19 @@ final class BusReply: @unchecked Sendable {
         _ = sd_bus_send(nil, reply, nil)
     }
 
-    /// Answers with the D-Bus error `error`.
+    /// Answers with the D-Bus error `error`, its name and message made valid for D-Bus
+    /// (``BusText``): a message with a character sd-bus refuses would make the reply fail, and
+    /// the caller wait for its timeout. Should the reply fail all the same, a plain Failed goes.
     func fail(_ error: BusError) {
         guard let call else { return }
         self.call = nil
         var busError = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        sd_bus_error_set(&busError, error.name, error.message)
-        sd_bus_reply_method_error(call, &busError)
+        sd_bus_error_set(&busError, BusText.errorName(error.name), BusText.valid(error.message))
+        if sd_bus_reply_method_error(call, &busError) < 0 {
+            sd_bus_error_free(&busError)
+            sd_bus_error_set(&busError, "org.freedesktop.DBus.Error.Failed", "cast-mpris could not send its error")
+            sd_bus_reply_method_error(call, &busError)
+        }
         sd_bus_error_free(&busError)
         sd_bus_message_unref(call)
     }

@@ -168,17 +168,26 @@ struct BusMessageReader {
     }
 }
 
-/// Text made valid for a D-Bus string: no NUL (sd-bus refuses one), and, as every MPRIS client
-/// shows it on one line of a panel, at most ``maximumBytes`` bytes (cut at a character).
+/// Text made valid for D-Bus, the one place every string cast-mpris puts on the bus goes
+/// through (``BusMessageWriter`` for every `s`, ``BusReply`` for error names and messages).
+///
+/// sd-bus refuses a string (EINVAL) with a NUL, or with a code point its UTF-8 check rejects:
+/// the noncharacters U+FDD0…U+FDEF and the last two of every plane (U+FFFE, U+FFFF, U+1FFFE,
+/// …, U+10FFFF), which castd's JSON reader accepts (`"\uffff"`) and a device's metadata may
+/// hold; a refused title would make the player's GetAll and every PropertiesChanged fail. So a
+/// NUL is dropped and such a code point becomes U+FFFD. (Surrogates, the other code points
+/// sd-bus refuses, cannot be in a Swift string.) And, as every MPRIS client shows a text on one
+/// line of a panel, a text is at most ``maximumBytes`` bytes (cut at a character).
 public enum BusText {
     public static let maximumBytes = 4096
 
     public static func valid(_ text: String) -> String {
-        if text.utf8.count <= maximumBytes, !text.utf8.contains(0) { return text }
+        if !needsCut(text) { return text }
         var result = ""
         var bytes = 0
-        for character in text.unicodeScalars where character != "\0" {
-            let size = String(character).utf8.count
+        for scalar in text.unicodeScalars where scalar != "\0" {
+            let character = isRefused(scalar) ? "\u{FFFD}" : scalar
+            let size = UTF8.width(character)
             if bytes + size > maximumBytes { break }
             result.unicodeScalars.append(character)
             bytes += size
@@ -188,7 +197,41 @@ public enum BusText {
 
     /// Whether `text` would be changed by ``valid(_:)``: what a log line reports.
     public static func needsCut(_ text: String) -> Bool {
-        text.utf8.count > maximumBytes || text.utf8.contains(0)
+        text.utf8.count > maximumBytes || text.unicodeScalars.contains(where: isRefused)
+    }
+
+    /// Whether sd-bus refuses `scalar` in a string: a NUL (a C string's end), U+FDD0…U+FDEF, or
+    /// U+nFFFE and U+nFFFF of any plane (systemd's `unichar_is_valid`).
+    public static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value == 0 || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE
+    }
+
+    /// `name` as a valid D-Bus error name: two or more elements joined by `.`, each of
+    /// `[A-Za-z0-9_]` not starting with a digit, at most 255 bytes. A valid name is kept; in
+    /// another, each byte outside those is `_` and an element that is empty or starts with a
+    /// digit gets a `_` first; a name of one element, or still too long, is
+    /// `org.freedesktop.DBus.Error.Failed`.
+    public static func errorName(_ name: String) -> String {
+        let fallback = "org.freedesktop.DBus.Error.Failed"
+        let elements = name.split(separator: ".", omittingEmptySubsequences: false).map { element -> String in
+            var bytes = element.utf8.map { byte -> UInt8 in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                    byte
+                default:
+                    UInt8(ascii: "_")
+                }
+            }
+            if bytes.first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) ?? true {
+                bytes.insert(UInt8(ascii: "_"), at: 0)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let valid = elements.joined(separator: ".")
+        guard elements.count >= 2, valid.utf8.count <= 255 else { return fallback }
+        return valid
     }
 }
 

@@ -78,8 +78,9 @@ final class MPRISPlayer: BusObjectHandler {
     private func logCutTexts(_ media: CastdMediaStatus, previous: CastdMediaStatus?) {
         guard previous?.media.metadata != media.media.metadata else { return }
         for (field, bytes) in MPRISProperties.cutTexts(media) {
+            let what = "\(field) is \(bytes) bytes or holds a NUL or a character D-Bus refuses"
             logger.notice(
-                "\(busName): \(field) is \(bytes) bytes or holds a NUL; D-Bus clients get it cut to \(BusText.maximumBytes) bytes"
+                "\(busName): \(what); D-Bus clients get it cut to \(BusText.maximumBytes) bytes, such characters as U+FFFD"
             )
         }
     }
