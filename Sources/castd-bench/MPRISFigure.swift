@@ -157,7 +157,10 @@ struct MPRISFigure {
         let directory = environment.workDirectory + "/artwork10"
         let served = directory + "/served"
         try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<204_800).map { UInt8($0 % 251) }
+        // A PNG's signature and a 512×512 IHDR (the fetcher reads an image's size), then bytes.
+        let png: [UInt8] =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+            + [0, 0, 2, 0, 0, 0, 2, 0] + (0..<204_800).map { UInt8($0 % 251) }
         _ = FileManager.default.createFile(atPath: served + "/cover.png", contents: Data(png))
         let serverLog = directory + "/http.out"
         let server = try LongProcess(
@@ -172,7 +175,10 @@ struct MPRISFigure {
             return !port.isEmpty
         }
         let url = "http://127.0.0.1:\(port)/cover.png"
-        let cache = try ArtworkCache(directory: directory + "/cache")
+        // The image is served on loopback, which artwork fetches refuse but for tests (and this).
+        var fetcher = ArtworkFetcher()
+        fetcher.allowsLoopback = true
+        let cache = try ArtworkCache(directory: directory + "/cache", fetcher: fetcher)
         _ = try await cache.file(for: url)
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
