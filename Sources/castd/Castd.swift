@@ -12,8 +12,6 @@ import ServiceLifecycle
     import Glibc
 #endif
 
-let castdVersion = "0.1.0"
-
 @main
 struct Castd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
