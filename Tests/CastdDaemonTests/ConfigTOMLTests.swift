@@ -183,9 +183,10 @@ import Testing
         #expect(seed[.devices] == .strings(["Kitchen=192.168.1.20", "10.0.0.5:8009"]))
         #expect(seed[.idleTimeoutSeconds] == .integer(5))
         #expect(seed[.maxMDNSServices] == .integer(64))
+        #expect(seed[.maxMDNSServicesPerHost] == .integer(16))
         #expect(seed[.logFilters] == .table([("Cast*", "verbose")]))
         #expect(seed[.launchIfRunning] == .string("relaunch"))
-        #expect(seed.values.count == 18)
+        #expect(seed.values.count == 19)
     }
 
     /// Every input in the fuzzer's corpus is read or refused with a line of its own.
