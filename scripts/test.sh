@@ -37,7 +37,8 @@ if grep -E "^$PWD/(Sources|Tests|Fuzz)/.*: warning:" "$log" | sort -u | grep .; 
 fi
 
 tests=$(mktemp)
-trap 'rm -f "$log" "$tests"' EXIT
+skipped=$(mktemp)
+trap 'rm -f "$log" "$tests" "$skipped"' EXIT
 
 # Each phase of swift test ends by this many seconds (a phase takes minutes, sanitized): a test
 # process that hangs fails the run with the tests it was in, rather than CI's own time limit.
@@ -49,6 +50,8 @@ run_tests() {
     local status=0
     ASAN_OPTIONS=$CASTD_RUNNER_ASAN_OPTIONS timeout --kill-after=30 "$phase_limit" \
         swift test --skip-build "${swift_flags[@]}" "$@" 2>&1 | tee "$tests" || status=$?
+    # What Swift Testing skipped, and why (said again at the end).
+    grep -E "^. (Test|Suite) .* skipped" "$tests" >>"$skipped" || true
     if [ $status -ne 0 ]; then
         if [ $status -eq 124 ] || [ $status -eq 137 ]; then
             echo "==> swift test did not end within $phase_limit s (CASTD_TEST_PHASE_LIMIT)" >&2
@@ -85,6 +88,11 @@ if [ $# -eq 0 ]; then
     run_tests --filter "MDNSFlood|LANTests" --no-parallel
 else
     run_tests "$@"
+fi
+
+if [ -s "$skipped" ]; then
+    echo "==> the tests skipped, and why (in CI, CI=true, the tests that need a privilege run and fail instead):" >&2
+    sort -u "$skipped" >&2
 fi
 
 if [ $# -eq 0 ]; then

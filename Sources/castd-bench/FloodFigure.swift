@@ -117,17 +117,17 @@ struct FloodFigure {
                     var perID: [String] = []
                     let held = AvahiServiceFlood(serviceType: "_googlecast._tcp", logger: logger)
                     for index in 0..<steps {
-                        let before = daemon.cpuTicks ?? 0
+                        let before = try daemon.cpuSeconds()
                         try await held.publish(Self.fakes(step, tag: "s\(index)"), timeout: .seconds(300))
                         let target = baseline + step * (index + 1)
                         try await waitUntil("castd to list \(target) devices", timeout: .seconds(120)) {
                             listing.count >= target
                         }
-                        let micros = Double((daemon.cpuTicks ?? 0) - before) * 10_000 / Double(step)
+                        let micros = (try daemon.cpuSeconds() - before) * 1_000_000 / Double(step)
                         perID.append("\(step * (index + 1)): \(Format.fixed(micros / 1000, 2)) ms")
                     }
                     let rssHeld = daemon.rssKiB ?? 0
-                    let withdrawStart = daemon.cpuTicks ?? 0
+                    let withdrawStart = try daemon.cpuSeconds()
                     let clock = ContinuousClock()
                     let withdrawn = clock.now
                     held.withdrawAll()
@@ -141,7 +141,7 @@ struct FloodFigure {
                         }
                         try await Task.sleep(for: .milliseconds(20))
                     }
-                    let withdrawMillis = Double((daemon.cpuTicks ?? 0) - withdrawStart) * 10
+                    let withdrawMillis = (try daemon.cpuSeconds() - withdrawStart) * 1000
                     let dropSeconds = Double((clock.now - withdrawn).components.seconds)
                     figure.rows.append(
                         .value(

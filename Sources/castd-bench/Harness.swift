@@ -193,7 +193,15 @@ final class Daemon: Sendable {
     var rssKiB: Int? { Proc.statusValue(pid, "VmRSS") }
     var peakRSSKiB: Int? { Proc.statusValue(pid, "VmHWM") }
     var threads: Int? { Proc.statusValue(pid, "Threads") }
-    var cpuTicks: Int? { Proc.cpuTicks(pid) }
+    /// The CPU time (user and system) castd has used, in seconds, read from /proc with the
+    /// kernel's own clock tick (`Proc.ticksPerSecond`). A failed read throws: a figure made
+    /// from it would be wrong, not zero.
+    func cpuSeconds() throws -> Double {
+        guard let ticks = Proc.cpuTicks(pid) else {
+            throw BenchError("cannot read castd's CPU time from /proc/\(pid)/stat")
+        }
+        return Double(ticks) / Double(Proc.ticksPerSecond)
+    }
 }
 
 /// Whether something accepts connections on a Unix socket path.

@@ -114,11 +114,16 @@ struct MPRISFigure {
             // Idle: nothing plays.
             _ = try await setup.controller.pause()
             try await Task.sleep(for: .seconds(1))
-            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-            let cpuBefore = Self.cpuTicks(mpris.pid)
+            // One way to read CPU time (Proc, with the kernel's clock tick); a failed read is
+            // said as such, not made a figure.
+            let ticks = Double(Proc.ticksPerSecond)
+            let cpuBefore = Proc.cpuTicks(mpris.pid)
             try await Task.sleep(for: .seconds(idleSeconds))
-            let cpuAfter = Self.cpuTicks(mpris.pid)
-            let rss = Self.residentKiB(mpris.pid)
+            let cpuAfter = Proc.cpuTicks(mpris.pid)
+            let rss = Proc.statusValue(mpris.pid, "VmRSS")
+            if cpuBefore == nil || cpuAfter == nil {
+                figure.problems.append("cast-mpris's CPU time could not be read from /proc/\(mpris.pid)/stat")
+            }
             if let cpuBefore, let cpuAfter {
                 let seconds = Double(cpuAfter - cpuBefore) / ticks
                 figure.rows.append(
@@ -188,25 +193,5 @@ struct MPRISFigure {
             samples.append(monotonicNanos() - started)
         }
         return Samples(samples)
-    }
-
-    /// utime + stime of `pid`, in clock ticks.
-    static func cpuTicks(_ pid: pid_t) -> Int? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = stat.lastIndex(of: ")")
-        else { return nil }
-        // After the command's ")": state is field 3; utime and stime are fields 14 and 15.
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
-    }
-
-    /// VmRSS of `pid`, in KiB.
-    static func residentKiB(_ pid: pid_t) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        }
-        return nil
     }
 }

@@ -155,7 +155,7 @@ struct RPCFigure {
             }
             try await group.waitForAll()
         }
-        let ticksBefore = setup.daemon.cpuTicks ?? 0
+        let cpuBefore = try setup.daemon.cpuSeconds()
         let started = monotonicNanos()
         let deadline = started + UInt64(seconds * 1e9)
         let calls = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -172,8 +172,7 @@ struct RPCFigure {
             return try await group.reduce(0, +)
         }
         let elapsed = Double(monotonicNanos() - started) / 1e9
-        let ticks = (setup.daemon.cpuTicks ?? 0) - ticksBefore
-        return Throughput(calls: calls, seconds: elapsed, castdCPUSeconds: Double(ticks) / Double(Proc.ticksPerSecond))
+        return Throughput(calls: calls, seconds: elapsed, castdCPUSeconds: try setup.daemon.cpuSeconds() - cpuBefore)
     }
 }
 

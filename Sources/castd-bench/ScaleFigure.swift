@@ -129,15 +129,15 @@ struct ScaleFigure {
             let rss = daemon.rssKiB ?? 0
             let anonymous = Proc.statusValue(daemon.pid, "RssAnon") ?? 0
             let file = Proc.statusValue(daemon.pid, "RssFile") ?? 0
-            let ticksBefore = daemon.cpuTicks ?? 0
+            let cpuBefore = try daemon.cpuSeconds()
             let windowStart = monotonicNanos()
             try await Task.sleep(for: idle)
-            let ticks = (daemon.cpuTicks ?? 0) - ticksBefore
+            let cpu = try daemon.cpuSeconds() - cpuBefore
             let seconds = Double(monotonicNanos() - windowStart) / 1e9
             let level = Level(
                 devices: devices.count, rssKiB: rss, anonymousKiB: anonymous, fileKiB: file,
                 peakKiB: daemon.peakRSSKiB ?? 0, threads: daemon.threads ?? 0,
-                idleCPUPercent: Double(ticks) / Double(Proc.ticksPerSecond) / seconds * 100, idleSeconds: seconds,
+                idleCPUPercent: cpu / seconds * 100, idleSeconds: seconds,
                 connectSeconds: connectSeconds)
             await daemon.stop()
             return level

@@ -303,12 +303,12 @@ struct Soak {
 
         let watchers = try await load.startWatchers()
         var window = LoadWindow(live: [daemon.pid])
-        let ticksBefore = daemon.cpuTicks ?? 0
+        let cpuBefore = try daemon.cpuSeconds()
         log(
             "soak: \(parameters.clients) clients × \(Format.grouped(parameters.requests)) requests, \(parameters.watchers) watchers, links cut every \(parameters.dropInterval)"
         )
         let (tally, drops, seconds) = try await load.runClients(observer: watchers.first?.progress)
-        outcome.castdCPUSeconds = Double((daemon.cpuTicks ?? 0) - ticksBefore) / Double(Proc.ticksPerSecond)
+        outcome.castdCPUSeconds = try daemon.cpuSeconds() - cpuBefore
         window.finish(live: [daemon.pid])
         outcome.load = window
         outcome.tally = tally

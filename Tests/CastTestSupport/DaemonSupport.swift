@@ -100,6 +100,11 @@ public let testTimeScale: Double = {
     return scale
 }()
 
+/// Whether this is CI's run (`CI=true`, as CI's run of `.ci/run` sets it). There, a test that
+/// needs a privilege (root, network namespaces, `unshare --mount`) runs without it and fails
+/// with the reason, where elsewhere it is skipped saying why: CI must test what it names.
+public let runningInCI: Bool = ProcessInfo.processInfo.environment["CI"] == "true"
+
 /// Whether a sanitizer's allocator stands in for glibc's malloc in this process: AddressSanitizer
 /// (freed blocks wait in a quarantine of up to 256 MiB, every block has redzones) or
 /// ThreadSanitizer. Resident-memory bounds then measure the sanitizer rather than castd, and

@@ -163,11 +163,16 @@ struct HostileDeviceFloodTests {
             let end = clock.now + duration
             var paused = false
             while clock.now < end {
+                // Each call within a bound (the test's promise: castd stays responsive), so that a
+                // castd stalled by the flood fails here rather than passing late.
                 var started = clock.now
-                _ = try await other.status()
+                _ = try await within(.seconds(2), "GetStatus during the flood") { try await other.status() }
                 statusTimes.append(clock.now - started)
                 started = clock.now
-                let media = paused ? try await other.play(device: "Good") : try await other.pause(device: "Good")
+                let play = paused
+                let media = try await within(.seconds(5), "play/pause on the other device during the flood") {
+                    play ? try await other.play(device: "Good") : try await other.pause(device: "Good")
+                }
                 goodTimes.append(clock.now - started)
                 #expect(media.playerState == (paused ? .playing : .paused))
                 paused.toggle()

@@ -386,6 +386,8 @@ struct LoggingEndToEndTests {
 
 /// Whether this process may run `unshare --mount` (root with CAP_SYS_ADMIN, as in CI).
 func canUnshareMounts() async -> Bool {
+    // In CI a missing privilege is a failure, not a skip: the tests run and fail saying why.
+    if runningInCI { return true }
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
     return
         (try? await run("/usr/bin/unshare", ["--mount", "--propagation", "private", "true"], timeout: .seconds(5))
