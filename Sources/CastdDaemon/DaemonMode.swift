@@ -31,11 +31,15 @@ public struct DaemonPaths: Sendable, Equatable {
     public var mode: DaemonMode
     public var environment: [String: String]
     public var isRoot: Bool
+    /// Groups that may control castd unless the configuration says otherwise: `castd` for the
+    /// system daemon (if the group exists), none for a user's.
+    public var defaultControlGroups: [String]
 
     public init(mode: DaemonMode, environment: [String: String], isRoot: Bool = getuid() == 0) {
         self.mode = mode
         self.environment = environment
         self.isRoot = isRoot
+        defaultControlGroups = mode == .system ? ["castd"] : []
     }
 
     private func value(_ name: String) -> String? {
@@ -87,9 +91,4 @@ public struct DaemonPaths: Sendable, Equatable {
         }
     }
 
-    /// Groups that may control castd unless the configuration says otherwise: `castd` for the
-    /// system daemon (if the group exists), none for a user's.
-    public var defaultControlGroups: [String] {
-        mode == .system ? ["castd"] : []
-    }
 }

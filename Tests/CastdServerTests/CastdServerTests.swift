@@ -174,18 +174,18 @@ struct CastdServerTests {
         }
     }
 
-    @Test func unreachableDeviceIsUnavailableWithinTheConnectTimeout() async throws {
+    /// A device whose address refuses connections (a closed port: refused at once) is
+    /// UNAVAILABLE, naming the address, and its link is failed. (The connect timeout, for a
+    /// peer that never answers, is `CastLinkTests.silentTLSPeerHitsTheConnectDeadline`.)
+    @Test func aDeviceThatRefusesConnectionsIsUnavailableNamingItsAddress() async throws {
         try await withRefusingTCPPort { port in
             try await withDaemon(devices: [
                 StaticDevice(name: "Gone", endpoint: DeviceEndpoint(host: "127.0.0.1", port: port))
             ]) { socket, hub in
                 try await CastdClient.withConnection(socketPath: socket) { client in
-                    let clock = ContinuousClock()
-                    let started = clock.now
                     let error = await #expect(throws: CastdError.self) { try await client.startSession() }
                     #expect(error?.code == .unavailable)
                     #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-                    #expect(clock.now - started < Duration.seconds(10).scaledForTests)
                     #expect(hub.devices().first?.linkState == .failed)
                 }
             }

@@ -351,17 +351,15 @@ struct EndToEndTests {
         }
     }
 
-    @Test func unreachableStaticDeviceIsUnavailableWithinTenSeconds() async throws {
+    /// castc connect to a static device whose port refuses connections: exit 14 (UNAVAILABLE),
+    /// naming the address. (A refused port answers at once; the connect timeout, for a peer
+    /// that never answers, is `CastLinkTests.silentTLSPeerHitsTheConnectDeadline`.)
+    @Test func castcConnectToAStaticDeviceThatRefusesConnectionsSaysItsAddress() async throws {
         try await withRefusingTCPPort { port in
             try await withSetup(castdArguments: ["--device", "Gone TV=127.0.0.1:\(port)"]) { setup in
-                let clock = ContinuousClock()
-                let started = clock.now
                 let result = try await setup.castc(["connect", "Gone TV"])
                 #expect(result.status == 14, "\(result)")
                 #expect(result.stderr.contains("127.0.0.1:\(port)"))
-                // Timing: the link's connect timeout (5 s) gives up well within 10 s; stretched
-                // under a sanitizer (CASTD_TEST_TIME_SCALE).
-                #expect(clock.now - started < Duration.seconds(10).scaledForTests)
             }
         }
     }
