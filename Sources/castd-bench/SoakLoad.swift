@@ -11,6 +11,9 @@ struct SoakParameters: Sendable {
     var watchers = 8
     /// A device's links are cut this often, the devices in turn.
     var dropInterval: Duration = .seconds(4)
+    /// The first cut as the clients start, not an interval later: a short run (a test's) then
+    /// always has links cut while its calls are under way.
+    var dropAtStart = false
     /// A call with no status after this long is lost.
     var deadline: Duration = .seconds(60)
     var seed: UInt64 = 7
@@ -82,11 +85,16 @@ struct SoakLoad: Sendable {
         let started = monotonicNanos()
         let devices = self.devices
         let interval = parameters.dropInterval
+        let dropAtStart = parameters.dropAtStart
         let dropper = Task {
             var drops: [SoakDrop] = []
             var turn = 0
+            var wait = !dropAtStart
             while !Task.isCancelled {
-                do { try await Task.sleep(for: interval) } catch { break }
+                if wait {
+                    do { try await Task.sleep(for: interval) } catch { break }
+                }
+                wait = true
                 if let observer {
                     let cutSoFar = drops.filter { $0.linksCut > 0 }.count
                     let settled = { observer.linkDrops >= cutSoFar && observer.reconnections == observer.linkDrops }

@@ -36,6 +36,9 @@ import Testing
                         parameters.depth = 3
                         parameters.watchers = 2
                         parameters.dropInterval = .milliseconds(300)
+                        // A link is cut as the calls start, so that however fast they go, the
+                        // reconnection path is under test.
+                        parameters.dropAtStart = true
                         let load = SoakLoad(
                             socket: socket, parameters: parameters,
                             devices: [
@@ -63,9 +66,10 @@ import Testing
                             #expect(result.stopped && result.endCode == Int(CastdCode.cancelled.rawValue))
                             #expect(result.tally.anomalies == 0, "\(result.tally.notes)")
                         }
-                        if drops.contains(where: { $0.linksCut > 0 }) {
-                            #expect((results.first?.log.reconnections.values.reduce(0, +) ?? 0) > 0)
-                        }
+                        #expect(drops.contains { $0.linksCut > 0 }, "no link was cut while the calls ran: \(drops)")
+                        #expect(
+                            (results.first?.log.reconnections.values.reduce(0, +) ?? 0) > 0,
+                            "no reconnection was seen")
                     }
                 }
             }
