@@ -11,10 +11,12 @@ import Foundation
 public final class CastdStateStore: Sendable {
     private struct State {
         var sequence: UInt64 = 0
-        var devices: [String: CastdDevice] = [:]
-        var sessions: [String: CastdSession] = [:]  // by device id; only live sessions
-        var media: [String: CastdMediaStatus] = [:]  // by device id
-        var castState: CastdCastState = .noDevicesAvailable
+        /// What the events published so far say, by the rule every client reads them with.
+        var fold = CastdState()
+        var devices: [String: CastdDevice] { fold.devices }
+        var sessions: [String: CastdSession] { fold.sessions }  // by device id; only live sessions
+        var media: [String: CastdMediaStatus] { fold.media }  // by device id
+        var castState: CastdCastState { fold.castState }
         var watchers: [Int: Watcher] = [:]
         var nextWatcherID = 0
     }
@@ -93,7 +95,6 @@ public final class CastdStateStore: Sendable {
         var change = Castd_V1_CastStateChange()
         change.previous = state.castState
         change.state = now
-        state.castState = now
         var event = CastdEvent()
         event.kind = .castState(change)
         publish(event, in: &state, limit: limit)
@@ -122,7 +123,6 @@ public final class CastdStateStore: Sendable {
             change(&device)
             device.castState = Self.castState(of: state.sessions[id])
             guard device != existing else { return }
-            state.devices[id] = device
             var event = CastdEvent()
             event.kind = existing == nil ? .deviceAdded(device) : .deviceUpdated(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
@@ -132,9 +132,8 @@ public final class CastdStateStore: Sendable {
 
     public func removeDevice(id: String) {
         state.withLock { state in
-            guard let device = state.devices.removeValue(forKey: id) else { return }
-            // What it last played goes with it, unless a session still holds it.
-            if state.sessions[id] == nil { state.media[id] = nil }
+            // What it last played goes with it, unless a session still holds it (CastdState).
+            guard let device = state.devices[id] else { return }
             var event = CastdEvent()
             event.kind = .deviceRemoved(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
@@ -147,19 +146,12 @@ public final class CastdStateStore: Sendable {
     /// device's cast state, and castd's, follow it: each published after it if it moved.
     public func updateSession(_ session: CastdSession) {
         state.withLock { state in
-            switch session.state {
-            case .ended, .startFailed, .resumeFailed:
-                state.sessions.removeValue(forKey: session.deviceID)
-            default:
-                state.sessions[session.deviceID] = session
-            }
             var event = CastdEvent()
             event.kind = .session(session)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
             let castState = Self.castState(of: state.sessions[session.deviceID])
             if var device = state.devices[session.deviceID], device.castState != castState {
                 device.castState = castState
-                state.devices[session.deviceID] = device
                 var event = CastdEvent()
                 event.kind = .deviceUpdated(device)
                 Self.publish(event, in: &state, limit: watcherQueueLimit)
@@ -181,11 +173,6 @@ public final class CastdStateStore: Sendable {
     /// landed where it was).
     public func updateMedia(_ media: CastdMediaStatus) {
         state.withLock { state in
-            if media.mediaSessionID == 0 && media.playerState == .idle && media.media.contentID.isEmpty {
-                state.media.removeValue(forKey: media.deviceID)
-            } else {
-                state.media[media.deviceID] = media
-            }
             var event = CastdEvent()
             event.kind = .media(media)
             Self.publish(event, in: &state, limit: watcherQueueLimit)
@@ -197,20 +184,23 @@ public final class CastdStateStore: Sendable {
     /// snapshots without an event of its own: the changes say it.
     public func updateQueue(_ changes: [Castd_V1_QueueChange], media: CastdMediaStatus?) {
         state.withLock { state in
-            if let media, state.media[media.deviceID] != nil { state.media[media.deviceID] = media }
             for change in changes {
                 var event = CastdEvent()
                 event.kind = .queue(change)
                 Self.publish(event, in: &state, limit: watcherQueueLimit)
             }
+            if let media { state.fold.replaceMedia(media) }
         }
     }
 
+    /// Numbers `event`, applies it to the state (``CastdState/apply(_:)``: the rule every
+    /// client reads it with) and queues it to every watcher.
     private static func publish(_ event: CastdEvent, in state: inout State, limit: Int) {
         state.sequence += 1
         var event = event
         event.sequence = state.sequence
         event.timeMs = Int64(Date().timeIntervalSince1970 * 1000)
+        state.fold.apply(event)
         var snapshotEvent: CastdEvent?
         for watcher in state.watchers.values {
             if !watcher.enqueue(event, limit: limit) {

@@ -40,9 +40,8 @@ public actor MPRISBridge {
     private let logger: Logger
 
     private var client: CastdClient?
-    private var devices: [String: CastdDevice] = [:]
-    private var sessions: [String: CastdSession] = [:]
-    private var media: [String: CastdMediaStatus] = [:]
+    /// castd's state, folded from Watch by the rule castd itself keeps it with.
+    private var state = CastdState()
     /// Per device: the media whose artwork was looked for (by ``ArtworkKey``), the URL chosen
     /// (nil: none to show), and its file once cached.
     private var artworkFiles: [String: (key: ArtworkKey, url: String?, path: String?)] = [:]
@@ -119,52 +118,13 @@ public actor MPRISBridge {
     // MARK: castd's state
 
     private func apply(_ event: CastdEvent) {
-        switch event.kind {
-        case .snapshot(let snapshot):
-            let before = Set(devices.keys).union(media.keys)
-            devices = Dictionary(snapshot.devices.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-            sessions = Dictionary(
-                snapshot.sessions.filter { Self.isLive($0) }.map { ($0.deviceID, $0) }, uniquingKeysWith: { $1 })
-            media = Dictionary(snapshot.media.map { ($0.deviceID, $0) }, uniquingKeysWith: { $1 })
-            for id in before.union(devices.keys).union(media.keys) { sync(id) }
-        case .deviceAdded(let device), .deviceUpdated(let device):
-            devices[device.id] = device
-            sync(device.id)
-        case .deviceRemoved(let device):
-            devices[device.id] = nil
-            sync(device.id)
-        case .session(let session):
-            sessions[session.deviceID] = Self.isLive(session) ? session : nil
-            sync(session.deviceID)
-        case .transferred(let transfer):
-            sessions[transfer.fromDeviceID] = nil
-            sessions[transfer.toDeviceID] = transfer.session
-            sync(transfer.fromDeviceID)
-            sync(transfer.toDeviceID)
-        case .media(let status):
-            // castd's own rule: an idle status with no session and no media plays nothing.
-            if status.mediaSessionID == 0 && status.playerState == .idle && status.media.contentID.isEmpty {
-                media[status.deviceID] = nil
-            } else {
-                media[status.deviceID] = status
-            }
-            sync(status.deviceID)
-        case .castState, .lagged, .queue, .none:
-            break
-        }
-    }
-
-    static func isLive(_ session: CastdSession) -> Bool {
-        switch session.state {
-        case .ended, .startFailed, .resumeFailed: false
-        default: true
-        }
+        for id in state.apply(event) { sync(id) }
     }
 
     /// Brings device `id`'s player in line with castd's state: there while the device has a
     /// session with media; gone otherwise.
     private func sync(_ id: String) {
-        guard let device = devices[id], sessions[id] != nil, let status = media[id] else {
+        guard let device = state.devices[id], state.sessions[id] != nil, let status = state.media[id] else {
             artworkFiles[id] = nil
             artworkSearches.removeValue(forKey: id)?.cancel()
             players.set(id, nil)
@@ -207,9 +167,7 @@ public actor MPRISBridge {
     }
 
     private func forgetAll() {
-        devices.removeAll()
-        sessions.removeAll()
-        media.removeAll()
+        state = CastdState()
         artworkFiles.removeAll()
         for search in artworkSearches.values { search.cancel() }
         artworkSearches.removeAll()
