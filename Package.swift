@@ -412,7 +412,7 @@ let package = Package(
         .testTarget(
             name: "CastClientTests",
             dependencies: [
-                "CastClient", "CastdAPI", "LengthPrefixFraming", "CastTestSupport",
+                "CastClient", "CastdAPI", "CastdSupport", "LengthPrefixFraming", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]

@@ -79,47 +79,34 @@ public actor MPRISBridge {
             guard let self else { return reply.fail(.failed("cast-mpris is stopping")) }
             Task { await self.execute(action, on: deviceID, reply: reply) }
         }
-        var delay = options.reconnectMinimum
-        var failures = 0
-        while !Task.isCancelled {
-            do {
-                let client = try await CastdClient.connect(socketPath: options.socketPath)
+        var watch = CastdStateWatch.Options(socketPath: options.socketPath)
+        watch.reconnectMinimum = options.reconnectMinimum
+        watch.reconnectMaximum = options.reconnectMaximum
+        await CastdStateWatch(options: watch).run { update in
+            switch update {
+            case .connected(let client):
                 self.client = client
                 logger.info("connected to castd at \(client.socketPath)")
-                failures = 0
-                do {
-                    for try await event in client.watch() {
-                        apply(event)
-                        delay = options.reconnectMinimum
-                    }
-                    logger.warning("castd ended the watch; reconnecting")
-                } catch {
-                    if !Task.isCancelled { logger.warning("lost castd: \(error)") }
-                }
+            case .changed(let state, let devices, _):
+                self.state = state
+                for id in devices { sync(id) }
+            case .disconnected(let reason, let failures):
                 self.client = nil
-                await client.close()
-            } catch {
-                failures += 1
-                // Said once, then quietly: castd may be down for a while.
-                if failures == 1 {
-                    logger.warning("cannot reach castd: \(error); trying again with backoff")
+                if failures == 0 {
+                    logger.warning("lost castd: \(reason); reconnecting")
+                } else if failures == 1 {
+                    // Said once, then quietly: castd may be down for a while.
+                    logger.warning("cannot reach castd: \(reason); trying again with backoff")
                 } else {
-                    logger.debug("cannot reach castd (attempt \(failures)): \(error)")
+                    logger.debug("cannot reach castd (attempt \(failures)): \(reason)")
                 }
+                forgetAll()
             }
-            forgetAll()
-            if Task.isCancelled { break }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, options.reconnectMaximum)
         }
         forgetAll()
     }
 
     // MARK: castd's state
-
-    private func apply(_ event: CastdEvent) {
-        for id in state.apply(event) { sync(id) }
-    }
 
     /// Brings device `id`'s player in line with castd's state: there while the device has a
     /// session with media; gone otherwise.
