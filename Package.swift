@@ -197,6 +197,7 @@ let package = Package(
         .executableTarget(
             name: "castc",
             dependencies: [
+                "CastdSupport",
                 "CastClient",
                 "CastArtwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

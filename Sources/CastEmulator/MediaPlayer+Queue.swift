@@ -1,4 +1,5 @@
 import CastProtocol
+import CastdSupport
 
 /// Changes to the queue's order and content. The current item stays current unless said
 /// otherwise; `orderId`s follow the new order.

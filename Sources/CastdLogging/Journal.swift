@@ -1,4 +1,5 @@
 import CSystemd
+import CastdSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -120,9 +121,9 @@ public enum StandardErrorLine {
     /// record is always one line; values with spaces, quotes or `=` are quoted.
     public static func format(_ entry: LogEntry) -> String {
         var line = timestamp(entry.timeMilliseconds)
-        line += " \(entry.level.name) \(entry.subsystem): \(escaped(entry.message))"
+        line += " \(entry.level.name) \(entry.subsystem): \(LogText.escaped(entry.message))"
         for key in entry.fields.keys.sorted() {
-            line += " \(escaped(key))=\(quoted(entry.fields[key]!))"
+            line += " \(LogText.escaped(key))=\(quoted(entry.fields[key]!))"
         }
         return line
     }
@@ -143,28 +144,13 @@ public enum StandardErrorLine {
         return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
-    static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
     static func quoted(_ value: String) -> String {
         let needsQuotes =
             value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" }
-        guard needsQuotes else { return escaped(value) }
+        guard needsQuotes else { return LogText.escaped(value) }
         return "\""
-            + escaped(value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
+            + LogText.escaped(
+                value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
             + "\""
     }
 

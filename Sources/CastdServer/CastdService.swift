@@ -121,11 +121,6 @@ public struct CastdService: Sendable {
         daemon.uid = getuid()
         return daemon
     }
-
-    /// A method's request message from its bytes; INVALID_ARGUMENT if they are not one.
-    package static func decodeRequest<M: SwiftProtobuf.Message>(_ type: M.Type, _ bytes: [UInt8]) throws -> M {
-        try CastdRouter.decode(type, bytes)
-    }
 }
 
 /// What the connection layer knows about a call.

@@ -1,4 +1,5 @@
 import CastClient
+import CastdSupport
 import Foundation
 import LengthPrefixFraming
 import NIOCore
@@ -40,21 +41,6 @@ enum SoakRequestKind: CaseIterable, Sendable {
 
     /// The soak's media is this long (seconds); seeks land before its end.
     static let mediaDuration = 3600.0
-}
-
-/// SplitMix64: a small seeded generator, the same numbers on every machine.
-struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// One client's stream of requests.

@@ -1,6 +1,6 @@
 import CastTestSupport
 import CastSenderLink
-import CastProtocol
+import CastdSupport
 import Testing
 
 @Suite(.tags(.cpuBound)) struct ReconnectBackoffTests {

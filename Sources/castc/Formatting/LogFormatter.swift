@@ -1,4 +1,5 @@
 import CastClient
+import CastdSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -16,8 +17,8 @@ enum LogFormatter {
     /// and other control characters are escaped, so that a record is one line.
     static func line(_ record: CastdLogRecord, timeZone: TimeZone = .current) -> String {
         var line =
-            "\(timestamp(record.timeMs, timeZone: timeZone)) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(escaped(record.message))"
-        let fields = record.fields.keys.sorted().map { "\(escaped($0))=\(quoted(record.fields[$0]!))" }
+            "\(timestamp(record.timeMs, timeZone: timeZone)) \(pad(record.level.name, 8)) \(pad(record.subsystem, 11))  \(LogText.escaped(record.message))"
+        let fields = record.fields.keys.sorted().map { "\(LogText.escaped($0))=\(quoted(record.fields[$0]!))" }
         if !fields.isEmpty { line += "  " + fields.joined(separator: " ") }
         return line
     }
@@ -74,27 +75,11 @@ enum LogFormatter {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
-    private static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
     private static func quoted(_ value: String) -> String {
         guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) else {
-            return escaped(value)
+            return LogText.escaped(value)
         }
-        return "\"" + escaped(value.replacingOccurrences(of: "\"", with: "\\\"")) + "\""
+        return "\"" + LogText.escaped(value.replacingOccurrences(of: "\"", with: "\\\"")) + "\""
     }
 
     private static func wrap(_ text: String, columns: Int) -> String {
