@@ -124,7 +124,7 @@ extension DeviceController {
                 current = try await refreshReceiver(link).volume ?? CastVolume()
             }
             var level = level
-            if steps != 0 || level != nil, current.controlType == "fixed" {
+            if steps != 0 || level != nil, current.control == .fixed {
                 throw CastdError(.failedPrecondition, "\(name) has a fixed volume; only mute can change")
             }
             if steps != 0 {

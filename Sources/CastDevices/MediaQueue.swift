@@ -125,8 +125,8 @@ struct MediaQueue {
         var change = Change()
         change.itemIds = ids
         change.index = -1
-        switch device.changeType {
-        case "INSERT":
+        switch device.kind {
+        case .insert?:
             change.kind = .inserted
             let before = device.insertBefore ?? 0
             change.insertBefore = before > 0 ? before : 0
@@ -139,7 +139,7 @@ struct MediaQueue {
                 change.index = Int64(position)
                 self.order = order
             }
-        case "REMOVE":
+        case .remove?:
             change.kind = .removed
             for id in ids { items[id] = nil }
             withheld.subtract(ids)
@@ -149,11 +149,11 @@ struct MediaQueue {
                 order.removeAll { removed.contains($0) }
                 self.order = order
             }
-        case "ITEMS_CHANGE":
+        case .itemsChange?:
             change.kind = .updated
             for id in ids { items[id] = nil }
             withheld.subtract(ids)
-        case "UPDATE":
+        case .update?:
             // A reorder: every id, in the new order (and the ones moved in reorderItemIds).
             // (ids are distinct: the same count, all in the order, is the same items.)
             guard let order, ids.count == order.count, ids.allSatisfy(members.contains) else {
@@ -164,7 +164,7 @@ struct MediaQueue {
             let moved = Self.ids(device.reorderItemIDs)
             change.itemIds = moved.isEmpty ? Self.moved(from: order, to: ids) : moved
             self.order = ids
-        default:
+        case .noChange?, nil:
             return []  // NO_CHANGE, or a kind castd does not know
         }
         if let order { change.order = order }

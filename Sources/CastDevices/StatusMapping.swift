@@ -12,7 +12,7 @@ extension CastdVolume {
         muted = volume.muted ?? false
         controlType = volume.controlType ?? ""
         stepInterval = volume.stepInterval ?? 0
-        fixed = volume.controlType == "fixed"
+        fixed = volume.control == .fixed
     }
 }
 

@@ -82,7 +82,7 @@ final class DeviceHeartbeatHandler: ChannelDuplexHandler {
             return
         }
         if message.payloadType == .string, let payload = try? JSONValue.parse(message.payloadUtf8),
-            CastEnvelope(payload).type == "PING", mode() == .normal
+            CastEnvelope(payload).type == CastMessageType.ping, mode() == .normal
         {
             let pong = CastMessage.json(
                 source: message.destinationID, destination: message.sourceID, namespace: CastNamespace.heartbeat,

@@ -157,7 +157,7 @@ extension EmulatedDevice {
         session.insert(items, before: before)
         player = session
         announceQueueChange(
-            "INSERT", items.map(\.itemID), insertBefore: insertBefore, command.transportID, &outcome)
+            .insert, items.map(\.itemID), insertBefore: insertBefore, command.transportID, &outcome)
         if let targetID, targetID != session.current.itemID,
             let index = session.items.firstIndex(where: { $0.itemID == targetID })
         {
@@ -177,11 +177,11 @@ extension EmulatedDevice {
         switch session.remove(Set(ids)) {
         case .currentKept:
             player = session
-            announceQueueChange("REMOVE", ids, command.transportID, &outcome)
+            announceQueueChange(.remove, ids, command.transportID, &outcome)
             return .changed(includeMedia: false)
         case .currentRemoved(let successor?):
             player = session
-            announceQueueChange("REMOVE", ids, command.transportID, &outcome)
+            announceQueueChange(.remove, ids, command.transportID, &outcome)
             return jump(to: successor, position: nil, command, into: &outcome)
         case .currentRemoved(nil):
             player = nil
@@ -208,7 +208,7 @@ extension EmulatedDevice {
         player = session
         // A reorder is an UPDATE with every item id in the new order (and the ones moved).
         announceQueueChange(
-            "UPDATE", session.items.map(\.itemID), reordered: ids, command.transportID, &outcome)
+            .update, session.items.map(\.itemID), reordered: ids, command.transportID, &outcome)
         return .changed(includeMedia: false)
     }
 
@@ -257,7 +257,7 @@ extension EmulatedDevice {
             }
         }
         player = session
-        if itemsChanged { announceQueueChange("ITEMS_CHANGE", changedIDs, command.transportID, &outcome) }
+        if itemsChanged { announceQueueChange(.itemsChange, changedIDs, command.transportID, &outcome) }
         if let target { return jump(to: target, position: position, command, into: &outcome) }
         return .changed(includeMedia: itemsChanged)
     }
@@ -266,20 +266,20 @@ extension EmulatedDevice {
     /// senders that keep the whole queue (the SDK's media queue) need not fetch it again.
     /// `sequenceNumber` counts the session's changes.
     mutating func announceQueueChange(
-        _ changeType: String, _ itemIDs: [Int], insertBefore: Int? = nil, reordered: [Int]? = nil,
+        _ changeType: CastQueueChangeType, _ itemIDs: [Int], insertBefore: Int? = nil, reordered: [Int]? = nil,
         _ transportID: String, _ outcome: inout DeviceOutcome
     ) {
         guard var session = player else { return }
         session.queueSequence += 1
         player = session
         var payload: [String: JSONValue] = [
-            "type": "QUEUE_CHANGE", "requestId": 0, "changeType": .string(changeType),
+            "type": "QUEUE_CHANGE", "requestId": 0, "changeType": .string(changeType.rawValue),
             "itemIds": .array(itemIDs.map { .number(Double($0)) }),
             "sequenceNumber": .number(Double(session.queueSequence)),
         ]
         if let insertBefore { payload["insertBefore"] = .number(Double(insertBefore)) }
         if let reordered { payload["reorderItemIds"] = .array(reordered.map { .number(Double($0)) }) }
-        outcome.note(.info, "media session \(session.mediaSessionID): QUEUE_CHANGE \(changeType) \(itemIDs)")
+        outcome.note(.info, "media session \(session.mediaSessionID): QUEUE_CHANGE \(changeType.rawValue) \(itemIDs)")
         broadcast(from: transportID, CastNamespace.media, .object(payload), &outcome)
     }
 

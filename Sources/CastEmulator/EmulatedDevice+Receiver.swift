@@ -172,7 +172,8 @@ extension EmulatedDevice {
 
     var volumeJSON: JSONValue {
         [
-            "controlType": settings.fixedVolume ? "fixed" : "attenuation", "level": .number(volumeLevel),
+            "controlType": .string((settings.fixedVolume ? CastVolumeControlType.fixed : .attenuation).rawValue),
+            "level": .number(volumeLevel),
             "muted": .bool(muted),
             "stepInterval": .number(Self.stepInterval),
         ]

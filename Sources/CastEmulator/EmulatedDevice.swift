@@ -228,7 +228,7 @@ struct EmulatedDevice {
         let sender = message.sourceID
         let endpoint = message.destinationID
         switch CastEnvelope(payload).type {
-        case "CONNECT":
+        case CastMessageType.connect:
             guard sender != CastWire.broadcastID, endpoint != CastWire.broadcastID else {
                 outcome.note(.info, "ignored a CONNECT from or to *")
                 return
@@ -236,7 +236,9 @@ struct EmulatedDevice {
             guard endpoint == Self.receiverID || endpoint == running?.transportID else {
                 // Like a receiver refusing a virtual connection: it answers with CLOSE.
                 outcome.note(.info, "refused CONNECT \(sender) → \(endpoint): no such endpoint")
-                send(from: endpoint, to: sender, on: connection, CastNamespace.connection, ["type": "CLOSE"], &outcome)
+                send(
+                    from: endpoint, to: sender, on: connection, CastNamespace.connection, ConnectionMessage.close,
+                    &outcome)
                 return
             }
             let (inserted, _) = connections[connection, default: []].insert(
@@ -250,7 +252,7 @@ struct EmulatedDevice {
                     ["type": "CONNECTED", "protocolVersion": .number(Double(version))], &outcome
                 )
             }
-        case "CLOSE":
+        case CastMessageType.close:
             if connections[connection]?.remove(VirtualConnection(sender: sender, endpoint: endpoint)) != nil {
                 outcome.note(.info, "virtual connection \(sender) → \(endpoint) closed")
             }
@@ -311,7 +313,7 @@ struct EmulatedDevice {
                 connections[connection]?.remove(virtualConnection)
                 send(
                     from: endpoint, to: virtualConnection.sender, on: connection, CastNamespace.connection,
-                    ["type": "CLOSE"], &outcome
+                    ConnectionMessage.close, &outcome
                 )
             }
         }

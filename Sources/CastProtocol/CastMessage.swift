@@ -47,8 +47,14 @@ public enum CastMessageType {
     public static let mediaStatus = "MEDIA_STATUS"
     /// On the media namespace: the receiver's queue changed.
     public static let queueChange = "QUEUE_CHANGE"
+    /// On the connection namespace: a sender opens a virtual connection.
+    public static let connect = "CONNECT"
     /// On the connection namespace: the other side closed a virtual connection.
     public static let close = "CLOSE"
+    /// On the heartbeat namespace: either side asks whether the other is there.
+    public static let ping = "PING"
+    /// On the heartbeat namespace: the answer to a PING.
+    public static let pong = "PONG"
 }
 
 /// Well-known app ids.

@@ -4,7 +4,7 @@ public enum ConnectionMessage {
     /// protocol versions are not offered, so no CONNECTED reply is expected.
     public static func connect(userAgent: String) -> JSONValue {
         [
-            "type": "CONNECT",
+            "type": .string(CastMessageType.connect),
             "origin": [:],
             "userAgent": .string(userAgent),
             "senderInfo": [
@@ -15,6 +15,6 @@ public enum ConnectionMessage {
     }
 
     public static let close: JSONValue = ["type": .string(CastMessageType.close)]
-    public static let ping: JSONValue = ["type": "PING"]
-    public static let pong: JSONValue = ["type": "PONG"]
+    public static let ping: JSONValue = ["type": .string(CastMessageType.ping)]
+    public static let pong: JSONValue = ["type": .string(CastMessageType.pong)]
 }

@@ -5,7 +5,7 @@
 /// QUEUE_CHANGE: how the queue changed, by item id.
 public struct CastQueueChange: Sendable, Hashable, JSONRecord {
     /// INSERT, REMOVE, ITEMS_CHANGE, UPDATE (a reorder: every id, in the new order) or
-    /// NO_CHANGE; receivers may add others.
+    /// NO_CHANGE (``CastQueueChangeType``); receivers may add others.
     public var changeType: String?
     public var itemIDs: [Int64]?
     /// INSERT: the item the new ones precede; absent: at the end.

@@ -1,4 +1,4 @@
-// The media namespace's words for states and kinds, typed. The payload types keep the word a
+// The words of the media namespace (and of the receiver's volume) for states and kinds, typed. The payload types keep the word a
 // device sent (so a word castd does not know is not lost on the way through); these read it and
 // write it.
 
@@ -42,6 +42,27 @@ public enum CastTextTrackSubtype: String, Sendable, Hashable, CaseIterable {
     case metadata = "METADATA"
 }
 
+/// How a queue changed (QUEUE_CHANGE `changeType`).
+public enum CastQueueChangeType: String, Sendable, Hashable, CaseIterable {
+    case insert = "INSERT"
+    case remove = "REMOVE"
+    /// Items' content changed (their ids stay).
+    case itemsChange = "ITEMS_CHANGE"
+    /// A reorder: every id, in the new order.
+    case update = "UPDATE"
+    case noChange = "NO_CHANGE"
+}
+
+/// How a device's volume can be changed (Volume `controlType`).
+public enum CastVolumeControlType: String, Sendable, Hashable, CaseIterable {
+    /// The device's own volume.
+    case attenuation = "attenuation"
+    /// Not at all (only muting works).
+    case fixed = "fixed"
+    /// The volume of an amplifier the device controls.
+    case master = "master"
+}
+
 extension CastMediaStatus {
     /// `playerState`, typed (in any case); nil for a state castd does not know.
     public var state: CastPlayerState? {
@@ -75,5 +96,21 @@ extension CastMediaTrack {
     public var textSubtype: CastTextTrackSubtype? {
         get { subtype.flatMap { CastTextTrackSubtype(rawValue: $0.uppercased()) } }
         set { subtype = newValue?.rawValue }
+    }
+}
+
+extension CastQueueChange {
+    /// `changeType`, typed; nil when absent or unknown.
+    public var kind: CastQueueChangeType? {
+        get { changeType.flatMap(CastQueueChangeType.init(rawValue:)) }
+        set { changeType = newValue?.rawValue }
+    }
+}
+
+extension CastVolume {
+    /// `controlType`, typed; nil when absent or unknown.
+    public var control: CastVolumeControlType? {
+        get { controlType.flatMap(CastVolumeControlType.init(rawValue:)) }
+        set { controlType = newValue?.rawValue }
     }
 }

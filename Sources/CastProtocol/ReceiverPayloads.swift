@@ -15,7 +15,8 @@ public struct CastEnvelope: Sendable, Hashable {
 public struct CastVolume: Sendable, Hashable {
     public var level: Double?
     public var muted: Bool?
-    /// "attenuation", "fixed" or "master"; nil when the device does not say.
+    /// "attenuation", "fixed" or "master" (``CastVolumeControlType``); nil when the device
+    /// does not say.
     public var controlType: String?
     public var stepInterval: Double?
 

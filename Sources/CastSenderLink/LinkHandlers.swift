@@ -145,7 +145,7 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
             context.fireChannelRead(data)
             return
         }
-        if let type = try? CastEnvelope(message.jsonPayload()).type, type == "PING" {
+        if let type = try? CastEnvelope(message.jsonPayload()).type, type == CastMessageType.ping {
             // A device that PINGs and does not read would grow castd's outbound buffer by a
             // PONG each time: while what was written is still waiting (the channel is not
             // writable), PINGs go unanswered. A device that reads gets its PONGs; one that
