@@ -85,13 +85,22 @@ public final class CastMessageEncoder: ChannelOutboundHandler {
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let message = Self.unwrapOutboundIn(data)
         do {
-            let body = try message.frameBody()
-            var buffer = context.channel.allocator.buffer(capacity: body.count)
-            buffer.writeBytes(body)
-            context.write(Self.wrapOutboundOut(buffer), promise: promise)
+            context.write(
+                Self.wrapOutboundOut(try message.frameBuffer(allocator: context.channel.allocator)), promise: promise)
         } catch {
             unsendable(message, error)
             promise?.fail(error)
         }
+    }
+}
+
+extension CastMessage {
+    /// The message as a frame body (``frameBody()``: over the 64 KiB limit, it throws) in a
+    /// buffer from `allocator`: what every writer of CastMessages hands its framing.
+    public func frameBuffer(allocator: ByteBufferAllocator) throws -> ByteBuffer {
+        let body = try frameBody()
+        var buffer = allocator.buffer(capacity: body.count)
+        buffer.writeBytes(body)
+        return buffer
     }
 }

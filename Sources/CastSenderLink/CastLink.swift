@@ -276,16 +276,14 @@ public final class CastLink: Sendable {
 
     /// Sends a message as is (custom channels may send any string).
     public func send(_ message: CastMessage) async throws {
-        let body: [UInt8]
+        let buffer: ByteBuffer
         do {
-            body = try message.frameBody()
+            buffer = try message.frameBuffer(allocator: allocator)
         } catch {
             throw CastLinkError(.invalidRequest, "\(error)")
         }
         if let reason = state.withLock({ $0.closedReason }) { throw reason }
         logger.trace("sent", metadata: Self.traceMetadata(message, peer: "cast.destination", id: message.destinationID))
-        var buffer = allocator.buffer(capacity: body.count)
-        buffer.writeBytes(body)
         do {
             try await outbound.write(buffer)
         } catch {

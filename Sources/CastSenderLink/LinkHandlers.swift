@@ -131,9 +131,7 @@ final class SenderHeartbeatHandler: ChannelDuplexHandler {
     private func send(_ payload: JSONValue, destination: String, context: ChannelHandlerContext) {
         let message = CastMessage.json(
             source: senderID, destination: destination, namespace: CastNamespace.heartbeat, payload: payload)
-        guard let body = try? message.frameBody() else { return }
-        var buffer = context.channel.allocator.buffer(capacity: body.count)
-        buffer.writeBytes(body)
+        guard let buffer = try? message.frameBuffer(allocator: context.channel.allocator) else { return }
         context.writeAndFlush(Self.wrapOutboundOut(buffer), promise: nil)
     }
 

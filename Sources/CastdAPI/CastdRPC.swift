@@ -14,9 +14,11 @@ public enum CastdRPC {
 
     public static let serviceName = "castd.v1.Cast"
 
-    /// Encodes one frame (length prefix included) into `buffer`.
+    /// Encodes one frame (length prefix included) into `buffer`: the one way castd.v1 frames
+    /// get their length, on both sides.
     public static func write(_ frame: Castd_V1_Frame, into buffer: inout ByteBuffer) throws {
         let bytes: [UInt8] = try frame.serializedBytes()
+        buffer.reserveCapacity(minimumWritableBytes: 4 + bytes.count)
         buffer.writeLengthPrefixedFrame(bytes)
     }
 

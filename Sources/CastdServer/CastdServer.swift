@@ -220,12 +220,13 @@ public final class CastdServer: Service, Sendable {
                         }
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
-                        // Before the encoder: it writes its answers framed already.
                         try sync.addHandler(ClientFrameHandler(gate: gate, access: access, service: self.service))
                     } else {
                         try sync.addHandler(DropReadsHandler())
                     }
-                    try sync.addHandler(LengthPrefixedFrameEncoder())
+                    // No frame encoder: every frame castd writes has its length already
+                    // (`CastdRPC.write`), whether the connection's task or `ClientFrameHandler`
+                    // writes it.
                     let wrapped = try NIOAsyncChannel<ClientFrame, ByteBuffer>(wrappingChannelSynchronously: channel)
                     return AcceptedConnection(
                         channel: wrapped, peer: peer, access: access, refusal: refusal, inline: gate,

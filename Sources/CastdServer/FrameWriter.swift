@@ -4,7 +4,8 @@ import NIOCore
 import SwiftProtobuf
 
 /// Writes frames on one connection. NIO's outbound writer serializes concurrent writers; each
-/// frame is one buffer, so frames never interleave.
+/// frame is one buffer, its length prefix included (`CastdRPC.write`, as for the answers
+/// `ClientFrameHandler` writes itself), so frames never interleave.
 struct FrameWriter: Sendable {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let allocator: ByteBufferAllocator
@@ -56,9 +57,8 @@ struct FrameWriter: Sendable {
     }
 
     private func encode(_ frame: Castd_V1_Frame) throws -> ByteBuffer {
-        let bytes: [UInt8] = try frame.serializedBytes()
-        var buffer = allocator.buffer(capacity: bytes.count)
-        buffer.writeBytes(bytes)
+        var buffer = allocator.buffer(capacity: 0)
+        try CastdRPC.write(frame, into: &buffer)
         return buffer
     }
 }
