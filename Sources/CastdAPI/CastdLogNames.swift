@@ -2,6 +2,10 @@
 // its clients (castc log-level), so that both accept and print the same names and refuse the same
 // patterns with the same sentences.
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A log level name or a subsystem pattern that castd does not accept; `message` says why and
 /// what is allowed.
 public struct CastdLogFilterError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -93,6 +97,15 @@ public enum CastdLogPattern {
                 index += 1
             }
         }
+        return nil
+    }
+
+    /// Why castd refuses `pattern`, or nil if it takes it: ``problem(_:)``, or fnmatch(3) does
+    /// not accept it as a glob.
+    public static func refusal(_ pattern: String) -> String? {
+        if let problem = problem(pattern) { return problem }
+        let result = fnmatch(pattern, "", 0)
+        guard result == 0 || result == FNM_NOMATCH else { return "subsystem pattern '\(pattern)' is not a valid glob" }
         return nil
     }
 

@@ -54,10 +54,38 @@ public enum CastdValidation {
         case .queueUpdate: try queueUpdate(try typed(Castd_V1_QueueUpdateRequest.self))
         case .sendMessage: try sendMessage(try typed(Castd_V1_SendMessageRequest.self))
         case .listen: try namespace(try typed(Castd_V1_ListenRequest.self).namespace)
+        case .setLogFilter: try setLogFilter(try typed(Castd_V1_SetLogFilterRequest.self))
+        case .forgetDevice: try forgetDevice(try typed(Castd_V1_ForgetDeviceRequest.self))
         // Their requests name a device or a session (castd resolves the selector) or nothing.
         case .getStatus, .endSession, .play, .pause, .stop, .skipAd, .requestMediaStatus, .watch, .getLogFilter,
-            .setLogFilter, .streamLogs, .forgetDevice, .getDevice, .getQueue:
+            .streamLogs, .getDevice, .getQueue:
             return
+        }
+    }
+
+    /// SetLogFilter: a known level, a pattern castd takes, and something to do (a level, a
+    /// pattern, or the reset).
+    public static func setLogFilter(_ r: Castd_V1_SetLogFilterRequest) throws(CastdError) {
+        if case .UNRECOGNIZED(let n) = r.level { throw CastdError(.invalidArgument, "unknown log level \(n)") }
+        guard !r.pattern.isEmpty else {
+            guard r.level != .unspecified || r.reset else {
+                throw CastdError(
+                    .invalidArgument,
+                    "set a level (the minimum), a pattern and its level, a pattern alone (to remove it), or reset")
+            }
+            return
+        }
+        if let refusal = CastdLogPattern.refusal(r.pattern) { throw CastdError(.invalidArgument, refusal) }
+    }
+
+    /// ForgetDevice: a device named.
+    public static func forgetDevice(_ r: Castd_V1_ForgetDeviceRequest) throws(CastdError) {
+        // Not blank: spaces and tabs alone (CharacterSet.whitespaces) name no device.
+        let blank = r.device.unicodeScalars.allSatisfy {
+            $0 == "\t" || $0.properties.generalCategory == .spaceSeparator
+        }
+        guard !blank else {
+            throw CastdError(.invalidArgument, "name the device whose pinned key castd should forget")
         }
     }
 
@@ -162,16 +190,38 @@ public enum CastdValidation {
         }
     }
 
-    public static func url(_ text: String, what: String = "URL") throws(CastdError) {
+    /// What keeps a text from being a URL a device can fetch.
+    public enum URLProblem: Sendable, Equatable {
+        /// It has no scheme.
+        case notAbsolute
+        /// An http or https URL without a host.
+        case noHost
+        /// It contains white space (which must be percent-encoded).
+        case spaces
+    }
+
+    /// What keeps `text` from being a URL a device can fetch, or nil: the rule of ``url(_:what:)``,
+    /// for clients that say it in their own words.
+    public static func urlProblem(_ text: String) -> URLProblem? {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty else {
+            return .notAbsolute
+        }
+        if ["http", "https"].contains(scheme.lowercased()) && (components.host ?? "").isEmpty { return .noHost }
+        if text.contains(where: { $0.isWhitespace }) { return .spaces }
+        return nil
+    }
+
+    public static func url(_ text: String, what: String = "URL") throws(CastdError) {
+        switch urlProblem(text) {
+        case .notAbsolute?:
             throw CastdError(
                 .invalidArgument, "invalid \(what) '\(text)': not an absolute URL (e.g. https://host/video.mp4)")
-        }
-        if ["http", "https"].contains(scheme.lowercased()) && (components.host ?? "").isEmpty {
+        case .noHost?:
             throw CastdError(.invalidArgument, "invalid \(what) '\(text)': no host")
-        }
-        if text.contains(where: { $0.isWhitespace }) {
+        case .spaces?:
             throw CastdError(.invalidArgument, "invalid \(what) '\(text)': contains spaces (percent-encode them)")
+        case nil:
+            return
         }
     }
 

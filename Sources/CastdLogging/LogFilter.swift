@@ -87,11 +87,7 @@ public struct LogFilter: Sendable, Equatable, CustomStringConvertible {
     /// characters or `=`, brackets closed, and accepted by fnmatch(3).
     /// - Throws: ``LogFilterError`` saying what is wrong.
     public static func validate(pattern: String) throws(LogFilterError) {
-        if let problem = CastdLogPattern.problem(pattern) { throw LogFilterError(problem) }
-        let result = fnmatch(pattern, "", 0)
-        guard result == 0 || result == FNM_NOMATCH else {
-            throw LogFilterError("subsystem pattern '\(pattern)' is not a valid glob")
-        }
+        if let refusal = CastdLogPattern.refusal(pattern) { throw LogFilterError(refusal) }
     }
 
     /// Whether the glob `pattern` matches the subsystem `name` (fnmatch(3), no flags:

@@ -51,10 +51,7 @@ extension CastdService {
                 steps: request.steps)
         }
         router.unary(CastdMethods.forgetDevice) { service, request, _ in
-            guard !request.device.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw CastdError(.invalidArgument, "name the device whose pinned key castd should forget")
-            }
-            return try await service.registry.forgetPinnedKey(of: request.device)
+            try await service.registry.forgetPinnedKey(of: request.device)
         }
     }
 

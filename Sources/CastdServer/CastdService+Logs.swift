@@ -16,7 +16,7 @@ extension CastdService {
         router.unary(CastdMethods.setLogFilter, available: { try $0.logs(for: .setLogFilter) }) {
             service, request, context in
             let logs = try service.logs(for: .setLogFilter)
-            let change = try LogFilterChange(request)
+            let change = LogFilterChange(request)
             let startup = logs.store.startupFilter
             let changeFilter = { (filter: inout LogFilter) in
                 if request.reset { filter = startup }
@@ -77,8 +77,9 @@ extension CastdService {
     }
 }
 
-/// What a SetLogFilter request asks after its reset, checked before anything changes: a request
-/// that is refused changes nothing, its reset included.
+/// What a SetLogFilter request asks after its reset. The request was checked before anything
+/// changes (``CastdValidation/setLogFilter(_:)``, by the router): a request that is refused
+/// changes nothing, its reset included.
 struct LogFilterChange {
     enum Kind {
         case minimum(LogLevel)
@@ -89,31 +90,13 @@ struct LogFilterChange {
     }
     var kind: Kind
 
-    /// - Throws: INVALID_ARGUMENT for an unknown level, an invalid pattern (with the reason), or a
-    ///   request that asks nothing.
-    init(_ request: Castd_V1_SetLogFilterRequest) throws(CastdError) {
-        let level: LogLevel?
-        switch request.level {
-        case .unspecified: level = nil
-        case .UNRECOGNIZED(let n): throw CastdError(.invalidArgument, "unknown log level \(n)")
-        default: level = LogLevel(request.level)
-        }
+    /// The change a request that meets ``CastdValidation/setLogFilter(_:)`` asks: its level is
+    /// known and its pattern one the filter takes.
+    init(_ request: Castd_V1_SetLogFilterRequest) {
+        let level = LogLevel(request.level)
         if request.pattern.isEmpty {
-            if let level {
-                kind = .minimum(level)
-            } else if request.reset {
-                kind = .none
-            } else {
-                throw CastdError(
-                    .invalidArgument,
-                    "set a level (the minimum), a pattern and its level, a pattern alone (to remove it), or reset")
-            }
+            kind = level.map { .minimum($0) } ?? .none
             return
-        }
-        do {
-            try LogFilter.validate(pattern: request.pattern)
-        } catch {
-            throw CastdError(.invalidArgument, error.message)
         }
         kind = level.map { .set(request.pattern, $0) } ?? .remove(request.pattern)
     }
@@ -121,7 +104,7 @@ struct LogFilterChange {
     func apply(to filter: inout LogFilter) {
         switch kind {
         case .minimum(let level): filter.minimum = level
-        // Validated in init: cannot throw.
+        // Validated before (CastdValidation.setLogFilter): cannot throw.
         case .set(let pattern, let level): try? filter.set(level, for: pattern)
         case .remove(let pattern): filter.remove(pattern: pattern)
         case .none: break

@@ -29,8 +29,9 @@ public enum MPRISProperties {
     public static let objectPath = "/org/mpris/MediaPlayer2"
     /// The track id MPRIS reserves for "no track".
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
-    public static let minimumRate = 0.5
-    public static let maximumRate = 2.0
+    /// The playback rates castd takes (``CastdValidation/playbackRates``).
+    public static let minimumRate = CastdValidation.playbackRates.lowerBound
+    public static let maximumRate = CastdValidation.playbackRates.upperBound
 
     /// What the Default Media Receiver plays (Google's list of supported media), by scheme and
     /// by type.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastClient
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -7,14 +8,15 @@ import ArgumentParser
 
 /// What `castc load` accepts as media: a URL the device can fetch.
 enum MediaURL {
-    /// Checks that `text` is a URL with a scheme (and a host, for http and https).
+    /// Checks `text` by castd's rule (``CastdValidation/urlProblem(_:)``: a URL with a scheme, a
+    /// host for http and https, no spaces), in castc's words.
     static func validate(_ text: String) throws {
         let advice = "give a URL the device can fetch, such as https://example.com/movie.mp4"
-        guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty else {
-            throw ValidationError("'\(text)' is not a URL with a scheme; \(advice)")
-        }
-        if ["http", "https"].contains(scheme.lowercased()), (url.host ?? "").isEmpty {
-            throw ValidationError("'\(text)' has no host; \(advice)")
+        switch CastdValidation.urlProblem(text) {
+        case .notAbsolute?: throw ValidationError("'\(text)' is not a URL with a scheme; \(advice)")
+        case .noHost?: throw ValidationError("'\(text)' has no host; \(advice)")
+        case .spaces?: throw ValidationError("'\(text)' contains spaces (percent-encode them); \(advice)")
+        case nil: return
         }
     }
 
