@@ -12,12 +12,13 @@ extension DeviceController {
         let message = received.message
         guard message.payloadType == .string else { return }
         if !CastNamespace.isPlatform(message.namespace) {
-            deliverAppMessage(message)
+            deliverAppMessage(message, isJSON: received.payload != nil)
             return
         }
         let payload: JSONValue
         do {
-            payload = try message.jsonPayload()
+            // Read once, by the link; read again only to say why a message is not JSON.
+            payload = try received.payload ?? message.jsonPayload()
         } catch {
             if let metadata = badMessageLog.metadata(["cast.namespace": "\(message.namespace)", "error": "\(error)"]) {
                 logger.warning("skipped a message the device sent", metadata: metadata)
@@ -46,8 +47,8 @@ extension DeviceController {
     }
 
     /// A custom namespace's message from the session's app goes to its listeners; its payload
-    /// need not be JSON.
-    func deliverAppMessage(_ message: CastMessage) {
+    /// need not be JSON (`isJSON`: the link read it as JSON).
+    func deliverAppMessage(_ message: CastMessage, isJSON: Bool) {
         guard let session, message.sourceID == session.transportID else { return }
         var appMessage = CastdAppMessage()
         appMessage.deviceID = id
@@ -55,7 +56,7 @@ extension DeviceController {
         appMessage.sourceID = message.sourceID
         appMessage.destinationID = message.destinationID
         appMessage.payload = message.payloadUtf8
-        appMessage.isJson = (try? JSONValue.parse(message.payloadUtf8)) != nil
+        appMessage.isJson = isJSON
         channels.deliver(appMessage)
     }
 

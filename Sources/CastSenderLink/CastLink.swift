@@ -38,10 +38,14 @@ public struct CastLinkConfiguration: Sendable {
 /// it has been applied. `arrival` lets a link's user apply each status once, newest last.
 public struct LinkMessage: Sendable {
     public var message: CastMessage
+    /// The message's JSON payload, read once here for every reader (the request that waits for
+    /// it, the link's user), or nil: a binary payload, or text that is not JSON.
+    public var payload: JSONValue?
     public var arrival: UInt64
 
     public init(message: CastMessage, arrival: UInt64) {
         self.message = message
+        self.payload = message.payloadType == .string ? try? message.jsonPayload() : nil
         self.arrival = arrival
     }
 }
@@ -403,7 +407,8 @@ public final class CastLink: Sendable {
             state.arrivals += 1
             return state.arrivals
         }
-        if message.payloadType == .string, let payload = try? message.jsonPayload() {
+        let received = LinkMessage(message: message, arrival: arrival)
+        if let payload = received.payload {
             let envelope = CastEnvelope(payload)
             if message.namespace == CastNamespace.connection, envelope.type == CastMessageType.close {
                 // The device closed a virtual connection (e.g. the app stopped).
@@ -417,7 +422,7 @@ public final class CastLink: Sendable {
                 return  // handled by the request that asked
             }
         }
-        await inbox.push(LinkMessage(message: message, arrival: arrival))
+        await inbox.push(received)
     }
 
     /// What a verbose record says of a message: namespace, the other end, and the JSON `type`.
