@@ -77,15 +77,18 @@ if [ $# -eq 0 ]; then
     #    for seconds without awaiting. Beside tests that wait with deadlines they would hold the
     #    threads of Swift's cooperative pool (one per core) and stall them;
     # 2. every other suite but the mDNS floods;
-    # 3. the floods and the LAN, one test at a time: each flood keeps Avahi busy for a minute or
+    # 3. the floods, the LAN and the long queues, one test at a time: each flood keeps Avahi busy for a minute or
     #    two (thousands of services), which would slow every other test that waits for Avahi,
     #    and Avahi's cache holds about 1,350 services at once; each LAN test starts a dozen
     #    processes (Avahi, D-Bus, castd, emulators) and runs castc, which under a sanitizer took
     #    the CPU from the tests that wait with deadlines beside them.
     cpu_bound=$(scripts/cpu-bound-suites.sh)
+    # Suites that keep this process's emulators computing for seconds (a 2,500- or 1,000-item
+    # queue loaded, churned and fetched): with the floods, one at a time.
+    apart="HostileQueueChurnTests|LongQueueLoadTests"
     run_tests --filter "$cpu_bound"
-    run_tests --skip "$cpu_bound" --skip MDNSFlood --skip LANTests
-    run_tests --filter "MDNSFlood|LANTests" --no-parallel
+    run_tests --skip "$cpu_bound" --skip MDNSFlood --skip LANTests --skip "$apart"
+    run_tests --filter "MDNSFlood|LANTests|$apart" --no-parallel
 else
     run_tests "$@"
 fi

@@ -425,36 +425,7 @@ final class BrowseSession: AvahiClientLoopOwner {
             let host = Avahi.numericHost(address, interface: key.interface)
             let record = CastTXTRecord(entries: Avahi.txtEntries(txt))
             let device = DiscoveredDevice(serviceName: key.name, host: host, port: Int(port), txt: record)
-            let hostKey = Self.hostKey(host)
-            let admitted = state.withLock { state -> Admission in
-                guard state.services[key] != nil else { return .admitted }
-                if state.admit(key, host: hostKey, limit: limits.maximumServicesPerHost) { return .admitted }
-                // The host has its share: drop this one, and remember it was refused.
-                let service = state.services.removeValue(forKey: key)
-                if let handle = service?.resolver { state.resolverKeys[handle] = nil }
-                state.retrying.remove(key)
-                if state.release(service?.host) { state.unrefuseAll(of: service?.host ?? "") }
-                state.refuse(key, host: hostKey, limit: 4 * limits.maximumServices)
-                let events = state.devices.removed(key)
-                return .refused(events: events, rebrowse: rebrowseDue(&state), followed: state.hosts[hostKey] ?? 0)
-            }
-            if case .refused(let events, let rebrowse, let followed) = admitted {
-                avahi_service_resolver_free(resolver.pointer)
-                count { $0.refusedByHost += 1 }
-                if let metadata = refusedLog.metadata([
-                    "mdns.service": "\(key.name)", "mdns.host": "\(host)", "mdns.followed": "\(followed)",
-                ]) {
-                    logger.warning(
-                        "ignoring an mDNS service: its host already announces the most services castd follows from one host (limits.max_mdns_services_per_host); the other hosts' devices are still found",
-                        metadata: metadata)
-                }
-                yield(events)
-                if rebrowse, let client, let browser = state.withLock({ $0.browser }) {
-                    restartBrowser(browser, client: client)
-                }
-                pump(client: client)
-                return
-            }
+            guard admit(key, host: host, resolver: resolver, client: client) else { return }
             let events = state.withLock { state -> [DiscoveryEvent] in
                 guard var service = state.services[key] else { return [] }
                 if case .resolving = service.phase {
@@ -505,18 +476,5 @@ final class BrowseSession: AvahiClientLoopOwner {
             }
             pump(client: client)
         }
-    }
-}
-
-extension ServiceKey {
-    /// From the strings of an avahi callback; nil if avahi passed none (it always does).
-    fileprivate init?(
-        _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
-        _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?
-    ) {
-        guard let name, let type, let domain else { return nil }
-        self.init(
-            interface: interface, protocol: proto,
-            name: String(cString: name), type: String(cString: type), domain: String(cString: domain))
     }
 }

@@ -1,3 +1,5 @@
+import CAvahi
+
 /// The per-host bound of a browse (`DiscoveryLimits.maximumServicesPerHost`): services counted
 /// by the address they resolve to, and those dropped because their host had its share.
 extension BrowseSession.State {
@@ -47,6 +49,41 @@ extension BrowseSession.State {
 }
 
 extension BrowseSession {
+    /// Counts a service that resolved under its host, or, when the host has its share, drops
+    /// it (freeing its resolver, remembering it refused, logging once a minute) and says so:
+    /// false.
+    func admit(_ key: ServiceKey, host: String, resolver: AvahiHandle, client: OpaquePointer?) -> Bool {
+        let hostKey = Self.hostKey(host)
+        let admitted = state.withLock { state -> Admission in
+            guard state.services[key] != nil else { return .admitted }
+            if state.admit(key, host: hostKey, limit: limits.maximumServicesPerHost) { return .admitted }
+            // The host has its share: drop this one, and remember it was refused.
+            let service = state.services.removeValue(forKey: key)
+            if let handle = service?.resolver { state.resolverKeys[handle] = nil }
+            state.retrying.remove(key)
+            if state.release(service?.host) { state.unrefuseAll(of: service?.host ?? "") }
+            state.refuse(key, host: hostKey, limit: 4 * limits.maximumServices)
+            let events = state.devices.removed(key)
+            return .refused(events: events, rebrowse: rebrowseDue(&state), followed: state.hosts[hostKey] ?? 0)
+        }
+        guard case .refused(let events, let rebrowse, let followed) = admitted else { return true }
+        avahi_service_resolver_free(resolver.pointer)
+        count { $0.refusedByHost += 1 }
+        if let metadata = refusedLog.metadata([
+            "mdns.service": "\(key.name)", "mdns.host": "\(host)", "mdns.followed": "\(followed)",
+        ]) {
+            logger.warning(
+                "ignoring an mDNS service: its host already announces the most services castd follows from one host (limits.max_mdns_services_per_host); the other hosts' devices are still found",
+                metadata: metadata)
+        }
+        yield(events)
+        if rebrowse, let client, let browser = state.withLock({ $0.browser }) {
+            restartBrowser(browser, client: client)
+        }
+        pump(client: client)
+        return false
+    }
+
     enum Admission {
         case admitted
         case refused(events: [DiscoveryEvent], rebrowse: Bool, followed: Int)
@@ -59,5 +96,18 @@ extension BrowseSession {
         let lowered = host.lowercased()
         if lowered.hasPrefix("::ffff:"), lowered.dropFirst(7).contains(".") { return String(lowered.dropFirst(7)) }
         return lowered
+    }
+}
+
+extension ServiceKey {
+    /// From the strings of an avahi callback; nil if avahi passed none (it always does).
+    init?(
+        _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
+        _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?
+    ) {
+        guard let name, let type, let domain else { return nil }
+        self.init(
+            interface: interface, protocol: proto,
+            name: String(cString: name), type: String(cString: type), domain: String(cString: domain))
     }
 }
