@@ -51,7 +51,7 @@ run_tests() {
     ASAN_OPTIONS=$CASTD_RUNNER_ASAN_OPTIONS timeout --kill-after=30 "$phase_limit" \
         swift test --skip-build "${swift_flags[@]}" "$@" 2>&1 | tee "$tests" || status=$?
     # What Swift Testing skipped, and why (said again at the end).
-    grep -E "^. (Test|Suite) .* skipped" "$tests" >>"$skipped" || true
+    grep -E "^➜ (Test|Suite) .* skipped" "$tests" >>"$skipped" || true
     if [ $status -ne 0 ]; then
         if [ $status -eq 124 ] || [ $status -eq 137 ]; then
             echo "==> swift test did not end within $phase_limit s (CASTD_TEST_PHASE_LIMIT)" >&2
