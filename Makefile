@@ -22,7 +22,7 @@ PRODUCTS := castd castc cast-emulator castd-bench
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 
-FORMATTED := Sources Tests Fuzz Package.swift
+FORMATTED := Sources Tests Fuzz Examples Package.swift
 
 .PHONY: test format format-check release bench bench-quick soak soak-quick fuzz
 

@@ -295,6 +295,10 @@ let package = Package(
             ]
         ),
 
+        // The README's Swift example, as a reader would build it (ReadmeExampleTests runs it and
+        // checks that the README's copy is this file).
+        .executableTarget(name: "castd-readme-example", dependencies: ["CastClient"], path: "Examples/ReadmeExample"),
+
         // MARK: fuzz targets (`make fuzz`, scripts/fuzz.sh; a normal build replays Fuzz/Corpus)
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Fuzz/FuzzSupport"),

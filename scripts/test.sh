@@ -6,7 +6,8 @@
 #   scripts/test.sh --filter NAME   only Swift tests matching NAME (no interop)
 #   CASTD_SANITIZE=address scripts/test.sh    the same under AddressSanitizer (what CI runs), or
 #   CASTD_SANITIZE=thread scripts/test.sh     ThreadSanitizer; each in a build of its own
-#                                             (scripts/swift-flags.sh)
+#                                             (scripts/swift-flags.sh), and a plain castd for
+#                                             the memory tests (CASTD_PLAIN_BIN_DIR)
 #
 # The end-to-end and discovery tests need an Avahi daemon. If none answers, this starts one
 # restricted to loopback (scripts/avahi-loopback.sh; needs root) and leaves it running for the
@@ -34,6 +35,17 @@ fi
 if grep -E "^$PWD/(Sources|Tests|Fuzz)/.*: warning:" "$log" | sort -u | grep .; then
     echo "error: the warnings above are in castd's own code" >&2
     exit 1
+fi
+
+# Under a sanitizer, also a castd without one: the tests of resident memory and glibc's malloc
+# arenas run it (plainCastd in Tests/CastTestSupport), since a sanitizer's allocator replaces
+# glibc's. Only castd and what it uses, in the plain build's .build.
+if [ -n "${CASTD_SANITIZE:-}" ] && [ -z "${CASTD_PLAIN_BIN_DIR:-}" ]; then
+    echo "==> swift build --product castd (without a sanitizer, for the memory tests)" >&2
+    if ! swift build --product castd 2>&1 | tee "$log"; then
+        exit 1
+    fi
+    export CASTD_PLAIN_BIN_DIR=$PWD/.build/debug
 fi
 
 tests=$(mktemp)

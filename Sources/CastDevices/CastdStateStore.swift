@@ -322,7 +322,7 @@ final class Watcher: Sendable {
     }
 }
 
-/// The events of one watcher, snapshot first. Ends when the hub finishes or the task is
+/// The events of one watcher, snapshot first. Ends when the store finishes or the task is
 /// cancelled; deregisters itself when dropped.
 public final class CastdEventSubscription: AsyncSequence, Sendable {
     public typealias Element = CastdEvent

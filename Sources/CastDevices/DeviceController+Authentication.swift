@@ -12,7 +12,7 @@ extension DeviceController {
             keyPins?.pinIfNew(deviceID: id, key: outcome.keyFingerprint, deviceCertificate: outcome.deviceCertificate)
         }
         let pinned = keyPins?.key(for: id) ?? ""
-        hub.updateKnownDevice(id: id) {
+        store.updateKnownDevice(id: id) {
             $0.authentication = Castd_V1_DeviceAuthentication(outcome)
             $0.authentication.pinnedKey = pinned
         }
@@ -22,9 +22,9 @@ extension DeviceController {
     /// next is pinned. Returns the device as clients see it.
     func forgetPinnedKey() -> CastdDevice? {
         let forgotten = keyPins?.forget(deviceID: id)
-        hub.updateKnownDevice(id: id) { $0.authentication.pinnedKey = "" }
+        store.updateKnownDevice(id: id) { $0.authentication.pinnedKey = "" }
         if forgotten != nil { connectSoon() }
-        return hub.device(id: id)
+        return store.device(id: id)
     }
 
     /// When `error` is castd refusing the device for failing authentication: records the outcome

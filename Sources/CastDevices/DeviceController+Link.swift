@@ -99,7 +99,7 @@ extension DeviceController {
 
     func startAttempt(permit: LinkAttemptLimiter? = nil) {
         let retrying = keeper.startAttempt(permit: permit)
-        hub.updateKnownDevice(id: id) {
+        store.updateKnownDevice(id: id) {
             $0.linkState = .connecting
             $0.nextRetryAtMs = 0
             if !retrying { $0.linkError = "" }
@@ -113,7 +113,7 @@ extension DeviceController {
         let generation = keeper.scheduleRetry()
         let at = Date().addingTimeInterval(Double(ReconnectBackoff.milliseconds(delay)) / 1000)
         let attempts = keeper.failedRetries
-        hub.updateKnownDevice(id: id) {
+        store.updateKnownDevice(id: id) {
             $0.linkState = .reconnecting
             $0.nextRetryAtMs = Int64((at.timeIntervalSince1970 * 1000).rounded())
             $0.reconnectAttempts = UInt32(clamping: attempts)
@@ -149,7 +149,7 @@ extension DeviceController {
         keeper.wantsLink = false
         guard keeper.isIdle else { return false }
         keeper.callOffRetries()
-        hub.updateKnownDevice(id: id) {
+        store.updateKnownDevice(id: id) {
             if $0.linkState == .reconnecting { $0.linkState = .disconnected }
             $0.nextRetryAtMs = 0
         }
@@ -170,7 +170,7 @@ extension DeviceController {
         guard session == nil, suspended == nil else { return }
         suspended = saved.suspendedSession
         suspendedAt = .now
-        hub.updateSession(saved.suspendedSession)
+        store.updateSession(saved.suspendedSession)
         keeper.wantsLink = true
         attemptSoon()
     }
@@ -218,7 +218,7 @@ extension DeviceController {
                 "device.address": "\(endpoint)",
                 "after": "\(downtime.map { "\($0) down, \(failedRetries) failed retries" } ?? "first connection")",
             ])
-        hub.updateKnownDevice(id: id) {
+        store.updateKnownDevice(id: id) {
             $0.linkState = .connected
             $0.linkError = ""
             $0.nextRetryAtMs = 0
@@ -226,7 +226,7 @@ extension DeviceController {
         }
         linkCameUp(self)
         let status = applyReceiver(reply)
-        if let device = hub.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
+        if let device = store.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
             await requestGroupMembers(link)
         }
         if let suspended {
@@ -265,10 +265,10 @@ extension DeviceController {
             gaveUp = true
         }
         if keeper.wantsLink || suspended != nil {
-            hub.updateKnownDevice(id: id) { $0.linkError = reason }
+            store.updateKnownDevice(id: id) { $0.linkError = reason }
             scheduleAttempt(after: keeper.retryDelay())
         } else {
-            hub.updateKnownDevice(id: id) {
+            store.updateKnownDevice(id: id) {
                 $0.linkState = wasConnected ? .disconnected : .failed
                 $0.linkError = reason
             }

@@ -5,12 +5,12 @@ import CastdAPI
 extension DeviceController {
     /// Applies a MEDIA_STATUS payload (a reply or a broadcast).
     func applyMedia(_ payload: JSONValue, arrival: UInt64? = nil) {
-        if let status = mediaState.apply(payload, arrival: arrival) { hub.updateMedia(status) }
+        if let status = mediaState.apply(payload, arrival: arrival) { store.updateMedia(status) }
         askQueueOrderIfWanted()
     }
 
     /// Forgets the media and tells every watcher nothing is loaded.
     func clearMedia() {
-        hub.updateMedia(mediaState.clear())
+        store.updateMedia(mediaState.clear())
     }
 }

@@ -23,6 +23,6 @@ extension DeviceController {
     /// A multizone message: the change it makes to the group's entry goes to every watcher.
     func applyMultizone(_ payload: JSONValue, type: String) {
         guard let change = MultizoneController.change(payload, type: type) else { return }
-        hub.updateKnownDevice(id: id, change)
+        store.updateKnownDevice(id: id, change)
     }
 }

@@ -16,7 +16,7 @@ extension DeviceController {
     private func publishQueue(_ changes: [MediaQueue.Change], status: CastdMediaStatus?) {
         guard !changes.isEmpty || status != nil else { return }
         let mediaSessionID = mediaState.queue.mediaSessionID ?? 0
-        hub.updateQueue(
+        store.updateQueue(
             changes.map { change in
                 var change = change
                 change.deviceID = id

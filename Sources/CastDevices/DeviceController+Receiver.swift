@@ -80,7 +80,7 @@ extension DeviceController {
     func applyReceiver(_ status: CastReceiverStatus, arrival: UInt64? = nil) {
         guard let changed = receiverState.apply(status, arrival: arrival) else { return }
         if changed {
-            hub.updateKnownDevice(id: id) {
+            store.updateKnownDevice(id: id) {
                 $0.receiver = Castd_V1_ReceiverStatus(status)
                 $0.tvPower = CastdTvPower(standBy: status.isStandBy)
                 $0.tvInput = CastdTvInput(activeInput: status.isActiveInput)
@@ -110,7 +110,7 @@ extension DeviceController {
 
     /// Publishes a session change to watchers and to custom-channel listeners.
     func publish(_ session: CastdSession) {
-        hub.updateSession(session)
+        store.updateSession(session)
         channels.sessionChanged(self.session)
         saveSession()
     }

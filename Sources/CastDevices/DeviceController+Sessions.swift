@@ -237,7 +237,7 @@ extension DeviceController {
         var resuming = suspended
         resuming.state = .resuming
         resuming.reason = ""
-        hub.updateSession(resuming)
+        store.updateSession(resuming)
         if let app = status.applications.first(where: { $0.sessionID == suspended.sessionID }), app.transportID != nil {
             do {
                 _ = try await join(app, on: link, state: .resumed, joined: suspended.joined)
@@ -262,7 +262,7 @@ extension DeviceController {
         do {
             let link = try await link()
             session.state = .ending
-            hub.updateSession(session)
+            store.updateSession(session)
             if stopApp {
                 endingReason = "stopped by a castd client"
                 let sessionID = session.sessionID
@@ -308,7 +308,7 @@ extension DeviceController {
             applyReceiver(reply)
             var ended = CastdSession(deviceID: id, deviceName: name, app: app, state: .ended)
             ended.reason = "stopped by a castd client"
-            hub.updateSession(ended)
+            store.updateSession(ended)
             return ended
         } catch {
             throw Self.map(error, device: name)

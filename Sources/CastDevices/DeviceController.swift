@@ -21,7 +21,7 @@ public struct DeviceEndpoint: Sendable, Hashable, CustomStringConvertible {
 /// Owns everything castd holds for one device: its link (opened on first use), its receiver
 /// status, the one session castd keeps on it, that session's media status and custom channels.
 /// Every client's requests for the device come through here, and every change goes out through
-/// the hub (state) or the channel router (app messages).
+/// the store (state) or the channel router (app messages).
 ///
 /// Each namespace's messages and state have a controller of their own, which the actor owns
 /// and its isolation guards: `ReceiverController` (RECEIVER_STATUS, app availability),
@@ -38,7 +38,7 @@ public actor DeviceController {
     let info: Locked<(name: String, endpoint: DeviceEndpoint)>
     var name: String { info.withLock { $0.name } }
     var endpoint: DeviceEndpoint { info.withLock { $0.endpoint } }
-    let hub: CastdStateStore
+    let store: CastdStateStore
     public nonisolated let channels = NamespaceListeners()
     let spawn: @Sendable (@escaping @Sendable () async -> Void) -> Void
     let linkConfiguration: CastLinkConfiguration
@@ -89,7 +89,7 @@ public actor DeviceController {
     var nextToken: UInt64 = 1
 
     init(
-        id: String, name: String, endpoint: DeviceEndpoint, hub: CastdStateStore,
+        id: String, name: String, endpoint: DeviceEndpoint, store: CastdStateStore,
         linkConfiguration: CastLinkConfiguration,
         backoff: ReconnectBackoff = .init(), resumeWindow: Duration = .seconds(300), sessionStore: SessionStore? = nil,
         keyPins: DeviceKeyPins? = nil, launchDefaults: LaunchDefaults = .init(),
@@ -102,7 +102,7 @@ public actor DeviceController {
     ) {
         self.id = id
         self.info = Locked((name, endpoint))
-        self.hub = hub
+        self.store = store
         self.linkConfiguration = linkConfiguration
         self.keeper = LinkKeeper(backoff: backoff)
         self.resumeWindow = resumeWindow

@@ -12,7 +12,7 @@ extension DeviceRegistry {
     /// A device that cannot be read stays known by its address (a log line at info says why).
     func readIdentity(of id: String) async {
         guard let deviceInfo, sources[id] == .static, let controller = controllers[id],
-            let host = hub.device(id: id)?.host, !identityReads.contains(id)
+            let host = store.device(id: id)?.host, !identityReads.contains(id)
         else { return }
         identityReads.insert(id)
         defer { identityReads.remove(id) }
@@ -34,11 +34,11 @@ extension DeviceRegistry {
     /// announcements of the real one update it.
     private func apply(_ info: CastDeviceInfo, to controller: DeviceController) async {
         let id = controller.id
-        guard controllers[id] === controller, let entry = hub.device(id: id) else { return }
+        guard controllers[id] === controller, let entry = store.device(id: id) else { return }
         let name = configuredNames[id] ?? info.name ?? entry.friendlyName
         let endpoint = DeviceEndpoint(host: entry.host, port: Int(entry.port))
         controller.update(name: name, endpoint: endpoint)
-        hub.updateDevice(id: id) { $0.take(info, name: name) }
+        store.updateDevice(id: id) { $0.take(info, name: name) }
         guard let realID = info.id, realID != id, aliases[realID] != id else { return }
 
         let idle = await controller.isIdle
@@ -53,19 +53,19 @@ extension DeviceRegistry {
         }
         let configuredName = configuredNames[id]
         drop(controller)
-        hub.removeDevice(id: id)
+        store.removeDevice(id: id)
 
         let merged = controllers[realID] != nil
         // Found by mDNS first (or restored from the state file): that device is the one; its
         // announced address is the more recent one, and its name is the one it announces.
-        let known = hub.device(id: realID)
+        let known = store.device(id: realID)
         let mergedName = configuredName ?? known?.friendlyName.nonEmpty ?? name
         self.controller(
             id: realID, name: mergedName,
             endpoint: known.map { DeviceEndpoint(host: $0.host, port: Int($0.port)) } ?? endpoint)
         sources[realID] = .static
         if let configuredName { configuredNames[realID] = configuredName }
-        hub.updateDevice(id: realID) { device in
+        store.updateDevice(id: realID) { device in
             if known == nil {
                 device.host = endpoint.host
                 device.port = UInt32(clamping: endpoint.port)

@@ -18,7 +18,7 @@ extension DeviceRegistry {
             "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let candidates = controllers.values.filter { candidate in
-                guard candidate.id != source.id, let device = hub.device(id: candidate.id) else { return false }
+                guard candidate.id != source.id, let device = store.device(id: candidate.id) else { return false }
                 return device.linkState != .failed && device.linkState != .reconnecting
             }
             let found = await withTaskGroup(of: (DeviceController, CastdSession)?.self) { group in
@@ -40,7 +40,7 @@ extension DeviceRegistry {
                 transfer.toDeviceID = target.id
                 transfer.toDeviceName = adopted.deviceName
                 transfer.session = adopted
-                hub.publishTransfer(transfer)
+                store.publishTransfer(transfer)
                 sessionLogger.info(
                     "session transferred",
                     metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])

@@ -92,7 +92,7 @@ public enum DiscoveryState: Sendable, Equatable {
 /// All devices castd knows, discovered and static, each with its controller. Resolves the
 /// device selectors clients send.
 public actor DeviceRegistry {
-    let hub: CastdStateStore
+    let store: CastdStateStore
     private let linkConfiguration: CastLinkConfiguration
     private let backoff: ReconnectBackoff
     private let resumeWindow: Duration
@@ -154,7 +154,7 @@ public actor DeviceRegistry {
     private let workContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
 
     public init(
-        hub: CastdStateStore,
+        store: CastdStateStore,
         staticDevices: [StaticDevice] = [],
         discovery: Bool = true,
         discoveryLimits: DiscoveryLimits = .init(),
@@ -171,7 +171,7 @@ public actor DeviceRegistry {
     ) {
         self.deviceInfo = deviceInfo
         self.launchDefaults = launchDefaults
-        self.hub = hub
+        self.store = store
         self.readCallLinks = LinkAttemptLimiter(limit: readCallLinkAttempts)
         self.staticDevices = staticDevices
         self.discoveryEnabled = discovery
@@ -235,7 +235,7 @@ public actor DeviceRegistry {
             // A device that vanished from mDNS stays listed while castd holds a session on it;
             // one castd holds nothing on is forgotten, controller and all (else a flood of
             // announcements would leave castd bigger by every id it ever saw).
-            if hub.session(deviceID: id) == nil { hub.removeDevice(id: id) }
+            if store.session(deviceID: id) == nil { store.removeDevice(id: id) }
             if let controller = controllers[id], await controller.vanished() {
                 forget(controller)
             }
@@ -260,7 +260,7 @@ public actor DeviceRegistry {
         let endpoint = DeviceEndpoint(host: device.host, port: device.port)
         let name = configuredNames[id] ?? device.friendlyName
         let controller = controller(id: id, name: name, endpoint: endpoint)
-        hub.updateDevice(id: id) {
+        store.updateDevice(id: id) {
             $0.friendlyName = name
             $0.model = device.model
             $0.host = device.host
@@ -286,7 +286,7 @@ public actor DeviceRegistry {
         if let name = device.name { configuredNames[id] = name }
         let name = device.name ?? id
         controller(id: id, name: name, endpoint: device.endpoint)
-        hub.updateDevice(id: id) {
+        store.updateDevice(id: id) {
             $0.friendlyName = name
             $0.host = device.endpoint.host
             $0.port = UInt32(device.endpoint.port)
@@ -302,7 +302,7 @@ public actor DeviceRegistry {
         }
         let continuation = workContinuation
         let controller = DeviceController(
-            id: id, name: name, endpoint: endpoint, hub: hub, linkConfiguration: linkConfiguration,
+            id: id, name: name, endpoint: endpoint, store: store, linkConfiguration: linkConfiguration,
             backoff: backoff, resumeWindow: resumeWindow, sessionStore: sessionStore, keyPins: keyPins,
             launchDefaults: launchDefaults,
             sessionVanished: { [weak self] source, session, media in
@@ -330,13 +330,13 @@ public actor DeviceRegistry {
     private func restoreSessions() {
         guard let sessionStore else { return }
         for saved in sessionStore.load() {
-            let known = hub.device(id: saved.deviceID)
+            let known = store.device(id: saved.deviceID)
             let controller = controller(
                 id: saved.deviceID, name: known?.friendlyName ?? saved.deviceName,
                 endpoint: known.map { DeviceEndpoint(host: $0.host, port: Int($0.port)) } ?? saved.endpoint)
             if known == nil {
                 if sources[saved.deviceID] == nil { sources[saved.deviceID] = .mdns }
-                hub.updateDevice(id: saved.deviceID) {
+                store.updateDevice(id: saved.deviceID) {
                     $0.friendlyName = saved.deviceName
                     $0.host = saved.host
                     $0.port = UInt32(clamping: saved.port)
@@ -358,11 +358,11 @@ public actor DeviceRegistry {
     private func forgetUnannounced(_ controller: DeviceController) async {
         let id = controller.id
         guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
-            hub.session(deviceID: id) == nil, hub.device(id: id)?.linkState != .connected
+            store.session(deviceID: id) == nil, store.device(id: id)?.linkState != .connected
         else { return }
-        if hub.device(id: id) != nil {
+        if store.device(id: id) != nil {
             sessionLogger.info("forgetting a device nothing announces any more", metadata: ["device.id": "\(id)"])
-            hub.removeDevice(id: id)
+            store.removeDevice(id: id)
         }
         if await controller.vanished() {
             forget(controller)
@@ -373,7 +373,7 @@ public actor DeviceRegistry {
     private func forget(_ controller: DeviceController) {
         let id = controller.id
         guard controllers[id] === controller, sources[id] == .mdns, !announced.contains(id),
-            hub.session(deviceID: id) == nil
+            store.session(deviceID: id) == nil
         else { return }
         drop(controller)
     }
@@ -416,10 +416,10 @@ public actor DeviceRegistry {
     /// (with or without port). An empty selector means the one device with a session, else the
     /// only device.
     public func controller(for selector: String) throws -> DeviceController {
-        let devices = hub.devices()
+        let devices = store.devices()
         let selector = selector.trimmingCharacters(in: .whitespaces)
         if selector.isEmpty {
-            let sessions = hub.snapshot().sessions.filter { $0.state == .started || $0.state == .resumed }
+            let sessions = store.snapshot().sessions.filter { $0.state == .started || $0.state == .resumed }
             if sessions.count == 1, let c = controllers[sessions[0].deviceID] { return c }
             if devices.count == 1, let c = controllers[devices[0].id] { return c }
             if devices.isEmpty {
@@ -449,11 +449,11 @@ public actor DeviceRegistry {
     public func sessionController(for selector: String) throws -> DeviceController {
         let controller = try controller(for: selector)
         guard let target = transfers[controller.id] else { return controller }
-        if hub.session(deviceID: controller.id) != nil {
+        if store.session(deviceID: controller.id) != nil {
             transfers[controller.id] = nil  // it has a session of its own again
             return controller
         }
-        guard hub.session(deviceID: target) != nil, let moved = controllers[target] else { return controller }
+        guard store.session(deviceID: target) != nil, let moved = controllers[target] else { return controller }
         return moved
     }
 

@@ -56,7 +56,7 @@ public struct CastdDaemon: Sendable {
     public let socketPath: String
     /// How device links connect and authenticate devices.
     public let linkConfiguration: CastLinkConfiguration
-    public let hub: CastdStateStore
+    public let store: CastdStateStore
     public let registry: DeviceRegistry
     public let server: CastdServer
     public let status: DaemonStatusReporter
@@ -75,9 +75,9 @@ public struct CastdDaemon: Sendable {
         let linkConfiguration = try options.linkConfiguration ?? Self.linkConfiguration(settings)
         self.linkConfiguration = linkConfiguration
         let stateURL = settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        hub = CastdStateStore(watcherQueueLimit: settings.watcherQueue)
+        store = CastdStateStore(watcherQueueLimit: settings.watcherQueue)
         registry = DeviceRegistry(
-            hub: hub,
+            store: store,
             staticDevices: settings.devices,
             discovery: settings.discovery,
             discoveryLimits: DiscoveryLimits(
@@ -96,7 +96,7 @@ public struct CastdDaemon: Sendable {
         facts.configFile = settings.configFile ?? ""
         facts.stateDirectory = settings.stateDirectory ?? ""
         facts.limits = settings.limits
-        var service = CastdService(registry: registry, hub: hub, facts: facts, logs: options.logs)
+        var service = CastdService(registry: registry, store: store, facts: facts, logs: options.logs)
         service.appAnswerDeadline = options.appAnswerDeadline
 
         let target: CastdListenTarget =
@@ -114,7 +114,7 @@ public struct CastdDaemon: Sendable {
         configuration.frameTimeout = settings.frameTimeout
         tuneServer(&configuration)
 
-        let status = DaemonStatusReporter(hub: hub, socketPath: socketPath)
+        let status = DaemonStatusReporter(store: store, socketPath: socketPath)
         self.status = status
         let onListening = options.onListening
         server = CastdServer(

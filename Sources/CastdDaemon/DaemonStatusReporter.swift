@@ -10,14 +10,14 @@ import Synchronization
 /// watchdog interval while castd's event loops answer, and STOPPING=1 as soon as shutdown
 /// begins. A `Service`: place it last in the group, so it hears of the shutdown first.
 public final class DaemonStatusReporter: Service, Sendable {
-    private let hub: CastdStateStore
+    private let store: CastdStateStore
     private let socketPath: String
     private let clients = Atomic<Int>(0)
     private let isListening = Atomic<Bool>(false)
     private let nudges = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    public init(hub: CastdStateStore, socketPath: String) {
-        self.hub = hub
+    public init(store: CastdStateStore, socketPath: String) {
+        self.store = store
         self.socketPath = socketPath
     }
 
@@ -34,7 +34,7 @@ public final class DaemonStatusReporter: Service, Sendable {
 
     /// "Serving /run/castd/castd.sock: 2 devices (1 connected), 1 session, 3 clients"
     public func statusText() -> String {
-        let snapshot = hub.snapshot()
+        let snapshot = store.snapshot()
         let connected = snapshot.devices.filter { $0.linkState == .connected }.count
         let sessions = snapshot.sessions.filter(\.isOpen).count
         return "Serving \(socketPath): "
@@ -48,12 +48,12 @@ public final class DaemonStatusReporter: Service, Sendable {
             if let interval = SystemdNotifier.watchdogInterval {
                 group.addTask { await Self.pingWatchdog(every: interval) }
             }
-            let hub = self.hub
+            let store = self.store
             let nudges = self.nudges.continuation
-            // Status lines follow the hub's changes, when a service manager is there to read them.
+            // Status lines follow the store's changes, when a service manager is there to read them.
             if SystemdNotifier.managerListens {
                 group.addTask {
-                    let subscription = hub.watch()
+                    let subscription = store.watch()
                     await withTaskCancellationHandler {
                         for await _ in subscription { nudges.yield() }
                     } onCancel: {

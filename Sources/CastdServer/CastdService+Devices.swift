@@ -14,7 +14,7 @@ extension CastdService {
             },
             inline: { service, _, _ in
                 var response = Castd_V1_ListDevicesResponse()
-                response.devices = service.hub.devices()
+                response.devices = service.store.devices()
                 return response
             }
         ) { service, request, _ in
@@ -31,7 +31,7 @@ extension CastdService {
         }
         router.unary(CastdMethods.getDevice) { service, request, _ in
             let controller = try await service.registry.controller(for: request.device)
-            guard let device = service.hub.device(id: controller.id) else {
+            guard let device = service.store.device(id: controller.id) else {
                 throw CastdError(.notFound, "'\(request.device)' is no longer known")
             }
             return device
@@ -60,7 +60,7 @@ extension CastdService {
     /// a few at a time, `DeviceRegistry.readCallLinks`; a device that cannot answer within
     /// `appAnswerDeadline`, its wait for a place included, is left out).
     func devices(matching request: Castd_V1_ListDevicesRequest) async -> [CastdDevice] {
-        let candidates = hub.devices().filter { $0.capabilities & request.capabilities == request.capabilities }
+        let candidates = store.devices().filter { $0.capabilities & request.capabilities == request.capabilities }
         guard !request.appIds.isEmpty else { return candidates }
         let registry = self.registry
         let deadline = appAnswerDeadline

@@ -7,7 +7,7 @@ extension CastdService {
             try service.statusResponse(context)
         }
         router.serverStreaming(CastdMethods.watch) { service, _, _, stream in
-            let subscription = service.hub.watch()
+            let subscription = service.store.watch()
             defer { subscription.cancel() }
             for await event in subscription {
                 try await stream.send(encoded: service.encodings.event(event))

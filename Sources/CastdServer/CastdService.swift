@@ -31,7 +31,7 @@ public struct DaemonFacts: Sendable {
 /// response messages.
 public struct CastdService: Sendable {
     public let registry: DeviceRegistry
-    public let hub: CastdStateStore
+    public let store: CastdStateStore
     public let facts: DaemonFacts
     /// Events and status encoded once, sent to many (SharedEncodings).
     let encodings = SharedEncodings()
@@ -43,16 +43,16 @@ public struct CastdService: Sendable {
     /// then is left out.
     public var appAnswerDeadline: Duration = .seconds(5)
 
-    public init(registry: DeviceRegistry, hub: CastdStateStore, facts: DaemonFacts, logs: CastdLogs? = nil) {
+    public init(registry: DeviceRegistry, store: CastdStateStore, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry
-        self.hub = hub
+        self.store = store
         self.facts = facts
         self.logs = logs
     }
 
     /// Ends every Watch and Listen stream now, each with its status (castd is shutting down).
     public func endStreams() {
-        hub.finishAll()
+        store.finishAll()
         registry.finishChannels()
     }
 
@@ -78,7 +78,7 @@ public struct CastdService: Sendable {
     func status(_ context: CallContext) async -> CastdStatusResponse {
         var response = CastdStatusResponse()
         response.daemon = daemonInfo(context)
-        let snapshot = hub.snapshot()
+        let snapshot = store.snapshot()
         response.devices = snapshot.devices
         response.sessions = snapshot.sessions
         response.media = snapshot.media
@@ -92,7 +92,7 @@ public struct CastdService: Sendable {
         let key = SharedEncodings.DaemonKey(
             discovery: discovery.state.description, discoverySince: discovery.since,
             clients: UInt32(clamping: context.connectedClients), access: context.access)
-        return try encodings.status(daemon: key, hub: hub) { daemonInfo(context, discovery: discovery) }
+        return try encodings.status(daemon: key, store: store) { daemonInfo(context, discovery: discovery) }
     }
 
     /// What GetStatus says about castd itself; `discovery` is read once, with the rest of the

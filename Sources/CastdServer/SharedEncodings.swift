@@ -12,7 +12,7 @@ final class SharedEncodings: Sendable {
         /// change, the same for every watcher). Snapshots and lag notices are per watcher, and
         /// never kept.
         var events: [(sequence: UInt64, bytes: Data)?] = Array(repeating: nil, count: SharedEncodings.eventsKept)
-        /// StatusResponse fields 2-4 (devices, sessions, media) as of a hub sequence number.
+        /// StatusResponse fields 2-4 (devices, sessions, media) as of a store sequence number.
         var status: (sequence: UInt64, bytes: Data)?
         /// StatusResponse field 1 (daemon) for each of its recent values: they change only when
         /// a client comes or goes or discovery changes, so each is encoded once.
@@ -63,9 +63,9 @@ final class SharedEncodings: Sendable {
     }
 
     /// A StatusResponse: `daemon` (made and encoded only for a `key` not seen lately), then the
-    /// hub's devices, sessions and media, encoded once per change. (A message's encoding is its
+    /// store's devices, sessions and media, encoded once per change. (A message's encoding is its
     /// fields' encodings one after the other, so the two parts concatenate into the whole.)
-    func status(daemon key: DaemonKey, hub: CastdStateStore, _ daemon: () -> Castd_V1_DaemonInfo) throws
+    func status(daemon key: DaemonKey, store: CastdStateStore, _ daemon: () -> Castd_V1_DaemonInfo) throws
         -> EncodedMessage
     {
         var bytes: Data
@@ -80,12 +80,12 @@ final class SharedEncodings: Sendable {
                 state.daemons[key] = bytes
             }
         }
-        let sequence = hub.sequence
+        let sequence = store.sequence
         if let cached = state.withLock({ $0.status?.sequence == sequence ? $0.status?.bytes : nil }) {
             bytes.append(cached)
             return EncodedMessage(bytes)
         }
-        let (current, snapshot) = hub.sequencedSnapshot()
+        let (current, snapshot) = store.sequencedSnapshot()
         var tail = CastdStatusResponse()
         tail.devices = snapshot.devices
         tail.sessions = snapshot.sessions

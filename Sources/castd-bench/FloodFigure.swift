@@ -101,7 +101,7 @@ struct FloodFigure {
                         }
                         afterWaves.append(daemon.rssKiB ?? 0)
                     }
-                    // The first wave warms the allocator up (arenas, the hub's tables): growth counts from the second.
+                    // The first wave warms the allocator up (arenas, the store's tables): growth counts from the second.
                     let growth = (afterWaves.last ?? 0) - (afterWaves.dropFirst().first ?? afterWaves.first ?? 0)
                     figure.rows.append(
                         .value(

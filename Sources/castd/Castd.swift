@@ -334,7 +334,7 @@ struct Castd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        MallocArenas.apply(environment: ProcessInfo.processInfo.environment)
+        let arenas = MallocArenas.apply(environment: ProcessInfo.processInfo.environment)
         let settings: CastdSettings
         do {
             settings = try self.settings()
@@ -364,6 +364,13 @@ struct Castd: AsyncParsableCommand {
                 metadata: ["nofile.before": "\(descriptors.before)", "nofile": "\(descriptors.after)"])
         } else {
             logger.warning("cannot raise the descriptor limit (RLIMIT_NOFILE) to its hard limit")
+        }
+        if let arenas {
+            logger.info("malloc arenas capped", metadata: ["malloc.arena_max": "\(arenas)"])
+        } else if let set = ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] {
+            logger.info("malloc arenas as MALLOC_ARENA_MAX says", metadata: ["malloc.arena_max": "\(set)"])
+        } else {
+            logger.notice("malloc arenas not capped: mallopt refused (a sanitizer's allocator, or not glibc's)")
         }
         let configLogger = Logger(label: CastdSubsystem.config)
         for note in settings.notes { configLogger.notice("\(note)") }

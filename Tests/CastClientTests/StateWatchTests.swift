@@ -37,16 +37,16 @@ struct StateWatchTests {
             }
             defer { watching.cancel() }
             try await eventually(timeout: .seconds(20), "the watch to find no castd") { recorder.saw("unreachable") }
-            try await withDaemon(socketPath: socket) { _, hub in
-                hub.updateDevice(id: "first") { $0.friendlyName = "First" }
+            try await withDaemon(socketPath: socket) { _, store in
+                store.updateDevice(id: "first") { $0.friendlyName = "First" }
                 try await eventually(timeout: .seconds(20), "the first castd's device") {
                     recorder.state.withLock { $0.devices["first"]?.friendlyName } == "First"
                 }
             }
             try await eventually(timeout: .seconds(20), "the watch to lose castd") { recorder.saw("lost") }
             #expect(recorder.state.withLock { $0.devices.isEmpty }, "the state is forgotten with castd")
-            try await withDaemon(socketPath: socket) { _, hub in
-                hub.updateDevice(id: "second") { $0.friendlyName = "Second" }
+            try await withDaemon(socketPath: socket) { _, store in
+                store.updateDevice(id: "second") { $0.friendlyName = "Second" }
                 try await eventually(timeout: .seconds(20), "the second castd's device") {
                     recorder.state.withLock { $0.devices.keys.sorted() } == ["second"]
                 }

@@ -18,11 +18,11 @@ import Testing
     /// channel router) stayed for every id that ever appeared.
     @Test(.timeLimit(.minutes(5))) func devicesThatLeaveMDNSAreForgottenControllerAndAll() async throws {
         let type = "_cf\(UUID().uuidString.prefix(8).lowercased())._tcp"
-        let hub = CastdStateStore(watcherQueueLimit: 100_000)
+        let store = CastdStateStore(watcherQueueLimit: 100_000)
         var logger = Logger(label: "castd.tests.registry-flood")
         logger.logLevel = .error
         let registry = DeviceRegistry(
-            hub: hub, discovery: true,
+            store: store, discovery: true,
             discoveryLimits: DiscoveryLimits(
                 maximumServices: 1024, maximumServicesPerHost: 1024, maximumResolvers: 64),
             serviceType: type,
@@ -46,22 +46,22 @@ import Testing
             }
             let flood = AvahiServiceFlood(serviceType: type, logger: logger)
             try await flood.publish(fakes, timeout: .seconds(120).scaledForTests)
-            try await eventually(timeout: .seconds(120), "wave \(wave) listed") { hub.devices().count == 400 }
+            try await eventually(timeout: .seconds(120), "wave \(wave) listed") { store.devices().count == 400 }
             #expect(await registry.controllerCount == 400)
             // At the default bound (1,024 services), a Watch snapshot still fits a client's
             // 4 MiB frame with room to spare (SECURITY.md, G1.3).
-            let snapshotBytes = try hub.snapshot().serializedBytes() as [UInt8]
+            let snapshotBytes = try store.snapshot().serializedBytes() as [UInt8]
             #expect(snapshotBytes.count * 1024 / 400 < 1 << 20, "\(snapshotBytes.count) bytes for 400 devices")
             // Every group was tried (and failed: nothing answers at its port).
             try await eventually(timeout: .seconds(60), "wave \(wave)'s groups tried") {
-                hub.devices().filter { $0.isGroup && $0.linkState == .failed }.count == 200
+                store.devices().filter { $0.isGroup && $0.linkState == .failed }.count == 200
             }
             flood.withdrawAll()
-            try await eventually(timeout: .seconds(120), "wave \(wave) removed") { hub.devices().isEmpty }
+            try await eventually(timeout: .seconds(120), "wave \(wave) removed") { store.devices().isEmpty }
             try await eventually(timeout: .seconds(30), "wave \(wave)'s controllers forgotten") {
                 await registry.controllerCount == 0
             }
-            #expect(hub.snapshot().media.isEmpty)
+            #expect(store.snapshot().media.isEmpty)
         }
     }
 }

@@ -65,12 +65,12 @@ import Testing
     }
 
     @Test func aStatusOlderThanOneAppliedIsSkipped() async throws {
-        let hub = CastdStateStore()
-        hub.updateDevice(id: "device") { $0.friendlyName = "Device" }
+        let store = CastdStateStore()
+        store.updateDevice(id: "device") { $0.friendlyName = "Device" }
         let controller = DeviceController(
-            id: "device", name: "Device", endpoint: DeviceEndpoint(host: "127.0.0.1", port: 9), hub: hub,
+            id: "device", name: "Device", endpoint: DeviceEndpoint(host: "127.0.0.1", port: 9), store: store,
             linkConfiguration: .init(), logger: Logger(label: "test"), spawn: { _ in })
-        func level() -> Double? { hub.device(id: "device")?.receiver.volume.level }
+        func level() -> Double? { store.device(id: "device")?.receiver.volume.level }
 
         await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.5)), arrival: 7)
         #expect(level() == 0.5)
@@ -85,7 +85,7 @@ import Testing
 
         await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)
         await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 1, items: [1]), arrival: 5)
-        #expect(hub.media(deviceID: "device")?.mediaSessionID == 2)
+        #expect(store.media(deviceID: "device")?.mediaSessionID == 2)
     }
 }
 

@@ -25,33 +25,33 @@ struct StateFoldTests {
     /// A watcher that folds every event it is sent holds, at the end, exactly the state a new
     /// watcher's snapshot gives: castd's store keeps its state with the same fold.
     @Test func aWatcherThatFoldsItsEventsHoldsWhatCastdHolds() async throws {
-        let hub = CastdStateStore()
-        let subscription = hub.watch()
+        let store = CastdStateStore()
+        let subscription = store.watch()
         var iterator = subscription.makeAsyncIterator()
-        hub.updateDevice(id: "a") { $0.friendlyName = "A" }
-        hub.updateDevice(id: "b") { $0.friendlyName = "B" }
-        hub.updateSession(session("a", .started))
-        hub.updateMedia(media("a", session: 7))
+        store.updateDevice(id: "a") { $0.friendlyName = "A" }
+        store.updateDevice(id: "b") { $0.friendlyName = "B" }
+        store.updateSession(session("a", .started))
+        store.updateMedia(media("a", session: 7))
         var change = Castd_V1_QueueChange()
         change.deviceID = "a"
         change.mediaSessionID = 7
         change.kind = .inserted
         change.itemIds = [3]
         change.order = [1, 3, 2]
-        hub.updateQueue([change], media: nil)
-        hub.updateSession(session("b", .started))
-        hub.updateMedia(media("b", session: 9))
-        hub.updateSession(session("b", .ended))  // b's media stays while b is listed
-        hub.removeDevice(id: "b")  // then goes with it: no session holds it
-        hub.updateMedia(media("a", session: 0, playing: false))  // plays nothing: not kept
-        let last = hub.sequence
+        store.updateQueue([change], media: nil)
+        store.updateSession(session("b", .started))
+        store.updateMedia(media("b", session: 9))
+        store.updateSession(session("b", .ended))  // b's media stays while b is listed
+        store.removeDevice(id: "b")  // then goes with it: no session holds it
+        store.updateMedia(media("a", session: 0, playing: false))  // plays nothing: not kept
+        let last = store.sequence
 
         var folded = CastdState()
         while folded.sequence < last {
             let event = try #require(await iterator.next())
             folded.apply(event)
         }
-        var fresh = hub.watch().makeAsyncIterator()
+        var fresh = store.watch().makeAsyncIterator()
         let first = try #require(await fresh.next())
         guard case .snapshot(let snapshot)? = first.kind else {
             Issue.record("a watcher's first event is not a snapshot: \(first)")

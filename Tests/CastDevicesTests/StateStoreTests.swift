@@ -2,21 +2,21 @@ import CastDevices
 import CastdAPI
 import Testing
 
-/// The hub's ordering and lag rules, without sockets.
+/// The store's ordering and lag rules, without sockets.
 struct StateStoreTests {
     func device(_ id: String, _ name: String) -> (String, (inout CastdDevice) -> Void) {
         (id, { $0.friendlyName = name })
     }
 
     @Test func snapshotFirstThenDeltasInOrder() async throws {
-        let hub = CastdStateStore()
-        hub.updateDevice(id: "a") { $0.friendlyName = "A" }
-        let subscription = hub.watch()
+        let store = CastdStateStore()
+        store.updateDevice(id: "a") { $0.friendlyName = "A" }
+        let subscription = store.watch()
         var iterator = subscription.makeAsyncIterator()
-        hub.updateDevice(id: "b") { $0.friendlyName = "B" }
-        hub.updateDevice(id: "a") { $0.friendlyName = "A2" }
-        hub.updateDevice(id: "a") { $0.friendlyName = "A2" }  // no change: no event
-        hub.removeDevice(id: "b")
+        store.updateDevice(id: "b") { $0.friendlyName = "B" }
+        store.updateDevice(id: "a") { $0.friendlyName = "A2" }
+        store.updateDevice(id: "a") { $0.friendlyName = "A2" }  // no change: no event
+        store.removeDevice(id: "b")
         let snapshot = try #require(await iterator.next())
         guard case .snapshot(let s)? = snapshot.kind else { Issue.record("no snapshot first"); return }
         #expect(s.devices.map(\.id) == ["a"])
@@ -37,16 +37,16 @@ struct StateStoreTests {
     }
 
     @Test func aSlowWatcherLagsAloneAndGetsAFreshSnapshot() async throws {
-        let hub = CastdStateStore(watcherQueueLimit: 4)
+        let store = CastdStateStore(watcherQueueLimit: 4)
         // A device first, so that the cast state stays NOT_CONNECTED: one event per device.
-        hub.updateDevice(id: "seed") { $0.friendlyName = "Seed" }
-        let start = hub.sequence
-        let slow = hub.watch()
-        let fast = hub.watch()
+        store.updateDevice(id: "seed") { $0.friendlyName = "Seed" }
+        let start = store.sequence
+        let slow = store.watch()
+        let fast = store.watch()
         var fastIterator = fast.makeAsyncIterator()
         _ = await fastIterator.next()  // snapshot
         for i in 0..<20 {
-            hub.updateDevice(id: "d\(i)") { $0.friendlyName = "D\(i)" }
+            store.updateDevice(id: "d\(i)") { $0.friendlyName = "D\(i)" }
             #expect(await fastIterator.next()?.sequence == start + UInt64(i + 1))
         }
         var slowIterator = slow.makeAsyncIterator()
@@ -54,7 +54,7 @@ struct StateStoreTests {
         var last: CastdEvent?
         // The slow watcher rebuilds the same state from its last snapshot and the deltas after it.
         var devices: Set<String> = []
-        while last?.sequence != hub.sequence, let event = await slowIterator.next() {
+        while last?.sequence != store.sequence, let event = await slowIterator.next() {
             switch event.kind {
             case .lagged?: lagged = true
             case .snapshot(let s)?: devices = Set(s.devices.map(\.id))
@@ -69,25 +69,25 @@ struct StateStoreTests {
     }
 
     @Test func endedSessionsLeaveTheSnapshot() {
-        let hub = CastdStateStore()
+        let store = CastdStateStore()
         var session = CastdSession()
         session.deviceID = "tv"
         session.state = .started
-        hub.updateSession(session)
-        #expect(hub.snapshot().sessions.count == 1)
+        store.updateSession(session)
+        #expect(store.snapshot().sessions.count == 1)
         session.state = .ended
-        hub.updateSession(session)
-        #expect(hub.snapshot().sessions.isEmpty)
+        store.updateSession(session)
+        #expect(store.snapshot().sessions.isEmpty)
     }
 
     /// The Cast SDK's cast state, castd's and each device's, through every value: devices
     /// appear, a session starts, is suspended and resumed, ends, and the device vanishes. Each
     /// change is an event right after the one that caused it.
     @Test func theCastStateFollowsDevicesAndSessions() async throws {
-        let hub = CastdStateStore()
-        #expect(hub.castState == .noDevicesAvailable)
-        #expect(hub.snapshot().castState == .noDevicesAvailable)
-        let subscription = hub.watch()
+        let store = CastdStateStore()
+        #expect(store.castState == .noDevicesAvailable)
+        #expect(store.snapshot().castState == .noDevicesAvailable)
+        let subscription = store.watch()
         var events = subscription.makeAsyncIterator()
         _ = await events.next()  // snapshot
 
@@ -107,9 +107,9 @@ struct StateStoreTests {
             return words
         }
 
-        hub.updateDevice(id: "tv") { $0.friendlyName = "TV" }
+        store.updateDevice(id: "tv") { $0.friendlyName = "TV" }
         #expect(await next(2) == ["added tv notConnected", "castd notConnected←noDevicesAvailable"])
-        hub.updateDevice(id: "radio") { $0.friendlyName = "Radio" }
+        store.updateDevice(id: "radio") { $0.friendlyName = "Radio" }
         #expect(await next(1) == ["added radio notConnected"], "a second device changes nothing")
 
         var session = CastdSession()
@@ -125,30 +125,30 @@ struct StateStoreTests {
         ]
         for (state, castState, events) in steps {
             session.state = state
-            hub.updateSession(session)
+            store.updateSession(session)
             #expect(await next(1 + events.count) == ["session \(state)"] + events)
-            #expect(hub.device(id: "tv")?.castState == castState, "\(state)")
-            #expect(hub.castState == castState, "\(state)")
+            #expect(store.device(id: "tv")?.castState == castState, "\(state)")
+            #expect(store.castState == castState, "\(state)")
         }
-        #expect(hub.device(id: "radio")?.castState == .notConnected)
+        #expect(store.device(id: "radio")?.castState == .notConnected)
 
-        hub.removeDevice(id: "radio")
+        store.removeDevice(id: "radio")
         #expect(await next(1) == ["removed radio"])
-        hub.removeDevice(id: "tv")
+        store.removeDevice(id: "tv")
         #expect(await next(2) == ["removed tv", "castd noDevicesAvailable←notConnected"])
-        #expect(hub.snapshot().castState == .noDevicesAvailable)
+        #expect(store.snapshot().castState == .noDevicesAvailable)
     }
 
     /// A device known after its session started (found again by mDNS) is listed connected.
     @Test func aDeviceListedDuringItsSessionIsConnected() {
-        let hub = CastdStateStore()
+        let store = CastdStateStore()
         var session = CastdSession()
         session.deviceID = "tv"
         session.state = .started
-        hub.updateSession(session)
-        #expect(hub.castState == .connected)
-        hub.updateDevice(id: "tv") { $0.friendlyName = "TV" }
-        #expect(hub.device(id: "tv")?.castState == .connected)
-        #expect(hub.snapshot().castState == .connected)
+        store.updateSession(session)
+        #expect(store.castState == .connected)
+        store.updateDevice(id: "tv") { $0.friendlyName = "TV" }
+        #expect(store.device(id: "tv")?.castState == .connected)
+        #expect(store.snapshot().castState == .connected)
     }
 }

@@ -16,7 +16,7 @@ import Testing
 struct StaticDeviceMergeTests {
     struct Setup {
         let registry: DeviceRegistry
-        let hub: CastdStateStore
+        let store: CastdStateStore
         let emulator: CastDeviceEmulator
         let endpoints: EmulatorEndpoints
         let eureka: HTTPAnswerServer
@@ -55,17 +55,18 @@ struct StaticDeviceMergeTests {
             reader.httpPort = eureka.port
             reader.timeout = Duration.seconds(20).scaledForTests
             let serviceType = "_cm\(UUID().uuidString.prefix(8).lowercased())._tcp"
-            let hub = CastdStateStore()
+            let store = CastdStateStore()
             var logger = Logger(label: "castd.tests.static-merge")
             logger.logLevel = .error
             let registry = DeviceRegistry(
-                hub: hub, staticDevices: [StaticDevice(endpoint: .init(host: endpoints.host, port: endpoints.port))],
+                store: store,
+                staticDevices: [StaticDevice(endpoint: .init(host: endpoints.host, port: endpoints.port))],
                 discovery: true, serviceType: serviceType, linkConfiguration: .trustingEmulators(),
                 deviceInfo: reader, logger: logger)
             let running = Task { await registry.run() }
             defer { running.cancel() }
             let setup = Setup(
-                registry: registry, hub: hub, emulator: emulator, endpoints: endpoints, eureka: eureka,
+                registry: registry, store: store, emulator: emulator, endpoints: endpoints, eureka: eureka,
                 serviceType: serviceType)
             do {
                 let result = try await body(setup)
@@ -81,16 +82,16 @@ struct StaticDeviceMergeTests {
     @Test func configuredFirstThenAnnounced() async throws {
         try await withSetup(eurekaHeld: false) { setup in
             try await eventually("the device given by address to learn its id") {
-                setup.hub.device(id: setup.realID) != nil
+                setup.store.device(id: setup.realID) != nil
             }
             let flood = AvahiServiceFlood(serviceType: setup.serviceType, logger: Logger(label: "flood"))
             defer { flood.withdrawAll() }
             try await setup.announce(flood)
             try await eventually("the announcement to reach the device") {
-                setup.hub.device(id: setup.realID)?.capabilities == 4101
+                setup.store.device(id: setup.realID)?.capabilities == 4101
             }
-            #expect(setup.hub.devices().map(\.id) == [setup.realID], "one device")
-            #expect(setup.hub.device(id: setup.realID)?.source == .static)
+            #expect(setup.store.devices().map(\.id) == [setup.realID], "one device")
+            #expect(setup.store.device(id: setup.realID)?.source == .static)
             #expect(await setup.registry.controllerCount == 1)
         }
     }
@@ -100,12 +101,12 @@ struct StaticDeviceMergeTests {
             let flood = AvahiServiceFlood(serviceType: setup.serviceType, logger: Logger(label: "flood"))
             defer { flood.withdrawAll() }
             try await setup.announce(flood)
-            try await eventually("mDNS to list the device") { setup.hub.device(id: setup.realID)?.source == .mdns }
-            #expect(Set(setup.hub.devices().map(\.id)) == [setup.realID, setup.staticID], "two, until castd knows")
+            try await eventually("mDNS to list the device") { setup.store.device(id: setup.realID)?.source == .mdns }
+            #expect(Set(setup.store.devices().map(\.id)) == [setup.realID, setup.staticID], "two, until castd knows")
             setup.eureka.release()
-            try await eventually("the two to become one") { setup.hub.devices().count == 1 }
-            #expect(setup.hub.devices().map(\.id) == [setup.realID])
-            #expect(setup.hub.device(id: setup.realID)?.source == .static, "given by address: never forgotten")
+            try await eventually("the two to become one") { setup.store.devices().count == 1 }
+            #expect(setup.store.devices().map(\.id) == [setup.realID])
+            #expect(setup.store.device(id: setup.realID)?.source == .static, "given by address: never forgotten")
             #expect(await setup.registry.controllerCount == 1)
             // mDNS withdrawing it does not forget a device the user configured.
             flood.withdrawAll()
@@ -119,7 +120,7 @@ struct StaticDeviceMergeTests {
     @Test func announcedWhileASessionRuns() async throws {
         try await withSetup(eurekaHeld: false) { setup in
             try await eventually("the device given by address to learn its id") {
-                setup.hub.device(id: setup.realID) != nil
+                setup.store.device(id: setup.realID) != nil
             }
             let controller = try await setup.registry.controller(for: "Den TV")
             let session = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
@@ -127,11 +128,11 @@ struct StaticDeviceMergeTests {
             defer { flood.withdrawAll() }
             try await setup.announce(flood)
             try await eventually("the announcement to reach the device") {
-                setup.hub.device(id: setup.realID)?.capabilities == 4101
+                setup.store.device(id: setup.realID)?.capabilities == 4101
             }
-            #expect(setup.hub.devices().map(\.id) == [setup.realID])
+            #expect(setup.store.devices().map(\.id) == [setup.realID])
             #expect(await setup.registry.controllerCount == 1)
-            #expect(setup.hub.session(deviceID: setup.realID)?.sessionID == session.sessionID)
+            #expect(setup.store.session(deviceID: setup.realID)?.sessionID == session.sessionID)
             let again = try await setup.registry.controller(for: setup.realID)
             #expect(again === controller, "one controller: one link, one session")
             #expect(await setup.emulator.state().connections.count == 1)
@@ -143,22 +144,22 @@ struct StaticDeviceMergeTests {
     /// than listing it twice.
     @Test func learnedWhileASessionRunsThenAnnounced() async throws {
         try await withSetup(eurekaHeld: true) { setup in
-            try await eventually("the registry to list the device") { setup.hub.device(id: setup.staticID) != nil }
+            try await eventually("the registry to list the device") { setup.store.device(id: setup.staticID) != nil }
             let controller = try await setup.registry.controller(for: setup.staticID)
             let session = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
             setup.eureka.release()
             try await eventually("castd to read the device's name") {
-                setup.hub.device(id: setup.staticID)?.friendlyName == "Den TV"
+                setup.store.device(id: setup.staticID)?.friendlyName == "Den TV"
             }
             let flood = AvahiServiceFlood(serviceType: setup.serviceType, logger: Logger(label: "flood"))
             defer { flood.withdrawAll() }
             try await setup.announce(flood)
             try await eventually("the announcement to reach the device") {
-                setup.hub.device(id: setup.staticID)?.capabilities == 4101
+                setup.store.device(id: setup.staticID)?.capabilities == 4101
             }
-            #expect(setup.hub.devices().map(\.id) == [setup.staticID], "one device")
+            #expect(setup.store.devices().map(\.id) == [setup.staticID], "one device")
             #expect(await setup.registry.controllerCount == 1)
-            #expect(setup.hub.session(deviceID: setup.staticID)?.sessionID == session.sessionID)
+            #expect(setup.store.session(deviceID: setup.staticID)?.sessionID == session.sessionID)
             #expect(try await setup.registry.controller(for: "Den TV") === controller)
             #expect(await setup.emulator.state().connections.count == 1)
         }
@@ -169,17 +170,17 @@ struct StaticDeviceMergeTests {
     @Test func aDeviceRenamedWhileAwayIsSeenByItsNewName() async throws {
         try await withSetup(eurekaHeld: false) { setup in
             try await eventually("the device given by address to learn its id") {
-                setup.hub.device(id: setup.realID)?.friendlyName == "Den TV"
+                setup.store.device(id: setup.realID)?.friendlyName == "Den TV"
             }
             let controller = try await setup.registry.controller(for: "Den TV")
             _ = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
             setup.eureka.answer(Self.eurekaAnswer(id: setup.realID, name: "Living Room TV"))
             #expect(await setup.emulator.dropLinks() == 1)
             try await eventually("castd to reconnect and read the new name") {
-                setup.hub.device(id: setup.realID)?.friendlyName == "Living Room TV"
+                setup.store.device(id: setup.realID)?.friendlyName == "Living Room TV"
             }
             #expect(try await setup.registry.controller(for: "living room tv") === controller)
-            #expect(setup.hub.devices().count == 1)
+            #expect(setup.store.devices().count == 1)
         }
     }
 }

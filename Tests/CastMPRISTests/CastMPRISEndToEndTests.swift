@@ -259,7 +259,7 @@ struct CastMPRISEndToEndTests {
                     StaticDevice(name: "Kitchen", endpoint: DeviceEndpoint(host: first.host, port: first.port)),
                     StaticDevice(name: "Den", endpoint: DeviceEndpoint(host: second.host, port: second.port)),
                 ]
-                try await withDaemon(devices: devices) { socket, hub in
+                try await withDaemon(devices: devices) { socket, store in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         try await SessionBus.with { bus in
                             let bridge = try bus.startBridge(socket: socket)
@@ -276,7 +276,7 @@ struct CastMPRISEndToEndTests {
                             #expect(try await bus.playerctl(["--player", players[1], "status"]).stdout == "Playing\n")
                             // A device that goes (as castd's registry says when mDNS loses it) takes its
                             // player with it; the other stays.
-                            hub.removeDevice(id: ids[0])
+                            store.removeDevice(id: ids[0])
                             try await bus.waitForPlayer(players[0], present: false, bridge: bridge)
                             #expect(try await bus.players() == [players[1]])
                             try await eventually("the log line for the player that went") {

@@ -7,6 +7,7 @@ import CastdLogging
 import CastdServer
 import Foundation
 import Logging
+import Testing
 
 /// A temporary directory, removed after `body`.
 public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
@@ -23,7 +24,7 @@ public func withTemporaryDirectory<T>(_ body: (String) async throws -> T) async 
 /// An in-process castd, built by castd's own builder (`CastdDaemon`) from the default settings
 /// of a user daemon, with discovery off and the socket in a temporary directory: the real server
 /// on a real Unix socket, the real registry and device links. `body` gets the socket path and
-/// the hub, once the server listens and the registry knows `devices`.
+/// the store, once the server listens and the registry knows `devices`.
 /// Device links trust this process's emulators unless `linkConfiguration` says otherwise.
 /// Static devices are known by their address only unless `deviceInfo` says where their
 /// eureka_info is (a test's emulators serve it on ports of their own).
@@ -43,7 +44,7 @@ public func withDaemon<T>(
     configure: (inout CastdServerConfiguration) -> Void = { _ in },
     logs: CastdLogs? = nil,
     socketPath: String? = nil,
-    _ body: (_ socketPath: String, _ hub: CastdStateStore) async throws -> T
+    _ body: (_ socketPath: String, _ store: CastdStateStore) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         var settings = try CastdSettings.forTests(socket: socketPath ?? directory + "/castd.sock")
@@ -63,7 +64,7 @@ public func withDaemon<T>(
         options.deviceInfo = deviceInfo
         options.onListening = { listening.continuation.finish() }
         let daemon = try CastdDaemon(settings: settings, options: options, tuneServer: configure)
-        let hub = daemon.hub
+        let store = daemon.store
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await daemon.run(gracefulShutdownSignals: [], logger: Logger.emulatorForTests(label: "castd"))
@@ -72,9 +73,9 @@ public func withDaemon<T>(
             defer { group.cancelAll() }
             // Ready once the registry knows the static devices (it adds them as it starts).
             try await eventually("the registry to know its static devices") {
-                devices.allSatisfy { hub.device(id: $0.id) != nil }
+                devices.allSatisfy { store.device(id: $0.id) != nil }
             }
-            return try await body(daemon.socketPath, hub)
+            return try await body(daemon.socketPath, store)
         }
     }
 }
@@ -108,8 +109,7 @@ public let runningInCI: Bool = ProcessInfo.processInfo.environment["CI"] == "tru
 /// Whether a sanitizer's allocator stands in for glibc's malloc in this process: AddressSanitizer
 /// (freed blocks wait in a quarantine of up to 256 MiB, every block has redzones) or
 /// ThreadSanitizer. Resident-memory bounds then measure the sanitizer rather than castd, and
-/// `mallopt` does not reach glibc; tests skip those checks, and `make soak` and the plain
-/// debug suite make them.
+/// `mallopt` does not reach glibc; tests make those checks against ``plainCastd``.
 public let sanitizerAllocatorInUse: Bool = {
     #if canImport(Glibc)
         return dlsym(nil, "__asan_init") != nil || dlsym(nil, "__tsan_init") != nil
@@ -117,6 +117,39 @@ public let sanitizerAllocatorInUse: Bool = {
         return false
     #endif
 }()
+
+/// A castd built without a sanitizer, for the checks a sanitizer's allocator would falsify
+/// (resident memory, glibc's malloc arenas): `$CASTD_PLAIN_BIN_DIR/castd` (scripts/test.sh
+/// builds one beside a sanitized build, which is what CI runs), else the castd built beside
+/// these tests when they are not sanitized.
+public let plainCastd: String? = {
+    if let directory = ProcessInfo.processInfo.environment["CASTD_PLAIN_BIN_DIR"] {
+        return directory + "/castd"
+    }
+    return sanitizerAllocatorInUse ? nil : productsDirectory.appendingPathComponent("castd").path
+}()
+
+/// Whether the tests that need ``plainCastd`` run: where there is one, and in CI, where its
+/// absence fails them (``requirePlainCastd()``) rather than skipping them.
+public let plainCastdTestsRun = plainCastd != nil || runningInCI
+
+/// Why the tests that need ``plainCastd`` were skipped.
+public let plainCastdMissing: Comment =
+    "needs a castd built without a sanitizer: set CASTD_PLAIN_BIN_DIR (scripts/test.sh builds one)"
+
+/// ``plainCastd``'s path, which must be an executable.
+public func requirePlainCastd() throws -> String {
+    guard let path = plainCastd else { throw PlainCastdMissing(problem: "\(plainCastdMissing)") }
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw PlainCastdMissing(problem: "CASTD_PLAIN_BIN_DIR has no castd: \(path) is not an executable")
+    }
+    return path
+}
+
+public struct PlainCastdMissing: Error, CustomStringConvertible {
+    public var problem: String
+    public var description: String { problem }
+}
 
 /// How long a test waits for a process it started (castd, cast-emulator) to be ready: a bound for
 /// "it never will", not a speed target. A debug cast-emulator makes two or four RSA-2048 keys as

@@ -3,7 +3,7 @@ import CastDevices
 import CastdAPI
 import Foundation
 
-/// Records every event castd's hub publishes, from the moment it is made, so that a test can
+/// Records every event castd's store publishes, from the moment it is made, so that a test can
 /// wait for an event (with a deadline) and then look at the whole order.
 public final class EventRecorder: Sendable {
     private final class Storage: Sendable {
@@ -12,8 +12,8 @@ public final class EventRecorder: Sendable {
     private let storage = Storage()
     private let task: Task<Void, Never>
 
-    public init(_ hub: CastdStateStore) {
-        let subscription = hub.watch()
+    public init(_ store: CastdStateStore) {
+        let subscription = store.watch()
         let storage = self.storage
         task = Task {
             for await event in subscription {

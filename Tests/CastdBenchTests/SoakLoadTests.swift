@@ -22,7 +22,7 @@ import Testing
                     StaticDevice(name: "Soak TV 1", endpoint: DeviceEndpoint(host: oneAt.host, port: oneAt.port)),
                     StaticDevice(name: "Soak TV 2", endpoint: DeviceEndpoint(host: twoAt.host, port: twoAt.port)),
                 ]
-                try await withDaemon(devices: devices) { socket, hub in
+                try await withDaemon(devices: devices) { socket, store in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         for name in ["Soak TV 1", "Soak TV 2"] {
                             var media = CastdMediaInformation(
@@ -58,7 +58,7 @@ import Testing
                         // Every link comes back before the watchers are compared.
                         try await load.awaitRelinks(after: drops, watchers: watchers)
                         try await eventually(timeout: .seconds(30), "both links back") {
-                            hub.devices().filter { $0.linkState == .connected }.count == 2
+                            store.devices().filter { $0.linkState == .connected }.count == 2
                         }
                         let (results, comparison) = try await load.stopWatchers(watchers)
                         #expect(comparison.identical, "\(comparison.differences)")

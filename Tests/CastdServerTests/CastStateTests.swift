@@ -14,8 +14,8 @@ struct CastStateTests {
         first.port = try freePort()
         try await withEmulator(first) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-            try await withDaemon(devices: [device]) { socket, hub in
-                let recorder = EventRecorder(hub)
+            try await withDaemon(devices: [device]) { socket, store in
+                let recorder = EventRecorder(store)
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     #expect(try await client.status().castState == .notConnected, "a device, no session")
                     for try await event in client.watch() {

@@ -181,12 +181,12 @@ struct CastdServerTests {
         try await withRefusingTCPPort { port in
             try await withDaemon(devices: [
                 StaticDevice(name: "Gone", endpoint: DeviceEndpoint(host: "127.0.0.1", port: port))
-            ]) { socket, hub in
+            ]) { socket, store in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     let error = await #expect(throws: CastdError.self) { try await client.startSession() }
                     #expect(error?.code == .unavailable)
                     #expect(error?.message.contains("127.0.0.1:\(port)") == true)
-                    #expect(hub.devices().first?.linkState == .failed)
+                    #expect(store.devices().first?.linkState == .failed)
                 }
             }
         }
@@ -271,14 +271,14 @@ struct CastdServerTests {
     }
 
     @Test func cancellingAWatchFreesItOnTheDaemon() async throws {
-        try await withDaemon { socket, hub in
+        try await withDaemon { socket, store in
             try await CastdClient.withConnection(socketPath: socket) { client in
                 let watching = Task {
                     for try await _ in client.watch() {}
                 }
-                try await eventually("the watch to register") { hub.watcherCount == 1 }
+                try await eventually("the watch to register") { store.watcherCount == 1 }
                 watching.cancel()
-                try await eventually("the watch to be released") { hub.watcherCount == 0 }
+                try await eventually("the watch to be released") { store.watcherCount == 0 }
             }
         }
     }
@@ -298,13 +298,13 @@ struct HostileDeviceTests {
                     StaticDevice(name: "Hostile", endpoint: DeviceEndpoint(host: "127.0.0.1", port: hostilePort)),
                     StaticDevice(name: "Good", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port)),
                 ]
-                try await withDaemon(devices: devices) { socket, hub in
+                try await withDaemon(devices: devices) { socket, store in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         let error = await #expect(throws: CastdError.self, "\(what)") {
                             try await client.startSession(device: "Hostile")
                         }
                         #expect(error?.code == .unavailable)
-                        let hostile = try #require(hub.devices().first { $0.friendlyName == "Hostile" })
+                        let hostile = try #require(store.devices().first { $0.friendlyName == "Hostile" })
                         #expect(hostile.linkState == .failed)
                         #expect(hostile.linkError.contains("frame"), "reported: \(hostile.linkError)")
                         // castd and the other device are unaffected.

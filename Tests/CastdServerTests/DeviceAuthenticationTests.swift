@@ -41,7 +41,7 @@ struct DaemonDeviceAuthenticationTests {
 
     @Test func anImpostorIsRefusedAndRequestsSayWhy() async throws {
         try await withEmulator(emulator(.wrongNonce)) { emulator, endpoints in
-            try await withDaemon(devices: [device(endpoints, name: "Fake TV")]) { socket, hub in
+            try await withDaemon(devices: [device(endpoints, name: "Fake TV")]) { socket, store in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     let error = await #expect(throws: CastdError.self) { try await client.startSession() }
                     // Reached, but refused: trying again will not help, so not UNAVAILABLE.
@@ -58,7 +58,7 @@ struct DaemonDeviceAuthenticationTests {
                     #expect(fake.authentication.state == .refused)
                     #expect(fake.authentication.detail.contains("another challenge"))
                     #expect(fake.authentication.checkedAtMs > 0)
-                    #expect(hub.devices().first?.authentication == fake.authentication)
+                    #expect(store.devices().first?.authentication == fake.authentication)
 
                     // The device got the challenge and nothing else: no virtual connection.
                     #expect(await emulator.state().connections.allSatisfy { $0.virtualConnections.isEmpty })

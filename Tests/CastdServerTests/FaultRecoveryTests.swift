@@ -30,10 +30,10 @@ struct FaultRecoveryTests {
         configure(&configuration)
         return try await withEmulator(configuration) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-            return try await withDaemon(devices: [device]) { socket, hub in
-                let recorder = EventRecorder(hub)
+            return try await withDaemon(devices: [device]) { socket, store in
+                let recorder = EventRecorder(store)
                 return try await CastdClient.withConnection(socketPath: socket) { client in
-                    try await body(client, emulator, hub, recorder)
+                    try await body(client, emulator, store, recorder)
                 }
             }
         }
@@ -58,7 +58,7 @@ struct FaultRecoveryTests {
     /// session is suspended; once it speaks again castd
     /// reconnects and resumes the same session, playback untouched.
     @Test func aSilentDeviceIsDeclaredDeadThenResumed() async throws {
-        try await withDevice { client, emulator, hub, recorder in
+        try await withDevice { client, emulator, store, recorder in
             _ = try await client.load(Self.media("https://example.com/silent.mp4"))
             let (started, _) = try await recorder.session(.started)
             let silentSince = ContinuousClock.now
@@ -82,7 +82,7 @@ struct FaultRecoveryTests {
     /// Links dropped under a playing session: castd reconnects within the backoff's first step
     /// and watchers see suspended → resuming → resumed, the same session, no LAUNCH, no LOAD.
     @Test func droppedLinksAreRejoinedWithinASecond() async throws {
-        try await withDevice { client, emulator, hub, recorder in
+        try await withDevice { client, emulator, store, recorder in
             _ = try await client.load(Self.media("https://example.com/drop.mp4"))
             let (started, _) = try await recorder.session(.started)
             let dropped = ContinuousClock.now
@@ -102,7 +102,7 @@ struct FaultRecoveryTests {
     /// The device restarts keeping the app (its network blipped for 3 s): connections are
     /// refused meanwhile and castd backs off; once it is back castd resumes the session.
     @Test func aRestartedDeviceKeepingTheAppIsResumed() async throws {
-        try await withDevice { client, emulator, hub, recorder in
+        try await withDevice { client, emulator, store, recorder in
             _ = try await client.load(Self.media("https://example.com/restart.mp4"))
             let (started, _) = try await recorder.session(.started)
             let restart = Task { try await emulator.restart(downtime: .seconds(3)) }
@@ -120,21 +120,21 @@ struct FaultRecoveryTests {
     /// A device that refuses TLS is retried with backoff (the attempt count grows, the state says
     /// reconnecting, requests fail at once); when it accepts again castd is back.
     @Test func refusedTLSIsRetriedWithBackoffUntilItWorks() async throws {
-        try await withDevice { client, emulator, hub, recorder in
+        try await withDevice { client, emulator, store, recorder in
             _ = try await client.startSession()
-            let id = try #require(hub.devices().first?.id)
+            let id = try #require(store.devices().first?.id)
             emulator.updateFaults { $0.refuseTLS = true }
             _ = await emulator.dropLinks()
             try await eventually(timeout: .seconds(20), "three failed retries") {
-                (hub.device(id: id)?.reconnectAttempts ?? 0) >= 3
+                (store.device(id: id)?.reconnectAttempts ?? 0) >= 3
             }
-            let away = try #require(hub.device(id: id))
+            let away = try #require(store.device(id: id))
             #expect(away.linkState == .reconnecting || away.linkState == .connecting)
             let error = await #expect(throws: CastdError.self) { try await client.pause() }
             #expect(error != nil)
             emulator.updateFaults { $0.refuseTLS = false }
             try await recorder.session(.resumed, timeout: .seconds(30))
-            #expect(hub.device(id: id)?.reconnectAttempts == 0)
+            #expect(store.device(id: id)?.reconnectAttempts == 0)
         }
     }
 
@@ -152,8 +152,8 @@ struct FaultRecoveryTests {
                     StaticDevice(
                         name: "Kitchen", endpoint: .init(host: kitchenEndpoints.host, port: kitchenEndpoints.port)),
                 ]
-                try await withDaemon(devices: devices) { socket, hub in
-                    let recorder = EventRecorder(hub)
+                try await withDaemon(devices: devices) { socket, store in
+                    let recorder = EventRecorder(store)
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         _ = try await client.load(Self.media("https://example.com/moving.mp4"), device: "Living Room")
                         let living = living

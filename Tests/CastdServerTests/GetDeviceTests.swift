@@ -12,7 +12,7 @@ struct GetDeviceTests {
             StaticDevice(name: "Twin TV", endpoint: DeviceEndpoint(host: "127.0.0.1", port: $0))
         }
         let den = StaticDevice(name: "Den", endpoint: DeviceEndpoint(host: "127.0.0.1", port: try freePort()))
-        try await withDaemon(devices: twin + [den]) { socket, hub in
+        try await withDaemon(devices: twin + [den]) { socket, store in
             try await CastdClient.withConnection(socketPath: socket) { client in
                 let found = try await client.device("den")
                 #expect(found.friendlyName == "Den" && found.port == UInt32(den.endpoint.port))
@@ -29,7 +29,7 @@ struct GetDeviceTests {
                 let several = await #expect(throws: CastdError.self) { try await client.device() }
                 #expect(several?.code == .failedPrecondition, "three devices and no session: which one?")
             }
-            #expect(hub.devices().count == 3)
+            #expect(store.devices().count == 3)
         }
     }
 }

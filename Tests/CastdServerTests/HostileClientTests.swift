@@ -16,7 +16,7 @@ import Testing
 /// connections are in CastdServerTests and LimitTests.)
 struct HostileClientTests {
     @Test func everyMethodRefusesAMalformedRequestAndTheConnectionGoesOn() async throws {
-        try await withDaemon { socket, hub in
+        try await withDaemon { socket, store in
             try await CastdClient.withConnection(socketPath: socket) { bystander in
                 var events = bystander.watch().makeAsyncIterator()
                 _ = try await events.next()  // the snapshot
@@ -65,7 +65,7 @@ struct HostileClientTests {
                 // The same connection still works, its first call 7 goes on, and the bystander's
                 // watch goes on.
                 try await raw.roundTrip(callID: 200)
-                hub.updateDevice(id: "after") { $0.friendlyName = "After" }
+                store.updateDevice(id: "after") { $0.friendlyName = "After" }
                 let next = try #require(try await events.next())
                 #expect(next.deviceAdded.id == "after", "\(next)")
                 var delta: Castd_V1_Frame?
@@ -101,10 +101,10 @@ struct HostileClientTests {
     }
 
     /// A client that starts a watch and never reads: the daemon stops writing when the socket is
-    /// full, the hub drops that watcher's backlog (a `lagged` event and a fresh snapshot replace
+    /// full, the store drops that watcher's backlog (a `lagged` event and a fresh snapshot replace
     /// it), and nothing buffers the flood without bound.
     @Test func aWatcherThatNeverReadsIsNotBufferedWithoutBound() async throws {
-        try await withDaemon(watcherQueueLimit: 64) { socket, hub in
+        try await withDaemon(watcherQueueLimit: 64) { socket, store in
             let stalled = try RawSocket(path: socket)
             try stalled.start(callID: 1, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
             _ = try #require(try await stalled.receive())  // its snapshot; then it stops reading
@@ -116,10 +116,10 @@ struct HostileClientTests {
                 let padding = String(repeating: "x", count: 2048)
                 let flood = 20_000
                 for i in 0..<flood {
-                    hub.updateDevice(id: "flood-\(i % 8)") { $0.friendlyName = "\(i) \(padding)" }
+                    store.updateDevice(id: "flood-\(i % 8)") { $0.friendlyName = "\(i) \(padding)" }
                 }
                 // The bystander follows the whole flood (lagging is allowed; losing its place is not).
-                let target = hub.sequence
+                let target = store.sequence
                 var lastSequence: UInt64 = 0
                 while lastSequence < target, let event = try await events.next() { lastSequence = event.sequence }
                 #expect(lastSequence == target)
@@ -127,7 +127,7 @@ struct HostileClientTests {
             }
 
             // Now the stalled client reads: what waited for it is bounded, and it catches up.
-            let target = hub.sequence
+            let target = store.sequence
             var bytes = 0
             var lagged = false
             var last: UInt64 = 0

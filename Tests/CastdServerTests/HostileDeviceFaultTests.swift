@@ -21,7 +21,7 @@ struct HostileDeviceFaultTests {
     /// and a Watch on a second connection that records every event about the good device.
     struct Setup {
         var client: CastdClient
-        var hub: CastdStateStore
+        var store: CastdStateStore
         var recorder: EventRecorder
         var hostile: CastDeviceEmulator
         var good: CastDeviceEmulator
@@ -116,8 +116,8 @@ struct HostileDeviceFaultTests {
                         name: "Hostile", endpoint: .init(host: hostileEndpoints.host, port: hostileEndpoints.port)),
                     StaticDevice(name: "Good", endpoint: .init(host: goodEndpoints.host, port: goodEndpoints.port)),
                 ]
-                return try await withDaemon(devices: devices) { socket, hub in
-                    let recorder = EventRecorder(hub)
+                return try await withDaemon(devices: devices) { socket, store in
+                    let recorder = EventRecorder(store)
                     return try await CastdClient.withConnection(socketPath: socket) { client in
                         // Past the start: a currentTime read as 0 would show.
                         let hostileMedia = try await client.load(
@@ -134,10 +134,10 @@ struct HostileDeviceFaultTests {
                         let goodID = try #require(
                             status.sessions.first { $0.deviceName == "Good" }?.deviceID, "\(seen)")
                         let watch = GoodDeviceWatch(socket: socket, deviceID: goodID)
-                        try await watch.waitFor(sequence: hub.sequence)
+                        try await watch.waitFor(sequence: store.sequence)
                         return try await body(
                             Setup(
-                                client: client, hub: hub, recorder: recorder, hostile: hostile, good: good,
+                                client: client, store: store, recorder: recorder, hostile: hostile, good: good,
                                 hostileID: hostileMedia.deviceID, goodID: goodID, goodWatch: watch,
                                 hostileMedia: hostileMedia, hostileSession: hostileSession))
                     }
@@ -152,7 +152,7 @@ struct HostileDeviceFaultTests {
         let playing = try await setup.client.play(device: "Good")
         #expect(playing.playerState == .playing)
         #expect(await setup.good.state().mediaStatus?.playerState == "PLAYING")
-        try await setup.goodWatch.waitFor(sequence: setup.hub.sequence)
+        try await setup.goodWatch.waitFor(sequence: setup.store.sequence)
         let events = setup.goodWatch.events(after: sequence)
         for event in events {
             guard case .media(let media) = event.kind else {
@@ -162,7 +162,7 @@ struct HostileDeviceFaultTests {
             #expect([.paused, .playing].contains(media.playerState), "\(media)")
         }
         #expect(events.contains { if case .media(let media) = $0.kind { media.playerState == .paused } else { false } })
-        #expect(setup.hub.device(id: setup.goodID)?.linkState == .connected)
+        #expect(setup.store.device(id: setup.goodID)?.linkState == .connected)
     }
 
     static let framingFaults: [EmulatorHostileFrame] = [
@@ -177,7 +177,7 @@ struct HostileDeviceFaultTests {
     @Test(arguments: framingFaults)
     func aFrameThatBreaksTheFramingClosesOnlyThatLinkWithTheReason(_ frame: EmulatorHostileFrame) async throws {
         try await withTwoDevices { setup in
-            let before = setup.hub.sequence
+            let before = setup.store.sequence
             #expect(try await setup.hostile.sendHostile(frame) == 1)
             // During the fault: the other device answers.
             #expect(try await setup.client.pause(device: "Good").playerState == .paused)
@@ -200,7 +200,7 @@ struct HostileDeviceFaultTests {
             let (resumed, _) = try await setup.recorder.session(.resumed, of: setup.hostileID, timeout: .seconds(20))
             #expect(resumed.sessionID == setup.hostileSession.sessionID)
             #expect(await setup.hostile.state().launches.count == 1)
-            #expect(setup.hub.device(id: setup.hostileID)?.linkState == .connected)
+            #expect(setup.store.device(id: setup.hostileID)?.linkState == .connected)
             #expect(
                 try await setup.client.requestMediaStatus(device: "Hostile").mediaSessionID
                     == setup.hostileMedia.mediaSessionID)
@@ -230,8 +230,8 @@ struct HostileDeviceFaultTests {
     @Test(arguments: skippedFaults)
     func aBadMessageIsSkippedOrReadLenientlyAndTheLinkGoesOn(_ frame: EmulatorHostileFrame) async throws {
         try await withTwoDevices { setup in
-            let before = setup.hub.sequence
-            let receiverBefore = try #require(setup.hub.device(id: setup.hostileID)?.receiver)
+            let before = setup.store.sequence
+            let receiverBefore = try #require(setup.store.device(id: setup.hostileID)?.receiver)
             #expect(try await setup.hostile.sendHostile(frame) == 1)
             #expect(try await setup.client.pause(device: "Good").playerState == .paused)
             // A volume change on the device itself, after the fault on the same link: once castd
@@ -272,7 +272,7 @@ struct HostileDeviceFaultTests {
             #expect(media.mediaSessionID == setup.hostileMedia.mediaSessionID && media.playerState == .playing)
             #expect(media.currentTime >= 100)
             // The link is the same one: still up, and the device answers on it.
-            #expect(setup.hub.device(id: setup.hostileID)?.linkState == .connected)
+            #expect(setup.store.device(id: setup.hostileID)?.linkState == .connected)
             #expect(await setup.hostile.state().connections.count == 1)
             #expect(try await setup.client.pause(device: "Hostile").playerState == .paused)
             try await Self.expectGoodDeviceUnaffected(setup, since: before)
@@ -287,7 +287,7 @@ struct HostileDeviceLogFloodTests {
         let logs = CastdLogs(filter: LogFilter(minimum: .info), output: .discard)
         try await withEmulator { emulator, endpoints in
             let device = StaticDevice(name: "Noisy", endpoint: .init(host: endpoints.host, port: endpoints.port))
-            try await withDaemon(devices: [device], logs: logs) { socket, hub in
+            try await withDaemon(devices: [device], logs: logs) { socket, store in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     _ = try await client.startSession(device: "Noisy")
                     let frames = 40
@@ -296,13 +296,13 @@ struct HostileDeviceLogFloodTests {
                     // it, castd has read them all.
                     try emulator.changeVolumeOnDevice(level: 0.35)
                     try await eventually("castd to show the device's own volume change") {
-                        hub.devices().contains { abs($0.receiver.volume.level - 0.35) < 0.001 }
+                        store.devices().contains { abs($0.receiver.volume.level - 0.35) < 0.001 }
                     }
                     let skipped = logs.buffer.recent(1000).filter {
                         $0.message == "skipped a bad message from the device"
                     }
                     #expect(!skipped.isEmpty && skipped.count <= 5, "\(skipped.count) of \(frames) bad frames logged")
-                    #expect(hub.devices().first?.linkState == .connected)
+                    #expect(store.devices().first?.linkState == .connected)
                 }
             }
         }

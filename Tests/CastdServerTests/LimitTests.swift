@@ -78,7 +78,7 @@ struct LimitTests {
         // Timing: the idle timeout is short (1 s, stretched under a sanitizer). The watcher below
         // writes its Watch in the same synchronous step as it connects, so no scheduling delay
         // of this test's task can make it late (an async client once was, on a loaded machine).
-        try await withDaemon(configure: { $0.idleTimeout = Duration.seconds(1).scaledForTests }) { socket, hub in
+        try await withDaemon(configure: { $0.idleTimeout = Duration.seconds(1).scaledForTests }) { socket, store in
             let watcher = try RawSocket(path: socket)
             try watcher.start(callID: 1, method: CastdMethod.watch.path, request: Castd_V1_WatchRequest())
             let snapshot = try #require(try await watcher.receive())  // this client spoke in time
@@ -99,7 +99,7 @@ struct LimitTests {
             var device = CastdDevice()
             device.id = "late"
             device.friendlyName = "Late TV"
-            hub.updateDevice(id: device.id) { $0 = device }
+            store.updateDevice(id: device.id) { $0 = device }
             let next = try #require(try await watcher.receive())
             #expect(next.callID == 1)
             let event = try CastdEvent(serializedBytes: Array(next.message))

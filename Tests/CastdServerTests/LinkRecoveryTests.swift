@@ -43,8 +43,8 @@ struct LinkRecoveryTests {
         first.port = try freePort()
         let port = try await withEmulator(first) { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-            return try await withDaemon(devices: [device]) { socket, hub in
-                let recorder = EventRecorder(hub)
+            return try await withDaemon(devices: [device]) { socket, store in
+                let recorder = EventRecorder(store)
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     _ = try await client.load(Self.media("https://example.com/film.mp4"))
                     let started = try #require(recorder.sessions().last { $0.state == .started })
@@ -63,8 +63,8 @@ struct LinkRecoveryTests {
                         let states = recorder.sessions().map(\.state)
                         #expect(Array(states.suffix(3)) == [.suspended, .resuming, .resumeFailed], "\(states)")
                         try await eventually("the link to be back") {
-                            hub.device(id: "TV")?.linkState == .connected
-                                || hub.devices().first?.linkState == .connected
+                            store.device(id: "TV")?.linkState == .connected
+                                || store.devices().first?.linkState == .connected
                         }
                     }
                 }
@@ -79,15 +79,15 @@ struct LinkRecoveryTests {
     @Test func whileTheDeviceIsAwayCastdSaysItIsReconnecting() async throws {
         try await withEmulator { emulator, endpoints in
             let device = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-            try await withDaemon(devices: [device]) { socket, hub in
+            try await withDaemon(devices: [device]) { socket, store in
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     _ = try await client.startSession()
-                    let id = try #require(hub.devices().first?.id)
+                    let id = try #require(store.devices().first?.id)
                     await emulator.shutdown()
                     try await eventually(timeout: .seconds(20), "two failed retries") {
-                        (hub.device(id: id)?.reconnectAttempts ?? 0) >= 2
+                        (store.device(id: id)?.reconnectAttempts ?? 0) >= 2
                     }
-                    let away = try #require(hub.device(id: id))
+                    let away = try #require(store.device(id: id))
                     #expect(away.linkState == .reconnecting || away.linkState == .connecting)
                     #expect(!away.linkError.isEmpty)
                     // A request meanwhile fails at once with the reason, rather than hanging.
@@ -110,15 +110,15 @@ struct LinkRecoveryTests {
             try await withEmulator { emulator, endpoints in
                 let device = StaticDevice(
                     name: "TV", endpoint: DeviceEndpoint(host: endpoints.host, port: endpoints.port))
-                let before = try await withDaemon(devices: [device], stateDirectory: directory) { socket, hub in
+                let before = try await withDaemon(devices: [device], stateDirectory: directory) { socket, store in
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         _ = try await client.load(Self.media("https://example.com/film.mp4"))
                         return try #require(try await client.status().sessions.first)
                     }
                 }
                 #expect(FileManager.default.fileExists(atPath: directory + "/sessions.json"))
-                try await withDaemon(devices: [device], stateDirectory: directory) { socket, hub in
-                    let recorder = EventRecorder(hub)
+                try await withDaemon(devices: [device], stateDirectory: directory) { socket, store in
+                    let recorder = EventRecorder(store)
                     let (resumed, _) = try await recorder.session(.resumed)
                     #expect(resumed.sessionID == before.sessionID)
                     #expect(resumed.transportID == before.transportID)
@@ -147,8 +147,8 @@ struct LinkRecoveryTests {
                 SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
                     .record(deviceID: device.id, SavedSession(gone, endpoint: device.endpoint))
                 let goneID = gone.sessionID
-                try await withDaemon(devices: [device], stateDirectory: directory) { _, hub in
-                    try await Self.expectDropped(goneID, hub: hub, emulator: emulator, directory: directory)
+                try await withDaemon(devices: [device], stateDirectory: directory) { _, store in
+                    try await Self.expectDropped(goneID, store: store, emulator: emulator, directory: directory)
                 }
             }
         }
@@ -163,15 +163,15 @@ struct LinkRecoveryTests {
             let gone = Self.session(
                 deviceID: "0123456789abcdef0123456789abcdef", deviceName: "Old TV",
                 sessionID: "6A2B1C3D-0000-4000-8000-00000000BEEF", transportID: "web-old")
-            let store = SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
-            store.record(deviceID: gone.deviceID, SavedSession(gone, endpoint: endpoint))
-            let hub = CastdStateStore()
-            let recorder = EventRecorder(hub)
+            let saved = SessionStore(directory: URL(fileURLWithPath: directory), logger: Logger(label: "test"))
+            saved.record(deviceID: gone.deviceID, SavedSession(gone, endpoint: endpoint))
+            let store = CastdStateStore()
+            let recorder = EventRecorder(store)
             let registry = DeviceRegistry(
-                hub: hub, discovery: false,
+                store: store, discovery: false,
                 backoff: ReconnectBackoff(
                     first: .milliseconds(20), cap: .milliseconds(100), minimumGap: .milliseconds(20)),
-                resumeWindow: .milliseconds(400), sessionStore: store, logger: Logger.emulatorForTests(label: "castd"))
+                resumeWindow: .milliseconds(400), sessionStore: saved, logger: Logger.emulatorForTests(label: "castd"))
             let running = Task { await registry.run() }
             defer { running.cancel() }
 
@@ -189,7 +189,7 @@ struct LinkRecoveryTests {
                 return device.id == gone.deviceID && device.friendlyName == "Old TV"
             }
             #expect(added)
-            #expect(hub.device(id: gone.deviceID) == nil)
+            #expect(store.device(id: gone.deviceID) == nil)
             // And keeps nothing for it: its controller is gone too.
             try await eventually("the device's controller forgotten") { await registry.controllerCount == 0 }
             #expect(Self.saved(in: directory).isEmpty)
@@ -200,11 +200,11 @@ struct LinkRecoveryTests {
     }
 
     static func expectDropped(
-        _ sessionID: String, hub: CastdStateStore, emulator: CastDeviceEmulator, directory: String
+        _ sessionID: String, store: CastdStateStore, emulator: CastDeviceEmulator, directory: String
     )
         async throws
     {
-        let recorder = EventRecorder(hub)
+        let recorder = EventRecorder(store)
         let (ended, _) = try await recorder.session(.resumeFailed)
         #expect(ended.sessionID == sessionID)
         let launches = await emulator.state().launches

@@ -10,17 +10,17 @@ import Testing
 /// What castd encodes once and sends to many must read back as what it would have sent.
 @Suite(.tags(.cpuBound)) struct SharedEncodingsTests {
     func hubWithDevices() -> CastdStateStore {
-        let hub = CastdStateStore()
-        hub.updateDevice(id: "b") { $0.friendlyName = "Kitchen" }
-        hub.updateDevice(id: "a") { $0.friendlyName = "Living Room TV" }
+        let store = CastdStateStore()
+        store.updateDevice(id: "b") { $0.friendlyName = "Kitchen" }
+        store.updateDevice(id: "a") { $0.friendlyName = "Living Room TV" }
         var media = CastdMediaStatus()
         media.deviceID = "a"
         media.mediaSessionID = 3
         media.playerState = .playing
         media.media.contentID = "https://example.com/movie.mp4"
         media.media.metadata.title = "Movie"
-        hub.updateMedia(media)
-        return hub
+        store.updateMedia(media)
+        return store
     }
 
     @Test func encodedMessageSerializesToItsBytes() throws {
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func statusIsTheStatusResponse() throws {
-        let hub = hubWithDevices()
+        let store = hubWithDevices()
         var daemon = Castd_V1_DaemonInfo()
         daemon.version = "test"
         daemon.discovery = "running"
@@ -51,7 +51,7 @@ import Testing
         var made = 0
         func status() throws -> CastdStatusResponse {
             try CastdStatusResponse(
-                serializedBytes: encodings.status(daemon: key(daemon), hub: hub) {
+                serializedBytes: encodings.status(daemon: key(daemon), store: store) {
                     made += 1
                     return daemon
                 }.bytes)
@@ -59,7 +59,7 @@ import Testing
         let decoded = try status()
         var expected = CastdStatusResponse()
         expected.daemon = daemon
-        let snapshot = hub.snapshot()
+        let snapshot = store.snapshot()
         expected.devices = snapshot.devices
         expected.sessions = snapshot.sessions
         expected.media = snapshot.media
@@ -79,8 +79,8 @@ import Testing
         #expect(try status().daemon.discovery == "unavailable: Avahi is not running")
         #expect(made == 4)
 
-        // The rest is cached until the hub changes.
-        hub.removeDevice(id: "b")
+        // The rest is cached until the store changes.
+        store.removeDevice(id: "b")
         #expect(try status().devices.map(\.friendlyName) == ["Living Room TV"])
 
         // However many keys come and go, the cache stays small and right.
@@ -92,11 +92,11 @@ import Testing
     }
 
     @Test func eventsAreEncodedOncePerSequence() async throws {
-        let hub = CastdStateStore()
+        let store = CastdStateStore()
         let encodings = SharedEncodings()
-        let first = hub.watch()
-        let second = hub.watch()
-        hub.updateDevice(id: "a") { $0.friendlyName = "Den" }
+        let first = store.watch()
+        let second = store.watch()
+        store.updateDevice(id: "a") { $0.friendlyName = "Den" }
         var one = first.makeAsyncIterator()
         var two = second.makeAsyncIterator()
         // Snapshots are per watcher: encoded every time, and decode back.
@@ -116,16 +116,16 @@ import Testing
     /// with only the last 32 kept, a watcher behind encoded every event again, fell further
     /// behind, and castd dropped events for it).
     @Test func watchersFarApartShareEncodings() async throws {
-        let hub = CastdStateStore(watcherQueueLimit: 1000)
+        let store = CastdStateStore(watcherQueueLimit: 1000)
         let encodings = SharedEncodings()
-        let ahead = hub.watch()
-        let behind = hub.watch()
+        let ahead = store.watch()
+        let behind = store.watch()
         var media = CastdMediaStatus()
         media.deviceID = "a"
         media.mediaSessionID = 1
         for position in 0..<600 {
             media.currentTime = Double(position)
-            hub.updateMedia(media)
+            store.updateMedia(media)
         }
         func address(_ data: Data) -> UnsafeRawPointer? { data.withUnsafeBytes { $0.baseAddress } }
         var first = ahead.makeAsyncIterator()

@@ -33,11 +33,11 @@ struct StaticDeviceIdentityTests {
             try await withRefusingTCPPort { refused in
                 let device = StaticDevice(endpoint: .init(host: endpoints.host, port: endpoints.port))
                 let reader = Self.reader(https: endpoints.httpsPort, http: refused)
-                try await withDaemon(devices: [device], deviceInfo: reader) { socket, hub in
+                try await withDaemon(devices: [device], deviceInfo: reader) { socket, store in
                     let realID = emulator.configuration.deviceID
-                    try await eventually("castd to learn who \(device.id) is") { hub.device(id: realID) != nil }
-                    #expect(hub.devices().count == 1, "one device, under its real id: \(hub.devices().map(\.id))")
-                    let listed = try #require(hub.device(id: realID))
+                    try await eventually("castd to learn who \(device.id) is") { store.device(id: realID) != nil }
+                    #expect(store.devices().count == 1, "one device, under its real id: \(store.devices().map(\.id))")
+                    let listed = try #require(store.device(id: realID))
                     #expect(listed.friendlyName == "Den TV" && listed.model == "Chromecast Ultra")
                     #expect(listed.manufacturer == "Google Inc." && !listed.build.isEmpty, "\(listed)")
                     #expect(listed.source == .static && listed.host == endpoints.host)
@@ -57,10 +57,10 @@ struct StaticDeviceIdentityTests {
             try await withRefusingTCPPort { refused in
                 let device = StaticDevice(name: "Telly", endpoint: .init(host: endpoints.host, port: endpoints.port))
                 let reader = Self.reader(https: endpoints.httpsPort, http: refused)
-                try await withDaemon(devices: [device], deviceInfo: reader) { socket, hub in
+                try await withDaemon(devices: [device], deviceInfo: reader) { socket, store in
                     let realID = emulator.configuration.deviceID
-                    try await eventually("castd to learn who \(device.id) is") { hub.device(id: realID) != nil }
-                    let listed = try #require(hub.device(id: realID))
+                    try await eventually("castd to learn who \(device.id) is") { store.device(id: realID) != nil }
+                    let listed = try #require(store.device(id: realID))
                     #expect(listed.friendlyName == "Telly" && listed.model == "Chromecast Ultra", "\(listed)")
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         let session = try await client.startSession(device: "Telly")
@@ -80,15 +80,15 @@ struct StaticDeviceIdentityTests {
                 let device = StaticDevice(endpoint: .init(host: endpoints.host, port: endpoints.port))
                 try await withDaemon(devices: [device], deviceInfo: Self.reader(https: nil, http: refused), logs: logs)
                 {
-                    socket, hub in
+                    socket, store in
                     let said = "cannot read what the device says of itself; it stays known by its address"
                     try await eventually("castd to give up reading \(device.id)") {
                         logs.buffer.recent(1000).contains { $0.message == said }
                     }
                     let entry = try #require(logs.buffer.recent(1000).first { $0.message == said })
                     #expect(entry.level == .info)
-                    #expect(hub.devices().map(\.id) == [device.id])
-                    #expect(hub.device(id: device.id)?.friendlyName == device.id)
+                    #expect(store.devices().map(\.id) == [device.id])
+                    #expect(store.device(id: device.id)?.friendlyName == device.id)
                     try await CastdClient.withConnection(socketPath: socket) { client in
                         let session = try await client.startSession(device: device.id)
                         #expect(session.deviceID == device.id)

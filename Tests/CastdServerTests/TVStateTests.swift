@@ -14,8 +14,8 @@ struct TVStateTests {
         configuration.tv = EmulatorTV(standBy: false, activeInput: true)
         try await withEmulator(configuration) { emulator, endpoints in
             let device = StaticDevice(name: "Den TV", endpoint: .init(host: endpoints.host, port: endpoints.port))
-            try await withDaemon(devices: [device]) { socket, hub in
-                let recorder = EventRecorder(hub)
+            try await withDaemon(devices: [device]) { socket, store in
+                let recorder = EventRecorder(store)
                 try await CastdClient.withConnection(socketPath: socket) { client in
                     _ = try await client.startSession(device: "Den TV")
                     let connected = try await client.device("Den TV")
