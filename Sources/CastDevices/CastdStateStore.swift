@@ -50,18 +50,20 @@ public final class CastdStateStore: Sendable {
     public func media(deviceID: String) -> CastdMediaStatus? { state.withLock { $0.media[deviceID] } }
 
     /// Devices sorted by friendly name (then id, for a stable order).
-    public func devices() -> [CastdDevice] { state.withLock { Self.sortedDevices($0.devices) } }
+    public func devices() -> [CastdDevice] { state.withLock { DeviceSelector.listOrder($0.devices.values) } }
 
-    private static func sortedDevices(_ devices: [String: CastdDevice]) -> [CastdDevice] {
-        devices.values.sorted {
-            let order = $0.friendlyName.localizedCaseInsensitiveCompare($1.friendlyName)
-            return order == .orderedSame ? $0.id < $1.id : order == .orderedAscending
-        }
+    /// Runs `body` over the devices by id and the live sessions by device id, as they are now,
+    /// under the store's lock: for reads that need both and copy neither (finding the device a
+    /// call names). `body` must not call back into the store.
+    public func withDevicesAndSessions<T>(
+        _ body: (_ devices: [String: CastdDevice], _ sessions: [String: CastdSession]) -> T
+    ) -> T {
+        state.withLock { body($0.devices, $0.sessions) }
     }
 
     private static func snapshot(of state: State) -> Castd_V1_Snapshot {
         var snapshot = Castd_V1_Snapshot()
-        snapshot.devices = sortedDevices(state.devices)
+        snapshot.devices = DeviceSelector.listOrder(state.devices.values)
         snapshot.sessions = state.sessions.values.sorted { $0.deviceID < $1.deviceID }
         snapshot.media = state.media.values.sorted { $0.deviceID < $1.deviceID }
         snapshot.castState = state.castState

@@ -33,7 +33,7 @@ extension DeviceRegistry {
                 return first
             }
             if let (target, adopted) = found {
-                transfers[source.id] = target.id
+                transfers.record(from: source.id, to: target.id)
                 var transfer = Castd_V1_SessionTransfer()
                 transfer.fromDeviceID = source.id
                 transfer.fromDeviceName = session.deviceName
@@ -53,5 +53,30 @@ extension DeviceRegistry {
             }
         }
         sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
+    }
+}
+
+/// Where castd's sessions went when they moved to another device (stream transfer): requests
+/// for the device a session left go to the one it moved to, until the old device gets a session
+/// of its own.
+struct SessionTransfers {
+    /// The device a session left → the device it moved to.
+    private var moved: [String: String] = [:]
+
+    mutating func record(from source: String, to destination: String) { moved[source] = destination }
+
+    /// Forgets what castd noted for `id` (castd forgets the device).
+    mutating func forget(_ id: String) { moved[id] = nil }
+
+    /// Where requests for the session of device `id` go, if not to `id`: the device its session
+    /// moved to, while that one holds a session and `id` holds none. A device with a session of
+    /// its own again is no longer followed elsewhere.
+    mutating func destination(of id: String, hasSession: (String) -> Bool) -> String? {
+        guard let target = moved[id] else { return nil }
+        if hasSession(id) {
+            moved[id] = nil
+            return nil
+        }
+        return hasSession(target) ? target : nil
     }
 }
