@@ -114,9 +114,7 @@ let package = Package(
             dependencies: [
                 "CastdSupport",
                 "CastdAPI",
-                "CastDevices",
                 "CastdLogging",
-                "CastProtocol",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -126,9 +124,23 @@ let package = Package(
             ]
         ),
         .target(
+            name: "CastdHandlers",
+            dependencies: [
+                "CastdSupport",
+                "CastdAPI",
+                "CastdServer",
+                "CastDevices",
+                "CastdLogging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
+        .target(
             name: "CastdDaemon",
             dependencies: [
                 "CastdServer",
+                "CastdHandlers",
                 "CastDevices",
                 "CastSenderLink",
                 "CastDiscovery",
@@ -360,6 +372,7 @@ let package = Package(
                 "CastClient",
                 "CastDevices",
                 "CastdServer",
+                "CastdHandlers",
                 "CastdDaemon",
                 "CastdLogging",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -425,7 +438,7 @@ let package = Package(
         .testTarget(
             name: "CastdServerTests",
             dependencies: [
-                "CastdSupport", "CastdServer", "CastClient", "CastTestSupport",
+                "CastdSupport", "CastdServer", "CastdHandlers", "CastClient", "CastTestSupport",
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]),
         .testTarget(

@@ -56,7 +56,7 @@ public struct CastdStateWatch: Sendable {
                 var state = CastdState()
                 do {
                     for try await event in client.watch() {
-                        let devices = state.apply(event)
+                        let devices = state.applyReportingDevices(event)
                         await handle(.changed(state, devices: devices, event: event))
                         delay = options.reconnectMinimum
                     }

@@ -112,3 +112,48 @@ extension Castd_V1_SendMessageRequest {
         }
     }
 }
+
+/// A castd.v1 media or queue call as the application hands it to a device
+/// (`DeviceController.media(_:)`): castd.v1's types only. CastDevices maps it to the Cast media
+/// namespace's request (`MediaRequest`), so that nothing above it speaks the Cast wire.
+public enum MediaCall: Sendable {
+    case load(Castd_V1_LoadRequest)
+    case play, pause, stop, skipAd, getStatus
+    case seek(Castd_V1_SeekRequest)
+    case setPlaybackRate(Double)
+    case editTracks(Castd_V1_EditTracksRequest)
+    case setStreamVolume(Castd_V1_SetVolumeRequest)
+    case queueLoad(Castd_V1_QueueLoadRequest)
+    case queueInsert(Castd_V1_QueueInsertRequest)
+    case queueRemove(itemIDs: [Int64])
+    case queueReorder(Castd_V1_QueueReorderRequest)
+    case queueUpdate(Castd_V1_QueueUpdateRequest)
+
+    /// The Cast media request, or INVALID_ARGUMENT naming what does not map.
+    func request() throws -> MediaRequest {
+        switch self {
+        case .load(let r): try MediaRequest(load: r)
+        case .play: .play
+        case .pause: .pause
+        case .stop: .stop
+        case .skipAd: .skipAd
+        case .getStatus: .getStatus
+        case .seek(let r): MediaRequest(seek: r)
+        case .setPlaybackRate(let rate): .setPlaybackRate(rate)
+        case .editTracks(let r): try MediaRequest(editTracks: r)
+        case .setStreamVolume(let r): MediaRequest(streamVolume: r)
+        case .queueLoad(let r): try MediaRequest(queueLoad: r)
+        case .queueInsert(let r): try MediaRequest(queueInsert: r)
+        case .queueRemove(let ids): .queueRemove(itemIDs: ids)
+        case .queueReorder(let r): MediaRequest(queueReorder: r)
+        case .queueUpdate(let r): try MediaRequest(queueUpdate: r)
+        }
+    }
+}
+
+extension DeviceController {
+    /// A castd.v1 media or queue call to this device's session; its answer is the media status.
+    public func media(_ call: MediaCall) async throws -> CastdMediaStatus {
+        try await media(try call.request())
+    }
+}

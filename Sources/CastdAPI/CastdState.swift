@@ -37,36 +37,50 @@ public struct CastdState: Sendable, Equatable {
         status.mediaSessionID == 0 && status.playerState == .idle && status.media.contentID.isEmpty
     }
 
+    /// Applies `event` (castd's store, on every change it publishes: nothing is allocated to say
+    /// what changed).
+    public mutating func apply(_ event: CastdEvent) {
+        _ = fold(event, noting: false)
+    }
+
     /// Applies `event`, and returns the ids of the devices whose device, session or media it
-    /// changed (every device a snapshot names or dropped, for a snapshot).
-    @discardableResult
-    public mutating func apply(_ event: CastdEvent) -> Set<String> {
+    /// changed (every device a snapshot names or dropped, for a snapshot): what a client
+    /// redraws.
+    public mutating func applyReportingDevices(_ event: CastdEvent) -> Set<String> {
+        fold(event, noting: true)
+    }
+
+    /// Applies `event`; returns the devices it changed if `noting`, else nothing.
+    private mutating func fold(_ event: CastdEvent, noting: Bool) -> Set<String> {
+        // The ids, when they are asked for (no array for a variadic list on castd's path).
+        func changed(_ id: String) -> Set<String> { noting ? [id] : [] }
+        func changed(_ id: String, _ other: String) -> Set<String> { noting ? [id, other] : [] }
         sequence = max(sequence, event.sequence)
         switch event.kind {
         case .snapshot(let snapshot):
-            let before = Set(devices.keys).union(sessions.keys).union(media.keys)
+            let before = noting ? Set(devices.keys).union(sessions.keys).union(media.keys) : []
             self = CastdState(snapshot, sequence: event.sequence)
-            return before.union(devices.keys).union(sessions.keys).union(media.keys)
+            return noting ? before.union(devices.keys).union(sessions.keys).union(media.keys) : []
         case .deviceAdded(let device), .deviceUpdated(let device):
             devices[device.id] = device
-            return [device.id]
+            return changed(device.id)
         case .deviceRemoved(let device):
             devices[device.id] = nil
             // What it last played goes with it, unless a session still holds it.
             if sessions[device.id] == nil { media[device.id] = nil }
-            return [device.id]
+            return changed(device.id)
         case .session(let session):
             sessions[session.deviceID] = Self.isLive(session) ? session : nil
-            return [session.deviceID]
+            return changed(session.deviceID)
         case .transferred(let transfer):
             sessions[transfer.fromDeviceID] = nil
             if transfer.hasSession, Self.isLive(transfer.session) {
                 sessions[transfer.toDeviceID] = transfer.session
             }
-            return [transfer.fromDeviceID, transfer.toDeviceID]
+            return changed(transfer.fromDeviceID, transfer.toDeviceID)
         case .media(let status):
             media[status.deviceID] = Self.playsNothing(status) ? nil : status
-            return [status.deviceID]
+            return changed(status.deviceID)
         case .queue(let change):
             // The change carries the queue's order after it (when castd knows it).
             guard !change.order.isEmpty, var status = media[change.deviceID],
@@ -74,7 +88,7 @@ public struct CastdState: Sendable, Equatable {
             else { return [] }
             status.queueItemIds = change.order
             media[change.deviceID] = status
-            return [change.deviceID]
+            return changed(change.deviceID)
         case .castState(let change):
             castState = change.state
             return []

@@ -3,6 +3,7 @@ import CastDevices
 import CastDiscovery
 import CastdAPI
 import CastdLogging
+import CastdHandlers
 import CastdServer
 import Foundation
 import Logging
@@ -118,7 +119,7 @@ public struct CastdDaemon: Sendable {
         self.status = status
         let onListening = options.onListening
         server = CastdServer(
-            configuration: configuration, service: service,
+            configuration: configuration, handler: service,
             logger: logger(CastdSubsystem.rpc),
             onListening: {
                 status.listening()

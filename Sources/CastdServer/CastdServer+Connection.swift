@@ -75,7 +75,7 @@ extension CastdServer {
         }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
         let inline = InlineCalls(
-            service: service, handle: handle, access: accepted.access,
+            handler: handler, handle: handle, access: accepted.access,
             maximumConcurrentCalls: configuration.maximumConcurrentCalls,
             clientCount: { [weak self] in self?.clientCount ?? 0 },
             logger: logger)
@@ -224,7 +224,7 @@ extension CastdServer {
         cancelSignal: AsyncStream<CastdError>, access: Castd_V1_Access, peer: PeerCredentials, writer: FrameWriter,
         logger: Logger
     ) async {
-        let service = self.service
+        let handler = self.handler
         // The metadata of this call's log lines (given per line: a Logger per call costs more
         // than the call itself when nothing is logged).
         @Sendable func call() -> Logger.Metadata { ["rpc.method": "\(method.rawValue)", "rpc.call": "\(callID)"] }
@@ -233,7 +233,7 @@ extension CastdServer {
             group.addTask {
                 do {
                     let context = CallContext(connectedClients: self.clientCount, access: access, peer: peer)
-                    try await service.handle(method, request: request, context: context) { message in
+                    try await handler.handle(method, request: request, context: context) { message in
                         if method.isStreaming {
                             try await writer.message(callID: callID, message)
                         } else {

@@ -67,7 +67,7 @@ public struct CastdServerConfiguration: Sendable {
 /// within the grace period, cancels the rest with a status, and closes every connection.
 public final class CastdServer: Service, Sendable {
     let configuration: CastdServerConfiguration
-    let service: CastdService
+    let handler: any CastdCallHandler
     let logger: Logger
     let onListening: @Sendable () -> Void
     let onClientsChanged: @Sendable (Int) -> Void
@@ -87,13 +87,13 @@ public final class CastdServer: Service, Sendable {
 
     public init(
         configuration: CastdServerConfiguration,
-        service: CastdService,
+        handler: any CastdCallHandler,
         logger: Logger,
         onListening: @escaping @Sendable () -> Void = {},
         onClientsChanged: @escaping @Sendable (_ clients: Int) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.service = service
+        self.handler = handler
         self.logger = logger
         self.accessLogger = logger.subsystem(CastdSubsystem.access)
         self.onListening = onListening
@@ -120,7 +120,7 @@ public final class CastdServer: Service, Sendable {
             self.logger.info("shutting down: no new connections, finishing calls")
             self.shuttingDown.store(true, ordering: .relaxed)
             server.channel.close(promise: nil)
-            self.service.endStreams()  // watchers and listeners end now, with a status
+            self.handler.endStreams()  // watchers and listeners end now, with a status
             self.drainAll()
         }
         if case .path(let path) = configuration.target {
@@ -220,7 +220,7 @@ public final class CastdServer: Service, Sendable {
                         }
                         try sync.addHandler(
                             ByteToMessageHandler(LengthPrefixedFrameDecoder(maximumFrameLength: maximumFrameLength)))
-                        try sync.addHandler(ClientFrameHandler(gate: gate, access: access, service: self.service))
+                        try sync.addHandler(ClientFrameHandler(gate: gate, access: access, handler: self.handler))
                     } else {
                         try sync.addHandler(DropReadsHandler())
                     }

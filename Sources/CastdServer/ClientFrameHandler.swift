@@ -16,8 +16,8 @@ enum ClientFrame: Sendable {
     /// of the client's is mistaken for its subject.
     case invalid(CastdError, malformed: Bool)
 
-    /// Decodes `body` and judges it for a client with `access`, of `service`.
-    init(_ body: ByteBuffer, access: Castd_V1_Access, service: CastdService) {
+    /// Decodes `body` and judges it for a client with `access`, of `handler`.
+    init(_ body: ByteBuffer, access: Castd_V1_Access, handler: any CastdCallHandler) {
         let frame: Castd_V1_Frame
         do {
             frame = try CastdRPC.decodeFrame(body)
@@ -31,7 +31,7 @@ enum ClientFrame: Sendable {
                 self = .invalid(CastdError(.invalidArgument, "call id 0 is reserved"), malformed: false)
                 return
             }
-            self = .start(CallStart(callID: frame.callID, start, access: access, service: service))
+            self = .start(CallStart(callID: frame.callID, start, access: access, handler: handler))
         case .cancel?:
             self = .cancel(callID: frame.callID)
         case .message?, .status?, nil:
@@ -74,7 +74,7 @@ struct CallStart: Sendable {
     /// answered in the read that brings it, or by the connection's task before its next frame.
     let answersInline: Bool
 
-    init(callID: UInt64, _ start: Castd_V1_CallStart, access: Castd_V1_Access, service: CastdService) {
+    init(callID: UInt64, _ start: Castd_V1_CallStart, access: Castd_V1_Access, handler: any CastdCallHandler) {
         self.callID = callID
         let method = CastdMethod(path: start.method)
         self.method = method
@@ -89,7 +89,7 @@ struct CallStart: Sendable {
         self.request = request
         timeout = start.timeoutMs > 0 ? .milliseconds(Int64(clamping: start.timeoutMs)) : nil
         if let method, refusal == nil {
-            answersInline = CastdService.router.answersInline(method, service: service, request: request)
+            answersInline = handler.answersInline(method, request: request)
         } else {
             answersInline = false
         }
@@ -118,17 +118,17 @@ final class ClientFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let gate: InlineGate
     private let access: Castd_V1_Access
-    private let service: CastdService
+    private let handler: any CastdCallHandler
 
-    init(gate: InlineGate, access: Castd_V1_Access, service: CastdService) {
+    init(gate: InlineGate, access: Castd_V1_Access, handler: any CastdCallHandler) {
         self.gate = gate
         self.access = access
-        self.service = service
+        self.handler = handler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         gate.frameArrived()
-        let frame = ClientFrame(unwrapInboundIn(data), access: access, service: service)
+        let frame = ClientFrame(unwrapInboundIn(data), access: access, handler: handler)
         if case .start(let call) = frame, call.answersInline, context.channel.isWritable,
             !gate.hasForwardedFrames, let calls = gate.calls,
             let answer = calls.answer(call, allocator: context.channel.allocator)
@@ -199,7 +199,7 @@ final class InlineGate: Sendable {
 
 /// The inline calls of one admitted connection.
 struct InlineCalls: Sendable {
-    let service: CastdService
+    let handler: any CastdCallHandler
     let handle: ConnectionHandle
     let access: Castd_V1_Access
     let maximumConcurrentCalls: Int
@@ -212,8 +212,7 @@ struct InlineCalls: Sendable {
         let result: Result<Data, CastdError>
         do {
             let context = CallContext(connectedClients: clientCount(), access: access)
-            let message = try CastdService.router.answerInline(
-                method, service: service, request: call.request, context: context)
+            let message = try handler.answerInline(method, request: call.request, context: context)
             result = .success(try message.serializedData())
         } catch let error as CastdError {
             result = .failure(error)

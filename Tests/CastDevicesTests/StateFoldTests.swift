@@ -69,7 +69,7 @@ struct StateFoldTests {
         var device = CastdDevice()
         device.id = "tv"
         added.kind = .deviceAdded(device)
-        #expect(state.apply(added) == ["tv"])
+        #expect(state.applyReportingDevices(added) == ["tv"])
 
         var started = CastdEvent()
         started.kind = .session(session("tv", .started))
@@ -85,10 +85,10 @@ struct StateFoldTests {
         stale.order = [9]
         var queue = CastdEvent()
         queue.kind = .queue(stale)
-        #expect(state.apply(queue).isEmpty && state.media["tv"]?.queueItemIds == [])
+        #expect(state.applyReportingDevices(queue).isEmpty && state.media["tv"]?.queueItemIds == [])
         stale.mediaSessionID = 4
         queue.kind = .queue(stale)
-        #expect(state.apply(queue) == ["tv"] && state.media["tv"]?.queueItemIds == [9])
+        #expect(state.applyReportingDevices(queue) == ["tv"] && state.media["tv"]?.queueItemIds == [9])
 
         // The device goes, but its session holds its media.
         var removed = CastdEvent()
@@ -103,7 +103,7 @@ struct StateFoldTests {
         transfer.session = session("speaker", .started)
         var moved = CastdEvent()
         moved.kind = .transferred(transfer)
-        #expect(state.apply(moved) == ["tv", "speaker"])
+        #expect(state.applyReportingDevices(moved) == ["tv", "speaker"])
         #expect(state.sessions["tv"] == nil && state.sessions["speaker"]?.sessionID == "s-speaker")
 
         // A failed resume is not a live session.

@@ -11,7 +11,13 @@ import Testing
 /// Reading `/setup/eureka_info` from a device known only by its address: HTTPS first, HTTP for
 /// older firmware, bounded in size and time.
 struct DeviceInfoReaderTests {
-    func reader(https: Int, http: Int, timeout: Duration = .seconds(5)) -> DeviceInfoReader {
+    /// A reader of the test's servers. Its budget for the whole read is what
+    /// `aDeviceThatNeverAnswersCostsTheTimeoutOnly` tests; elsewhere it only bounds a test that
+    /// would hang, and is generous: the servers are in this process, on NIO's event loops,
+    /// which the suite's other tests keep busy. With castd's 5 s, a loopback answer missed it in
+    /// a plain run of phase 2 (both cores computing; `CASTD_TEST_STALL_CHECK` showed every
+    /// thread of the test process waiting for a CPU for seconds at a time).
+    func reader(https: Int, http: Int, timeout: Duration = .seconds(60)) -> DeviceInfoReader {
         var reader = DeviceInfoReader()
         reader.httpsPort = https
         reader.httpPort = http

@@ -5,7 +5,8 @@ import Foundation
 import SwiftProtobuf
 import Testing
 
-@testable import CastdServer
+@testable import CastdHandlers
+import CastdServer
 
 /// What castd encodes once and sends to many must read back as what it would have sent.
 @Suite(.tags(.cpuBound)) struct SharedEncodingsTests {

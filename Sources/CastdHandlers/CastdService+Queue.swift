@@ -1,5 +1,5 @@
+import CastdServer
 import CastDevices
-import CastProtocol
 import CastdAPI
 
 /// The media queue: load a list of items, insert, remove, reorder, and update it (jump, next,
@@ -7,19 +7,19 @@ import CastdAPI
 extension CastdService {
     static func registerQueue(_ router: inout CastdRouter) {
         router.unary(CastdMethods.queueLoad) { service, request, _ in
-            return try await service.media(try MediaRequest(queueLoad: request), on: request.device)
+            return try await service.media(.queueLoad(request), on: request.device)
         }
         router.unary(CastdMethods.queueInsert) { service, request, _ in
-            return try await service.media(try MediaRequest(queueInsert: request), on: request.device)
+            return try await service.media(.queueInsert(request), on: request.device)
         }
         router.unary(CastdMethods.queueRemove) { service, request, _ in
             return try await service.media(.queueRemove(itemIDs: request.itemIds), on: request.device)
         }
         router.unary(CastdMethods.queueReorder) { service, request, _ in
-            return try await service.media(MediaRequest(queueReorder: request), on: request.device)
+            return try await service.media(.queueReorder(request), on: request.device)
         }
         router.unary(CastdMethods.queueUpdate) { service, request, _ in
-            return try await service.media(try MediaRequest(queueUpdate: request), on: request.device)
+            return try await service.media(.queueUpdate(request), on: request.device)
         }
     }
 }

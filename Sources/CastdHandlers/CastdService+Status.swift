@@ -1,3 +1,4 @@
+import CastdServer
 import CastdAPI
 
 /// castd's state as one snapshot (GetStatus) and as a stream of changes (Watch).

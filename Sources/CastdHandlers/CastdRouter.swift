@@ -1,3 +1,4 @@
+import CastdServer
 import CastdAPI
 import SwiftProtobuf
 

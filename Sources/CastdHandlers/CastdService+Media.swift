@@ -1,14 +1,15 @@
+import CastdServer
 import CastDevices
-import CastProtocol
 import CastdAPI
 
 /// The session's media player: load, play, pause, stop, seek, rate, tracks, the stream's volume,
-/// ads and its status. Each call, checked by the router (`CastdValidation`), is mapped to a typed
-/// `MediaRequest` and handed to the device's controller; its answer is the media status.
+/// ads and its status. Each call, checked by the router (`CastdValidation`), goes to the device's
+/// controller as a `MediaCall` (CastDevices maps it to the Cast media namespace); its answer is
+/// the media status.
 extension CastdService {
     static func registerMedia(_ router: inout CastdRouter) {
         router.unary(CastdMethods.load) { service, request, _ in
-            return try await service.media(try MediaRequest(load: request), on: request.device)
+            return try await service.media(.load(request), on: request.device)
         }
         router.unary(CastdMethods.play) { service, request, _ in try await service.media(.play, on: request.device) }
         router.unary(CastdMethods.pause) { service, request, _ in try await service.media(.pause, on: request.device) }
@@ -23,23 +24,23 @@ extension CastdService {
             try await service.registry.sessionController(for: request.device).queue()
         }
         router.unary(CastdMethods.seek) { service, request, _ in
-            return try await service.media(MediaRequest(seek: request), on: request.device)
+            return try await service.media(.seek(request), on: request.device)
         }
         router.unary(CastdMethods.setPlaybackRate) { service, request, _ in
             return try await service.media(.setPlaybackRate(request.rate), on: request.device)
         }
         router.unary(CastdMethods.editTracks) { service, request, _ in
-            return try await service.media(try MediaRequest(editTracks: request), on: request.device)
+            return try await service.media(.editTracks(request), on: request.device)
         }
         router.unary(CastdMethods.setStreamVolume) { service, request, _ in
-            return try await service.media(MediaRequest(streamVolume: request), on: request.device)
+            return try await service.media(.setStreamVolume(request), on: request.device)
         }
     }
 
     /// A media request to the device holding the session `selector` names; its answer is the
     /// media status.
-    func media(_ request: MediaRequest, on selector: String) async throws -> CastdMediaStatus {
+    func media(_ call: MediaCall, on selector: String) async throws -> CastdMediaStatus {
         let device = try await registry.sessionController(for: selector)
-        return try await device.media(request)
+        return try await device.media(call)
     }
 }

@@ -1,5 +1,5 @@
 import CastDevices
-import CastProtocol
+import CastdServer
 import CastdAPI
 import CastdLogging
 import Foundation
@@ -26,10 +26,11 @@ public struct DaemonFacts: Sendable {
     }
 }
 
-/// The castd.v1.Cast methods: request validation and the calls into CastDevices. Transport-free:
-/// the connection layer hands it a decoded method and request bytes and a way to send
-/// response messages.
-public struct CastdService: Sendable {
+/// castd's application: the castd.v1.Cast methods, each a handler over CastDevices (the
+/// registry of devices and the state store) and castd's logs. It knows nothing of sockets or
+/// frames: CastdServer, the transport, hands it a method, the request's bytes and a way to send
+/// response messages (``CastdCallHandler``).
+public struct CastdService: CastdCallHandler {
     public let registry: DeviceRegistry
     public let store: CastdStateStore
     public let facts: DaemonFacts
@@ -56,12 +57,21 @@ public struct CastdService: Sendable {
         registry.finishChannels()
     }
 
-    /// Runs one call. `send` writes one response message. Throws `CastdError` for a non-OK end.
-    func handle(
+    public func handle(
         _ method: CastdMethod, request: [UInt8], context: CallContext,
         send: @escaping @Sendable (any SwiftProtobuf.Message) async throws -> Void
     ) async throws {
         try await Self.router[method](self, request, context, send)
+    }
+
+    public func answersInline(_ method: CastdMethod, request: [UInt8]) -> Bool {
+        Self.router.answersInline(method, service: self, request: request)
+    }
+
+    public func answerInline(
+        _ method: CastdMethod, request: [UInt8], context: CallContext
+    ) throws -> any SwiftProtobuf.Message {
+        try Self.router.answerInline(method, service: self, request: request, context: context)
     }
 
     /// Every method's handler, registered by the service's areas, one file each.
@@ -121,14 +131,6 @@ public struct CastdService: Sendable {
         daemon.uid = getuid()
         return daemon
     }
-}
-
-/// What the connection layer knows about a call.
-struct CallContext: Sendable {
-    var connectedClients: Int
-    var access: Castd_V1_Access = .control
-    /// Who called (nil for calls answered at once, which change nothing).
-    var peer: PeerCredentials? = nil
 }
 
 /// Runs `body`, giving up with DEADLINE_EXCEEDED after `limit`.

@@ -1,3 +1,4 @@
+import CastdServer
 import CastDevices
 import CastdAPI
 
