@@ -205,7 +205,7 @@ extension DeviceController {
         try await link.connect(to: CastWire.platformReceiverID)
         // A new link counts its messages from 1.
         receiverState.linkChanged()
-        mediaState.linkChanged()
+        media.linkChanged()
         let reply = try await link.requestReply(
             namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
         ) {

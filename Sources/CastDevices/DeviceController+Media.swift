@@ -20,92 +20,25 @@ extension DeviceController {
     /// about the loaded media, and the media controller may refuse them first) and returns the
     /// media status after the device's answer.
     public func media(_ request: MediaRequest) async throws -> CastdMediaStatus {
-        switch request {
-        case .load, .queueLoad:
-            return try await startMedia(request)
-        default:
-            return try await withLoadedMedia(request)
-        }
-    }
-
-    private func startMedia(_ request: MediaRequest) async throws -> CastdMediaStatus {
+        defer { askQueueOrderIfWanted() }
         do {
-            let (link, session) = try await mediaSession()
-            if case .queueLoad(let load) = request, let split = try QueueLoadSplit(load) {
-                return try await loadQueue(split, on: link, session: session)
-            }
-            mediaLogger.info(
-                "\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
-            let reply = try await link.requestReply(namespace: CastNamespace.media, destination: session.transportID) {
-                request.payload(requestID: $0)
-            }
-            applyMedia(reply)
-            return mediaState.current
-        } catch {
-            throw Self.map(error, device: name)
-        }
-    }
-
-    // MARK: requests about the loaded media
-
-    /// Sends a request about the loaded media, once the media controller has judged it against
-    /// the status castd holds. A stale media session id is answered by refreshing the status and
-    /// retrying once.
-    private func withLoadedMedia(_ request: MediaRequest) async throws -> CastdMediaStatus {
-        let kind = MediaController.supersedingKind(of: request)
-        do {
-            guard let session else {
-                throw CastdError(
-                    .failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
-            }
-            let link = try await link()
-            guard let status = mediaState.status, status.mediaSessionID != 0 else {
-                if request == .getStatus {
-                    let reply = try await link.requestReply(
-                        namespace: CastNamespace.media, destination: session.transportID
-                    ) {
-                        MediaRequest.getStatus.payload(requestID: $0)
-                    }
-                    applyMedia(reply)
-                    return mediaState.current
+            switch request {
+            case .load, .queueLoad:
+                let (link, session) = try await mediaSession()
+                return try await media.load(request, at: AppEndpoint(link: link, transportID: session.transportID))
+            default:
+                guard let session else {
+                    throw CastdError(
+                        .failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
                 }
-                throw CastdError(
-                    .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
+                let app = AppEndpoint(link: try await link(), transportID: session.transportID)
+                return try await media.send(request, at: app, device: name)
             }
-            if MediaController.namesQueueItems(request), mediaState.queue.order == nil {
-                // Judged against the whole queue: asked for first (a device that will not say
-                // judges the request itself).
-                try? await askQueueOrder(on: link, transportID: session.transportID, of: status.mediaSessionID)
-            }
-            try MediaController.check(
-                request, against: status, queueOrder: mediaState.queue.order, deviceName: name)
-            mediaLogger.debug("\(request.type)", metadata: ["media.session": "\(status.mediaSessionID)"])
-            let send = { (mediaSessionID: Int64) async throws -> CastReply in
-                let make: @Sendable (Int64) -> JSONValue = {
-                    request.payload(requestID: $0, mediaSessionID: mediaSessionID)
-                }
-                if let kind {
-                    return try await self.replacing(
-                        kind, on: link, namespace: CastNamespace.media, destination: session.transportID, make)
-                }
-                return try await link.requestReply(
-                    namespace: CastNamespace.media, destination: session.transportID, make)
-            }
-            do {
-                let reply = try await send(status.mediaSessionID)
-                applyMedia(reply)
-            } catch let error as CastLinkError where error.deviceError?.isStaleMediaSession == true {
-                let refreshed = try await link.requestReply(
-                    namespace: CastNamespace.media, destination: session.transportID
-                ) {
-                    MediaRequest.getStatus.payload(requestID: $0)
-                }
-                applyMedia(refreshed)
-                guard let fresh = mediaState.status, fresh.mediaSessionID != 0 else { throw error }
-                let reply = try await send(fresh.mediaSessionID)
-                applyMedia(reply)
-            }
-            return mediaState.current
+        } catch MediaController.QueueLoadStopped.endedTheSession(let loaded) {
+            throw CastdError(
+                .unavailable, "\(name) loaded the queue's first \(loaded) items and ended the media session")
+        } catch MediaController.QueueLoadStopped.noCurrentItem {
+            throw CastdError(.unavailable, "\(name) did not say which item plays: the items before it were not added")
         } catch {
             throw Self.map(error, device: name)
         }
@@ -132,8 +65,9 @@ extension DeviceController {
                 level = min(1, max(0, (current.level ?? 0) + Double(steps) * step))
             }
             let requested = level
-            let reply = try await replacing(
-                "volume", on: link, namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
+            let reply = try await superseding.send(
+                "volume", device: name, on: link, namespace: CastNamespace.receiver,
+                destination: CastWire.platformReceiverID
             ) { ReceiverRequest.setVolume(level: requested, muted: muted, requestID: $0) }
             let status = applyReceiver(reply)
             return CastdVolume(status.volume ?? CastVolume())

@@ -69,11 +69,6 @@ extension DeviceController {
         return status
     }
 
-    /// Applies the MEDIA_STATUS a reply carries, in its place in the link's order.
-    func applyMedia(_ reply: CastReply) {
-        applyMedia(reply.payload, arrival: reply.arrival)
-    }
-
     /// Applies a RECEIVER_STATUS, in its place in the link's order when it has one
     /// (``ReceiverController/apply(_:arrival:)``): the device's entry for every watcher, and the
     /// end of castd's session if its app is gone.
@@ -99,7 +94,7 @@ extension DeviceController {
             } else {
                 session.reason = "the app was stopped on the device"
             }
-            let followable = endingReason == nil ? mediaState.takeActiveMedia() : nil
+            let followable = endingReason == nil ? media.takeActiveMedia() : nil
             self.session = nil
             self.endingReason = nil
             publish(session)

@@ -75,18 +75,14 @@ public actor DeviceController {
     var suspended: CastdSession?
     var suspendedAt: ContinuousClock.Instant?
     var endingReason: String?
-    /// The media namespace: what the device plays, the one source of it.
-    var mediaState: MediaController
+    /// The media namespace: its requests, and what the device plays, the one source of it.
+    let media: MediaController
+    /// Requests a newer one of the same kind supersedes (seek, volume, …), for every namespace.
+    let superseding = SupersedingRequests()
     /// Session changes (start, end) run one at a time, in arrival order, so that two clients
     /// starting a session at once share one launch.
     var sessionChangeBusy = false
-    /// A QUEUE_GET_ITEM_IDS castd sent by itself is on its way (one at a time).
-    var queueOrderPending = false
     var sessionChangeQueue: [CheckedContinuation<Void, Never>] = []
-    /// Requests of a kind where a newer one supersedes an older one still waiting (seek, volume, …).
-    var inflight: [String: (token: UInt64, task: Task<CastReply, any Error>)] = [:]
-    var replacedTokens: Set<UInt64> = []
-    var nextToken: UInt64 = 1
 
     init(
         id: String, name: String, endpoint: DeviceEndpoint, store: CastdStateStore,
@@ -117,7 +113,8 @@ public actor DeviceController {
         self.logger = logger.subsystem("CastDevice")
         self.sessionLogger = logger.subsystem("CastSession")
         self.mediaLogger = logger.subsystem("CastMedia")
-        self.mediaState = MediaController(deviceID: id, logger: mediaLogger)
+        self.media = MediaController(
+            deviceID: id, store: store, superseding: superseding, logger: logger.subsystem("CastMedia"))
         self.receiverState = ReceiverController(logger: self.logger, badMessageLog: badMessageLog)
         self.spawn = spawn
     }
@@ -131,41 +128,6 @@ public actor DeviceController {
     /// A request to the platform receiver.
     func receiverRequest(_ link: CastLink, _ make: @Sendable (Int64) -> JSONValue) async throws -> CastReply {
         try await link.requestReply(namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID, make)
-    }
-
-    /// Sends a request of `kind`, superseding any request of the same kind still waiting for
-    /// its answer: that one's caller gets ABORTED (REPLACED), while the device's answer to it,
-    /// like every status, still reaches every watcher.
-    func replacing(
-        _ kind: String, on link: CastLink, namespace: String, destination: String,
-        _ make: @escaping @Sendable (Int64) -> JSONValue
-    ) async throws -> CastReply {
-        let token = nextToken
-        nextToken += 1
-        if let previous = inflight[kind] {
-            replacedTokens.insert(previous.token)
-            previous.task.cancel()
-        }
-        let task = Task { try await link.requestReply(namespace: namespace, destination: destination, make) }
-        inflight[kind] = (token, task)
-        defer {
-            if inflight[kind]?.token == token { inflight[kind] = nil }
-            // A request superseded after its answer had come in (the cancel too late) returns
-            // that answer, not ABORTED: its token must not stay behind for castd's life.
-            replacedTokens.remove(token)
-        }
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        } catch {
-            if replacedTokens.remove(token) != nil {
-                throw CastdError.replaced("superseded by a newer \(kind) request before \(name) answered")
-            }
-            throw error
-        }
     }
 
     // MARK: errors

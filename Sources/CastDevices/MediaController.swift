@@ -1,317 +1,244 @@
 import CastProtocol
+import CastSenderLink
 import CastdAPI
-import Foundation
 import Logging
 
-/// The media namespace of one device, as castd holds it: the one source of what the device
-/// plays. It reads MEDIA_STATUS (a reply or a broadcast), merged across statuses that leave
-/// fields out, and says what to publish; and it judges requests about the loaded media against
-/// that status before they are sent. The device's controller owns it (its isolation guards it)
-/// and does the sending and the publishing.
-struct MediaController {
-    let deviceID: String
+/// Where an app on a device takes a namespace's requests: the device's link and the app's
+/// transport id.
+struct AppEndpoint: Sendable {
+    let link: CastLink
+    let transportID: String
+}
+
+/// The media namespace of one device: the sender SDK's remote media client (pychromecast's
+/// MediaController). It sends the namespace's requests, waits for their replies and applies
+/// them, reads what the app broadcasts (MEDIA_STATUS, QUEUE_CHANGE), and publishes what changed
+/// to the state store. What it knows is `MediaState`, the one source of what the device plays.
+///
+/// The device's controller owns it and keeps the session: it says where the app is
+/// (`AppEndpoint`) and maps errors. Its isolation guards this object: the async methods run on
+/// the controller's executor (`nonisolated(nonsending)`), so nothing crosses between them.
+final class MediaController {
+    private(set) var state: MediaState
+    private let store: CastdStateStore
+    private let superseding: SupersedingRequests
     let logger: Logger
+    /// A QUEUE_GET_ITEM_IDS castd sent by itself is on its way (one at a time).
+    private var orderAskPending = false
 
-    /// The media status castd last published for this device; nil when nothing is loaded.
-    private(set) var status: CastdMediaStatus?
-    /// The last MEDIA_STATUS entry read: a repeat of it (a reply and its broadcast twin) is no
-    /// news.
-    private(set) var lastEntry: CastMediaStatus?
-    /// What castd last knew of the loaded media (of the latest media session only: an app that
-    /// starts a new media session with every status must not grow castd), and of queue items
-    /// (at most ``itemMediaLimit``).
-    private(set) var knownMedia: [Int64: CastMediaInformation] = [:]
-    private(set) var itemMedia: [Int64: CastMediaInformation] = [:]
-    /// The most queue items whose media castd keeps; past it, only the items the latest
-    /// status names are kept.
-    static let itemMediaLimit = 1024
-    /// The last media seen playing, paused or buffering, and when.
-    private var lastActiveMedia: (media: CastMediaInformation, at: ContinuousClock.Instant)?
-    /// The `arrival` of the newest MEDIA_STATUS applied from the current link.
-    private var appliedArrival: UInt64 = 0
-    /// The media session's whole queue.
-    private(set) var queue = MediaQueue()
-
-    init(deviceID: String, logger: Logger) {
-        self.deviceID = deviceID
+    init(deviceID: String, store: CastdStateStore, superseding: SupersedingRequests, logger: Logger) {
+        self.state = MediaState(deviceID: deviceID, logger: logger)
+        self.store = store
+        self.superseding = superseding
         self.logger = logger
     }
 
-    /// The status to answer a media request with: what is loaded, or an idle player.
-    var current: CastdMediaStatus {
-        status ?? Self.idle(deviceID)
+    // MARK: what the app says
+
+    /// Applies a MEDIA_STATUS payload (a reply or a broadcast) and publishes what changed.
+    func receive(_ payload: JSONValue, arrival: UInt64? = nil) {
+        if let status = state.apply(payload, arrival: arrival) { store.updateMedia(status) }
+    }
+
+    /// Applies a reply's MEDIA_STATUS.
+    func receive(_ reply: CastReply) {
+        receive(reply.payload, arrival: reply.arrival)
+    }
+
+    /// A QUEUE_CHANGE from the session's app.
+    func receiveQueueChange(_ change: CastQueueChange, arrival: UInt64? = nil) {
+        let (changes, status) = state.applyQueueChange(change, arrival: arrival)
+        publishQueue(changes, status: status)
+    }
+
+    /// Forgets the media and tells every watcher nothing is loaded.
+    func clear() {
+        store.updateMedia(state.clear())
     }
 
     /// A new link counts its messages from 1.
-    mutating func linkChanged() {
-        appliedArrival = 0
-        queue.linkChanged()
+    func linkChanged() { state.linkChanged() }
+
+    /// The media last seen playing, if recent, taken (a session that vanished while playing).
+    func takeActiveMedia() -> CastMediaInformation? { state.takeActiveMedia() }
+
+    // MARK: requests
+
+    /// LOAD or QUEUE_LOAD (a queue too long for one message as a QUEUE_LOAD and QUEUE_INSERTs),
+    /// to the app at `app`; returns the media status after the device's answer.
+    nonisolated(nonsending) func load(_ request: MediaRequest, at app: AppEndpoint) async throws -> CastdMediaStatus {
+        if case .queueLoad(let load) = request, let split = try QueueLoadSplit(load) {
+            return try await loadQueue(split, at: app)
+        }
+        logger.info("\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
+        receive(
+            try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+                request.payload(requestID: $0)
+            })
+        return state.current
     }
 
-    // MARK: MEDIA_STATUS
+    /// A request about the loaded media, once judged against the status castd holds (the queue's
+    /// order asked for first when the request names items). A stale media session id is
+    /// answered by refreshing the status and retrying once. `device` names the device in errors.
+    nonisolated(nonsending) func send(
+        _ request: MediaRequest, at app: AppEndpoint, device: String
+    ) async throws -> CastdMediaStatus {
+        guard let status = state.status, status.mediaSessionID != 0 else {
+            if request == .getStatus {
+                receive(try await getStatus(at: app))
+                return state.current
+            }
+            throw CastdError(
+                .failedPrecondition, "nothing is loaded on \(device); load something first (castc load URL)")
+        }
+        if MediaState.namesQueueItems(request), state.queue.order == nil {
+            // Judged against the whole queue: asked for first (a device that will not say
+            // judges the request itself).
+            try? await askQueueOrder(at: app, of: status.mediaSessionID)
+        }
+        try MediaState.check(request, against: status, queueOrder: state.queue.order, deviceName: device)
+        logger.debug("\(request.type)", metadata: ["media.session": "\(status.mediaSessionID)"])
+        let kind = MediaState.supersedingKind(of: request)
+        let superseding = self.superseding
+        let send = { (mediaSessionID: Int64) async throws -> CastReply in
+            let make: @Sendable (Int64) -> JSONValue = {
+                request.payload(requestID: $0, mediaSessionID: mediaSessionID)
+            }
+            if let kind {
+                return try await superseding.send(
+                    kind, device: device, on: app.link, namespace: CastNamespace.media, destination: app.transportID,
+                    make)
+            }
+            return try await app.link.requestReply(
+                namespace: CastNamespace.media, destination: app.transportID, make)
+        }
+        do {
+            receive(try await send(status.mediaSessionID))
+        } catch let error as CastLinkError where error.deviceError?.isStaleMediaSession == true {
+            receive(try await getStatus(at: app))
+            guard let fresh = state.status, fresh.mediaSessionID != 0 else { throw error }
+            receive(try await send(fresh.mediaSessionID))
+        }
+        return state.current
+    }
 
-    /// Reads a MEDIA_STATUS payload. With `arrival` (its place in the link's order), one older
-    /// than a status already applied is skipped, as for RECEIVER_STATUS.
-    ///
-    /// - Returns: The status to publish, or nil when there is nothing new.
-    mutating func apply(_ payload: JSONValue, arrival: UInt64? = nil) -> CastdMediaStatus? {
-        if let arrival {
-            guard arrival > appliedArrival else { return nil }
-            appliedArrival = arrival
+    /// GET_STATUS, unanswered by what castd holds.
+    private nonisolated(nonsending) func getStatus(at app: AppEndpoint) async throws -> CastReply {
+        try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+            MediaRequest.getStatus.payload(requestID: $0)
         }
-        guard let entries = CastMediaStatus.read(payload) else {
-            // Not "no media session" (that is `[]`): a status castd cannot read says nothing.
-            logger.warning(
-                "skipped a MEDIA_STATUS whose status cannot be read",
-                metadata: ["payload": "\(String(payload.jsonString.prefix(120)))"])
-            return nil
+    }
+
+    /// Loads a queue too large for one message: the QUEUE_LOAD, then each QUEUE_INSERT, each
+    /// awaited before the next (the device numbers the items in the order it gets them).
+    private nonisolated(nonsending) func loadQueue(_ split: QueueLoadSplit, at app: AppEndpoint) async throws
+        -> CastdMediaStatus
+    {
+        let total = split.loaded.count + split.after.joined().count + split.before.joined().count
+        logger.info(
+            "QUEUE_LOAD of \(total) items, in \(1 + split.after.count + split.before.count) messages",
+            metadata: ["media.content": "\(LogRedaction.url(MediaRequest.queueLoad(split.load).contentID ?? ""))"])
+        receive(
+            try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+                MediaRequest.queueLoad(split.load).payload(requestID: $0)
+            })
+        guard let status = state.status, status.mediaSessionID != 0 else {
+            throw QueueLoadStopped.endedTheSession(loaded: split.loaded.count)
         }
-        guard let entry = entries.first else {
-            return lastEntry != nil ? clear() : nil
+        // The item loaded first is the one to play first when items come before it.
+        let firstLoaded = status.currentItemID
+        if !split.before.isEmpty, firstLoaded <= 0 { throw QueueLoadStopped.noCurrentItem }
+        let inserts =
+            split.after.map { MediaRequest.queueInsert(items: $0, before: nil, playNow: false) }
+            + split.before.map { MediaRequest.queueInsert(items: $0, before: firstLoaded, playNow: false) }
+        for insert in inserts {
+            let mediaSessionID = state.status?.mediaSessionID ?? status.mediaSessionID
+            receive(
+                try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+                    insert.payload(requestID: $0, mediaSessionID: mediaSessionID)
+                })
         }
-        if entry == lastEntry { return nil }  // the reply and its broadcast twin
-        lastEntry = entry
-        let mediaSessionID = entry.mediaSessionID
-        let currentItem = entry.currentItemID
-        queue.follow(mediaSessionID: mediaSessionID)
-        queue.read(statusItems: entry.items ?? [])
-        for item in entry.items ?? [] {
-            if let itemID = item.itemID, let media = item.media { itemMedia[itemID] = media }
-        }
-        var media: CastMediaInformation?
-        if let sent = entry.media {
-            media = sent
-            if let currentItem { itemMedia[currentItem] = sent }
-        } else if let currentItem, let known = itemMedia[currentItem] {
-            media = known
-        } else {
-            media = knownMedia[mediaSessionID]
-        }
-        if let media { knownMedia = [mediaSessionID: media] }
-        if itemMedia.count > Self.itemMediaLimit {
-            // Item ids that keep changing: keep what this status names (bounded by the frame).
-            var named = Set((entry.items ?? []).compactMap(\.itemID))
-            if let currentItem { named.insert(currentItem) }
-            itemMedia = itemMedia.filter { named.contains($0.key) }
-        }
-        if let media, entry.isActive {
-            lastActiveMedia = (media, .now)
-        }
-        if entry.hasEnded, entry.items == nil {
-            // The media session ended; its items are gone with it.
-            itemMedia.removeAll()
-        }
-        var next = CastdMediaStatus(
-            deviceID: deviceID, status: entry, media: media, itemMedia: itemMedia, receivedAt: Date())
-        if let previous = status, previous.mediaSessionID == next.mediaSessionID {
-            keepKnown(of: previous, unreadable: entry.unreadable, in: &next)
-        }
-        next.queueItemIds = queue.order ?? []
-        status = next
-        return next
+        return state.current
+    }
+
+    /// Why a queue load in several messages stopped; the device's controller words it with the
+    /// device's name.
+    enum QueueLoadStopped: Error {
+        case endedTheSession(loaded: Int)
+        case noCurrentItem
     }
 
     // MARK: the whole queue
 
-    /// A QUEUE_CHANGE from the device, for the media session castd holds.
-    ///
-    /// - Returns: What changed, and the status to publish with the queue's new order.
-    mutating func applyQueueChange(_ change: CastQueueChange, arrival: UInt64? = nil) -> (
-        changes: [MediaQueue.Change], status: CastdMediaStatus?
-    ) {
-        guard status != nil else { return ([], nil) }
-        if let session = change.mediaSessionID, session != queue.mediaSessionID { return ([], nil) }
-        let changes = queue.apply(change, arrival: arrival)
-        return (changes, changes.isEmpty ? nil : withQueueOrder())
-    }
-
-    /// QUEUE_ITEM_IDS: the order of the media session `mediaSessionID` (if it is still the one).
-    mutating func setQueueOrder(_ ids: [Int64], of mediaSessionID: Int64, arrival: UInt64? = nil) -> (
-        changes: [MediaQueue.Change], status: CastdMediaStatus?
-    ) {
-        guard status != nil, mediaSessionID == queue.mediaSessionID else { return ([], nil) }
-        let before = queue.order
-        let changes = queue.setOrder(ids, arrival: arrival)
-        return (changes, queue.order != before ? withQueueOrder() : nil)
-    }
-
-    /// The device would not give the queue's order.
-    mutating func queueOrderRefused() {
-        queue.orderRefused()
-    }
-
-    /// QUEUE_ITEMS: items asked for, of the media session `mediaSessionID`.
-    mutating func storeQueueItems(
-        _ items: [CastQueueItem], asked: [Int64], of mediaSessionID: Int64, arrival: UInt64? = nil
-    ) {
-        guard mediaSessionID == queue.mediaSessionID else { return }
-        queue.store(items, asked: asked, arrival: arrival)
-    }
-
-    /// The queue as castd.v1 gives it.
-    var queueAPI: Castd_V1_Queue {
-        queue.api(deviceID: deviceID, currentItemID: status?.currentItemID ?? 0, knownMedia: itemMedia)
-    }
-
-    /// The status castd holds, with the queue's order as it now is.
-    private mutating func withQueueOrder() -> CastdMediaStatus? {
-        guard var current = status else { return nil }
-        current.queueItemIds = queue.order ?? []
-        status = current
-        return current
-    }
-
-    /// Forgets the media (the session ended, the link dropped).
-    ///
-    /// - Returns: The idle status to publish.
-    mutating func clear() -> CastdMediaStatus {
-        lastEntry = nil
-        status = nil
-        knownMedia.removeAll()
-        itemMedia.removeAll()
-        queue.clear()
-        return Self.idle(deviceID)
-    }
-
-    /// The media information of what was playing, paused or buffering when the app went away,
-    /// if anything: the media still active, or active until moments ago (a receiver handing its
-    /// session to another device ends the media, IDLE CANCELLED, just before its app stops).
-    mutating func takeActiveMedia() -> CastMediaInformation? {
-        defer { lastActiveMedia = nil }
-        guard let (media, at) = lastActiveMedia, ContinuousClock.now - at < .seconds(5) else { return nil }
-        if lastEntry?.endedByItself == true { return nil }
-        return media
-    }
-
-    static func idle(_ deviceID: String) -> CastdMediaStatus {
-        var empty = CastdMediaStatus()
-        empty.deviceID = deviceID
-        empty.playerState = .idle
-        return empty
-    }
-
-    /// Fields of a MEDIA_STATUS entry that are there but cannot be read (`unreadable`: a
-    /// `currentTime` that is an object, a volume level that is a word) are no news: `status`
-    /// keeps what castd last published for the same media session, rather than a position or
-    /// a volume of 0.
-    private func keepKnown(
-        of previous: CastdMediaStatus, unreadable: [CastStatusField], in status: inout CastdMediaStatus
-    ) {
-        guard !unreadable.isEmpty else { return }
-        for field in unreadable {
-            switch field {
-            case .currentTime:
-                status.currentTime = previous.currentTime
-                status.updatedAtMs = previous.updatedAtMs  // the position as of then, not now
-            case .playbackRate: status.playbackRate = previous.playbackRate
-            case .volume: status.volume = previous.volume
-            case .volumeLevel: status.volume.level = previous.volume.level
-            case .volumeMuted: status.volume.muted = previous.volume.muted
-            case .applications: break
+    /// The whole queue (GetQueue): the order, asked of the device if castd lacks it, and every
+    /// item castd lacks, asked in batches, those nearest the current item first.
+    nonisolated(nonsending) func queue(at app: AppEndpoint, of mediaSessionID: Int64) async throws -> Castd_V1_Queue {
+        // An answer the device sent before a change it announced is not used: asked again.
+        for _ in 0..<4 where state.queue.order == nil || state.queue.wantsOrder {
+            try await askQueueOrder(at: app, of: mediaSessionID)
+        }
+        // Each batch asks for items not yet asked (those the device leaves out are not asked
+        // again), so this ends; the bound is for a queue that keeps changing meanwhile.
+        for _ in 0..<(2 * MediaQueue.maximumItems / MediaQueue.batch) {
+            guard let mediaSessionID = state.queue.mediaSessionID else { break }
+            let wanted = state.queue.missing(around: state.status?.currentItemID)
+            guard !wanted.isEmpty else { break }
+            let reply = try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+                MediaRequest.queueGetItems(itemIDs: wanted).payload(requestID: $0, mediaSessionID: mediaSessionID)
             }
+            state.storeQueueItems(
+                CastQueueItems(json: reply.payload).items ?? [], asked: wanted, of: mediaSessionID,
+                arrival: reply.arrival)
         }
-        logger.warning(
-            "the device's MEDIA_STATUS has fields that cannot be read; kept what castd knew of them",
-            metadata: ["fields": "\(unreadable.map(\.rawValue).joined(separator: ", "))"])
+        return state.queueAPI
     }
 
-    // MARK: requests about the loaded media
-
-    /// Refuses `request` when the loaded media, as `status` says, makes it impossible: a seek
-    /// past the end, a track or a queue item that is not there, a jump past either end of a
-    /// queue that does not repeat. Queue items are judged against the whole queue's order
-    /// (`queueOrder`, ``MediaQueue``), never against the few items a status carries; what castd
-    /// does not know (an order it has not been given) it leaves to the device.
-    static func check(
-        _ request: MediaRequest, against status: CastdMediaStatus, queueOrder order: [Int64]?, deviceName name: String
-    ) throws {
-        switch request {
-        case .seek(let position, let relative, _):
-            let duration = status.media.duration
-            guard duration > 0, status.media.streamType != .live else { return }
-            let target = relative ? status.estimatedPosition() + position : position
-            if target > duration + 0.001 {
-                throw CastdError(
-                    .invalidArgument,
-                    "cannot seek to \(seconds(target)): the media on \(name) is \(seconds(duration)) long")
+    /// QUEUE_GET_ITEM_IDS, and the order it gives applied (what changed is published).
+    nonisolated(nonsending) func askQueueOrder(at app: AppEndpoint, of mediaSessionID: Int64) async throws {
+        do {
+            let reply = try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
+                MediaRequest.queueGetItemIDs.payload(requestID: $0, mediaSessionID: mediaSessionID)
             }
-        case .editTracks(let activeTrackIDs, _):
-            guard let activeTrackIDs else { return }
-            let known = Set(status.media.tracks.map(\.trackID))
-            let unknown = activeTrackIDs.filter { !known.contains($0) }
-            if !unknown.isEmpty {
-                let list =
-                    known.isEmpty
-                    ? "it has no tracks"
-                    : "its tracks are \(known.sorted().map(String.init).joined(separator: ", "))"
-                throw CastdError(
-                    .invalidArgument,
-                    "no track \(unknown.map(String.init).joined(separator: ", ")) in the media on \(name); \(list)")
-            }
-        case .queueInsert(_, let before, _):
-            if let before { try checkItems([before], in: order) }
-        case .queueRemove(let itemIDs):
-            try checkItems(itemIDs, in: order)
-        case .queueReorder(let itemIDs, let before):
-            try checkItems(itemIDs + (before.map { [$0] } ?? []), in: order)
-        case .queueUpdate(let update):
-            try checkItems(update.itemIDs + (update.currentItemID.map { [$0] } ?? []), in: order)
-            if let jump = update.jump, let order, !order.isEmpty {
-                if let index = order.firstIndex(of: status.currentItemID), status.repeatMode == .off {
-                    let target = index + Int(jump)
-                    if target < 0 || target >= order.count {
-                        throw CastdError(
-                            .outOfRange,
-                            "no \(jump > 0 ? "next" : "previous") item in the queue on \(name) (item \(index + 1) of \(order.count), repeat off)"
-                        )
-                    }
-                }
-            }
-        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .skipAd, .setPlaybackRate, .setStreamVolume,
-            .queueGetItemIDs, .queueGetItems:
-            return
+            let (changes, status) = state.setQueueOrder(
+                CastQueueItemIDs(json: reply.payload).itemIDs ?? [], of: mediaSessionID, arrival: reply.arrival)
+            publishQueue(changes, status: status)
+        } catch {
+            state.queueOrderRefused()
+            throw error
         }
     }
 
-    /// The kind of request a newer one of the same kind supersedes while it waits for the
-    /// device's answer (`DeviceController.replacing`), or nil.
-    static func supersedingKind(of request: MediaRequest) -> String? {
-        switch request {
-        case .seek: "seek"
-        case .setPlaybackRate: "playback rate"
-        case .editTracks: "tracks"
-        case .setStreamVolume: "stream volume"
-        case .queueUpdate(let update): update.moves ? "queue jump" : nil
-        default: nil
+    /// No link to ask on: castd stops wanting the order until the queue changes again.
+    func queueOrderUnavailable() { state.queueOrderRefused() }
+
+    /// The media session whose queue order castd wants asked for in the background (a queue of
+    /// several items appeared, or a change did not fit the order castd held), if no such ask is
+    /// on its way: the device's controller then asks (`askQueueOrder(at:of:)`) and calls
+    /// `orderAsked()`. One at a time.
+    func queueOrderToAsk() -> Int64? {
+        guard state.queue.wantsOrder, !orderAskPending, let mediaSessionID = state.queue.mediaSessionID else {
+            return nil
         }
+        orderAskPending = true
+        return mediaSessionID
     }
 
-    private static func checkItems(_ itemIDs: [Int64], in order: [Int64]?) throws {
-        guard let order, !order.isEmpty else { return }  // castd does not know the queue: the device judges
-        let known = Set(order)
-        let unknown = itemIDs.filter { !known.contains($0) }
-        if !unknown.isEmpty {
-            // A long queue is named by its first items and its length.
-            let shown = order.prefix(10).map(String.init).joined(separator: ", ")
-            let items = order.count <= 10 ? "items: \(shown)" : "\(order.count) items: \(shown), …"
-            throw CastdError(
-                .invalidArgument,
-                "no item \(unknown.prefix(10).map(String.init).joined(separator: ", ")) in the queue (\(items))")
-        }
-    }
+    /// The background ask is done (an answer that came before a change the device announced is
+    /// asked for again: see `queueOrderToAsk()`).
+    func orderAsked() { orderAskPending = false }
 
-    /// Whether `request` names queue items (or moves in the queue) castd judges against the
-    /// queue's order.
-    static func namesQueueItems(_ request: MediaRequest) -> Bool {
-        switch request {
-        case .queueInsert(_, let before, _): before != nil
-        case .queueRemove, .queueReorder: true
-        case .queueUpdate(let update): !update.itemIDs.isEmpty || update.currentItemID != nil || update.jump != nil
-        default: false
-        }
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value.rounded() == value ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    /// Publishes queue changes with the device's id and the media session's.
+    private func publishQueue(_ changes: [MediaQueue.Change], status: CastdMediaStatus?) {
+        guard !changes.isEmpty || status != nil else { return }
+        let mediaSessionID = state.queue.mediaSessionID ?? 0
+        let deviceID = state.deviceID
+        store.updateQueue(
+            changes.map { change in
+                var change = change
+                change.deviceID = deviceID
+                change.mediaSessionID = mediaSessionID
+                return change
+            }, media: status)
     }
 }

@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func newIdsInEveryStatusKeepCastdsMediaBounded() async throws {
-        var media = MediaController(deviceID: "device", logger: Logger(label: "test"))
+        var media = MediaState(deviceID: "device", logger: Logger(label: "test"))
         for index in 0..<5000 {
             // A new media session each time, with three new queue items.
             _ = media.apply(
