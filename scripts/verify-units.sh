@@ -7,8 +7,8 @@
 #   scripts/verify-units.sh [--bindir DIR]
 #
 # verify checks that ExecStart= names an executable file, so the units are installed with
-# @BINDIR@ pointing at a castd that exists: DIR, else .build/debug or .build/release of this
-# checkout, else (nothing built yet) a stand-in script in the temporary directory. castd is
+# @BINDIR@ pointing at a castd that exists: DIR, else the first of .build/debug, .build/release
+# and .build-address/debug of this checkout that has castd and cast-mpris, else (nothing built yet) a stand-in script in the temporary directory. castd is
 # never run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,8 +40,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 if [ -z "$bindir" ]; then
+    # A build with every program the units start (a sanitized run's .build/debug holds only
+    # the plain castd that scripts/test.sh builds for the memory tests).
     for dir in "$repo/.build/debug" "$repo/.build/release" "$repo/.build-address/debug"; do
-        if [ -x "$dir/castd" ]; then bindir=$dir; break; fi
+        if [ -x "$dir/castd" ] && [ -x "$dir/cast-mpris" ]; then bindir=$dir; break; fi
     done
 fi
 if [ -z "$bindir" ]; then
