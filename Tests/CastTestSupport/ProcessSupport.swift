@@ -134,6 +134,21 @@ public final class ChildProcess: Sendable {
     }
 }
 
+/// A process a test waited on that exited first, with what it said on stderr.
+public struct ProcessExited: Error, CustomStringConvertible {
+    public var process: ChildProcess
+    public init(_ process: ChildProcess) { self.process = process }
+    public var description: String { "\(process.name) exited: \(process.stderr)" }
+}
+
+extension ChildProcess {
+    /// Throws ``ProcessExited`` if the process is no longer running (for a test that polls for
+    /// it to be ready: an exit is the answer, not a timeout).
+    public func checkRunning() throws {
+        guard isRunning else { throw ProcessExited(self) }
+    }
+}
+
 /// Runs `body` with processes it starts through `launch`, and stops them all afterwards. Their
 /// output files live in a directory of their own, removed afterwards (they are read through
 /// `ChildProcess.stdout` and `.stderr` meanwhile): a run of the suite leaves nothing in /tmp.

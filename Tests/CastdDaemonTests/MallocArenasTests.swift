@@ -46,17 +46,12 @@ struct MallocArenasProcessTests {
                             "--state-directory", directory + "/state",
                         ], environment)
                     try await eventually(timeout: .seconds(20), "castd to say how many malloc arenas it has") {
-                        guard process.isRunning else { throw CastdExited(stderr: process.stderr) }
+                        try process.checkRunning()
                         return process.stderr.contains("malloc arenas")
                     }
                     #expect(process.stderr.contains(expected), "\(process.stderr)")
                 }
             }
         }
-    }
-
-    struct CastdExited: Error, CustomStringConvertible {
-        var stderr: String
-        var description: String { "castd exited: \(stderr)" }
     }
 }

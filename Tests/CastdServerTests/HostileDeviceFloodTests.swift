@@ -124,7 +124,7 @@ struct HostileDeviceFloodTests {
                                 "--device", "Good=\(goodEndpoints.host):\(goodEndpoints.port)",
                             ], [:])
                         try await eventually(timeout: .seconds(20), "castd to listen") {
-                            guard castd.isRunning else { throw CastdExited(stderr: castd.stderr) }
+                            try castd.checkRunning()
                             return (try? await CastdClient.withConnection(socketPath: socket) { try await $0.status() })
                                 != nil
                         }
@@ -137,11 +137,6 @@ struct HostileDeviceFloodTests {
                 }
             }
         }
-    }
-
-    struct CastdExited: Error, CustomStringConvertible {
-        var stderr: String
-        var description: String { "castd exited: \(stderr)" }
     }
 
     func flood(

@@ -49,7 +49,7 @@ struct ReadmeExampleTests {
                     // until it exits), so castd's own count of watchers says when it watches: its
                     // snapshot is then queued before any later event.
                     try await eventually(timeout: .seconds(30), "the example to load and watch") {
-                        guard example.isRunning else { throw ExampleExited(stderr: example.stderr) }
+                        try example.checkRunning()
                         return store.watcherCount == 1 && store.media(deviceID: tv.id)?.playerState == .playing
                     }
                     let stopped = try await CastdClient.withConnection(socketPath: socket) { client in
@@ -65,10 +65,5 @@ struct ReadmeExampleTests {
                 }
             }
         }
-    }
-
-    struct ExampleExited: Error, CustomStringConvertible {
-        var stderr: String
-        var description: String { "castd-readme-example exited early: \(stderr)" }
     }
 }

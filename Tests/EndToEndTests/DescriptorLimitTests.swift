@@ -30,7 +30,7 @@ struct DescriptorLimitTests {
             defer { process.signal(SIGKILL) }
             // A start-up, not a timing check: generous, as the machine may be busy with other tests.
             try await eventually(timeout: processStartTimeout, "castd to answer") {
-                guard process.isRunning else { throw ExitedEarly(stderr: process.stderr) }
+                try process.checkRunning()
                 return try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket]).status == 0
             }
             let limits = try #require(Self.openFileLimits(process.pid))
@@ -38,10 +38,5 @@ struct DescriptorLimitTests {
             #expect(process.stderr.contains("descriptor limit"), "\(process.stderr)")
             await process.stop()
         }
-    }
-
-    struct ExitedEarly: Error, CustomStringConvertible {
-        var stderr: String
-        var description: String { "castd exited: \(stderr)" }
     }
 }

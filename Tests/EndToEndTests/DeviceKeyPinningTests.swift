@@ -40,15 +40,10 @@ struct DeviceKeyPinningTests {
             "cast-emulator",
             ["--name", "Pinned TV", "--port", "\(port)", "--authority", authority, "--ready-file", ready], [:])
         try await eventually(timeout: processStartTimeout, "the emulator's ready file") {
-            guard process.isRunning else { throw CastdExited(process: process) }
+            try process.checkRunning()
             return FileManager.default.fileExists(atPath: ready)
         }
         return process
-    }
-
-    struct CastdExited: Error, CustomStringConvertible {
-        var process: ChildProcess
-        var description: String { "\(process.name) exited: \(process.stderr)" }
     }
 
     @Test func anotherGenuineDeviceAnsweringForAPinnedIdIsRefusedUntilForgotten() async throws {
@@ -73,7 +68,7 @@ struct DeviceKeyPinningTests {
                         "--device", "Pinned TV=127.0.0.1:\(port)",
                     ], [:])
                 try await eventually(timeout: processStartTimeout, "castd to answer") {
-                    guard castd.isRunning else { throw CastdExited(process: castd) }
+                    try castd.checkRunning()
                     return try await setup.castc(["status"]).status == 0
                 }
 

@@ -45,7 +45,7 @@ struct LoggingEndToEndTests {
             let command = wrapper + [castd] + castdArguments + extra
             let process = try launch(command[0], Array(command.dropFirst()), environment)
             try await eventually(timeout: processStartTimeout, "castd to answer") {
-                guard process.isRunning else { throw CastdExited(process: process) }
+                try process.checkRunning()
                 return try await castc(["status"]).status == 0
             }
             return process
@@ -57,11 +57,6 @@ struct LoggingEndToEndTests {
             #expect(result.status == 0, "\(result)")
             return try result.stdout.split(separator: "\n").map { try CastdLogRecord(jsonString: String($0)) }
         }
-    }
-
-    struct CastdExited: Error, CustomStringConvertible {
-        var process: ChildProcess
-        var description: String { "castd exited: \(process.stderr)" }
     }
 
     /// A cast-emulator in a temporary directory; castd is started by the test.

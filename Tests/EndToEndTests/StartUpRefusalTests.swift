@@ -85,7 +85,7 @@ struct StartUpRefusalTests {
                 directory: directory)
             defer { castd.signal(SIGKILL) }
             try await eventually("castd as uid \(Self.other) to serve") {
-                guard castd.isRunning else { throw CastdExited(process: castd) }
+                try castd.checkRunning()
                 return Self.accepts(socket)
             }
             let status = try await run(
@@ -109,7 +109,7 @@ struct StartUpRefusalTests {
             let first = try ChildProcess("castd", Self.arguments(socket), directory: directory)
             defer { first.signal(SIGKILL) }
             try await eventually("the first castd to serve") {
-                guard first.isRunning else { throw CastdExited(process: first) }
+                try first.checkRunning()
                 return Self.accepts(socket)
             }
             let second = try await run("castd", Self.arguments(socket))
@@ -176,10 +176,5 @@ struct StartUpRefusalTests {
                 "\(result)")
             #expect(!FileManager.default.fileExists(atPath: open + "/castd.sock"))
         }
-    }
-
-    struct CastdExited: Error, CustomStringConvertible {
-        var process: ChildProcess
-        var description: String { "\(process.name) exited: \(process.stderr)" }
     }
 }
