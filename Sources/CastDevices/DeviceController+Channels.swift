@@ -6,7 +6,7 @@ import CastdAPI
 extension DeviceController {
     /// Sends `text` to the session's app on `namespace`, which the app must declare.
     public func sendMessage(namespace: String, text: String) async throws -> CastdSession {
-        guard let session else {
+        guard let session = sessions.session else {
             throw CastdError(
                 .failedPrecondition,
                 "there is no session on \(name) to send to; start the app first (castc launch APP_ID)")
@@ -23,7 +23,7 @@ extension DeviceController {
                 .string(source: link.senderID, destination: session.transportID, namespace: namespace, text: text))
             return session
         } catch {
-            throw Self.map(error, device: name)
+            throw DeviceFailure.castdError(error, device: name)
         }
     }
 

@@ -85,18 +85,6 @@ extension DeviceController {
         }
     }
 
-    /// Stops waiting to rejoin the suspended session (if any) and tells everyone it could not
-    /// be resumed, and why.
-    func endSuspended(reason: String) {
-        guard var ended = suspended else { return }
-        suspended = nil
-        suspendedAt = nil
-        ended.state = .resumeFailed
-        ended.reason = reason
-        publish(ended)
-        clearMedia()
-    }
-
     func startAttempt(permit: LinkAttemptLimiter? = nil) {
         let retrying = keeper.startAttempt(permit: permit)
         store.updateKnownDevice(id: id) {
@@ -136,7 +124,7 @@ extension DeviceController {
     /// mDNS announced the device (again, or at a new address): if castd is waiting to retry,
     /// retry now rather than at the end of the backoff.
     func announced() {
-        guard keeper.isIdle, keeper.wantsLink || suspended != nil else { return }
+        guard keeper.isIdle, keeper.wantsLink || sessions.suspended != nil else { return }
         logger.debug("announced while disconnected; retrying now")
         attemptSoon()
     }
@@ -145,7 +133,7 @@ extension DeviceController {
     /// Returns whether castd now holds nothing on it (see ``isIdle``).
     @discardableResult
     func vanished() -> Bool {
-        guard suspended == nil, session == nil else { return false }
+        guard sessions.holdsNone else { return false }
         keeper.wantsLink = false
         guard keeper.isIdle else { return false }
         keeper.callOffRetries()
@@ -160,17 +148,13 @@ extension DeviceController {
     /// one), no session (live or to rejoin), no link it will open on its own, no client
     /// listening on its channels. A registry may then forget it.
     var isIdle: Bool {
-        keeper.isIdle && !keeper.wantsLink && session == nil && suspended == nil && !keeper.hasWaiters
-            && !channels.hasListeners
+        keeper.isIdle && !keeper.wantsLink && sessions.holdsNone && !keeper.hasWaiters && !channels.hasListeners
     }
 
     /// A session saved by a castd that stopped (or was killed): hold it as suspended and connect,
     /// so that `linkUp` rejoins it if the device still runs it, or drops it if not.
     func restore(_ saved: SavedSession) {
-        guard session == nil, suspended == nil else { return }
-        suspended = saved.suspendedSession
-        suspendedAt = .now
-        store.updateSession(saved.suspendedSession)
+        guard sessions.restore(saved) else { return }
         keeper.wantsLink = true
         attemptSoon()
     }
@@ -181,7 +165,7 @@ extension DeviceController {
         var wasUp = false
         var authenticationRefused = false
         var configuration = linkConfiguration
-        configuration.authentication.pinnedKey = keyPins?.key(for: id)
+        configuration.authentication.pinnedKey = trust.pinnedKey
         do {
             reason = try await CastLink.withConnection(
                 host: endpoint.host, port: endpoint.port, configuration: configuration, logger: logger
@@ -194,23 +178,19 @@ extension DeviceController {
                 return link.closedReason?.message ?? "the link closed"
             }
         } catch {
-            reason = Self.describe(error)
-            authenticationRefused = await recordAuthenticationRefusal(error)
+            reason = DeviceFailure.describe(error)
+            authenticationRefused = trust.recordRefusal(error)
         }
         await linkDown(reason: reason, wasUp: wasUp, authenticationRefused: authenticationRefused)
     }
 
     func linkUp(_ link: CastLink) async throws {
-        recordAuthentication(link.authentication)
+        trust.record(link.authentication)
         try await link.connect(to: CastWire.platformReceiverID)
         // A new link counts its messages from 1.
-        receiverState.linkChanged()
+        receiver.linkChanged()
         media.linkChanged()
-        let reply = try await link.requestReply(
-            namespace: CastNamespace.receiver, destination: CastWire.platformReceiverID
-        ) {
-            ReceiverRequest.getStatus(requestID: $0)
-        }
+        let reply = try await receiver.firstStatus(on: link)
         let (downtime, failedRetries) = keeper.up(link)
         logger.info(
             "connected",
@@ -225,46 +205,33 @@ extension DeviceController {
             $0.reconnectAttempts = 0
         }
         linkCameUp(self)
-        let status = applyReceiver(reply)
+        let status = receiver.receive(reply.payload, arrival: reply.arrival)
         if let device = store.device(id: id), device.isGroup || device.capabilities & 32 != 0 {
-            await requestGroupMembers(link)
+            await multizone.askMembers(on: link)
         }
-        if let suspended {
-            await resume(suspended, status: status, on: link)
-        }
+        await sessions.resume(status: status, on: link)
+        askQueueOrderIfWanted()
         for waiter in keeper.takeWaiters() { waiter.resume(returning: link) }
     }
 
     func linkDown(reason: String, wasUp: Bool, authenticationRefused: Bool = false) {
-        let wasConnected = keeper.down(wasUp: wasUp, holdsSession: suspended != nil)
+        let wasConnected = keeper.down(wasUp: wasUp, holdsSession: sessions.suspended != nil)
         logger.info("link down", metadata: ["reason": "\(reason)", "failed.retries": "\(keeper.failedRetries)"])
-        let error = linkFailure(reason: reason, authenticationRefused: authenticationRefused)
+        let error = DeviceTrust.linkFailure(
+            reason: reason, refused: authenticationRefused, device: name, at: endpoint)
         for waiter in keeper.takeWaiters() { waiter.resume(throwing: error) }
-        if var session {
-            session.state = .suspended
-            session.reason = "connection to the device lost: \(reason)"
-            self.session = nil
-            suspended = session
-            suspendedAt = .now
-            publish(session)
-        }
-        receiverState.linkLost()
+        sessions.linkLost(reason: reason)
+        receiver.linkLost()
         if authenticationRefused {
             // What answers at this address is not a device castd trusts: no retrying on its own
             // (a client's request or the device's next announcement tries again), and a session
             // waiting for the genuine device is not rejoined through it.
             keeper.wantsLink = false
-            endSuspended(reason: "castd refused the device: \(reason)")
+            sessions.endSuspended(reason: "castd refused the device: \(reason)")
         }
-        var gaveUp = false
-        if suspended != nil, let since = suspendedAt, ContinuousClock.now - since > resumeWindow {
-            // Long enough: stop holding the session (the app, if it still runs, is untouched).
-            endSuspended(
-                reason: "\(name) could not be reached for \(Self.wording(of: resumeWindow)); castd gave the session up")
-            if !keeper.everUp { keeper.wantsLink = false }
-            gaveUp = true
-        }
-        if keeper.wantsLink || suspended != nil {
+        let gaveUp = sessions.giveUpIfOverdue()
+        if gaveUp, !keeper.everUp { keeper.wantsLink = false }
+        if keeper.wantsLink || sessions.suspended != nil {
             store.updateKnownDevice(id: id) { $0.linkError = reason }
             scheduleAttempt(after: keeper.retryDelay())
         } else {
@@ -274,16 +241,5 @@ extension DeviceController {
             }
         }
         if gaveUp || isIdle { becameIdle(self) }
-    }
-
-    /// "5 minutes", "90 seconds", "500 ms": a resume window, as a log line and a session's
-    /// reason say it.
-    static func wording(of window: Duration) -> String {
-        let (seconds, attoseconds) = window.components
-        if attoseconds == 0, seconds % 60 == 0, seconds >= 60 {
-            return seconds == 60 ? "1 minute" : "\(seconds / 60) minutes"
-        }
-        if attoseconds == 0 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
-        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
     }
 }

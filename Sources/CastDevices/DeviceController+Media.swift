@@ -3,13 +3,14 @@ import CastProtocol
 import CastdAPI
 import Foundation
 
-/// The remote media client: LOAD, playback control, tracks, ad breaks, queue, volume.
+/// The remote media client: LOAD, playback control, tracks, ad breaks, the queue (and its
+/// order, asked in the background when castd wants it); device volume.
 extension DeviceController {
     /// The session's media endpoint, starting the default app (castd's launch defaults; else
     /// the Default Media Receiver) if the session's app has no media player (or there is no
     /// session).
     private func mediaSession() async throws -> (CastLink, CastdSession) {
-        if let session, session.namespaces.contains(CastNamespace.media) {
+        if let session = sessions.session, session.namespaces.contains(CastNamespace.media) {
             return (try await link(), session)
         }
         let session = try await startSession(launchDefaults.mediaSession)
@@ -27,7 +28,7 @@ extension DeviceController {
                 let (link, session) = try await mediaSession()
                 return try await media.load(request, at: AppEndpoint(link: link, transportID: session.transportID))
             default:
-                guard let session else {
+                guard let session = sessions.session else {
                     throw CastdError(
                         .failedPrecondition, "there is no session on \(name); load something first (castc load URL)")
                 }
@@ -40,7 +41,7 @@ extension DeviceController {
         } catch MediaController.QueueLoadStopped.noCurrentItem {
             throw CastdError(.unavailable, "\(name) did not say which item plays: the items before it were not added")
         } catch {
-            throw Self.map(error, device: name)
+            throw DeviceFailure.castdError(error, device: name)
         }
     }
 
@@ -50,29 +51,55 @@ extension DeviceController {
     public func setVolume(level: Double?, muted: Bool?, steps: Int32 = 0) async throws -> CastdVolume {
         do {
             let link = try await link()
-            let current: CastVolume
-            if let volume = receiverState.status?.volume {
-                current = volume
-            } else {
-                current = try await refreshReceiver(link).volume ?? CastVolume()
-            }
-            var level = level
-            if steps != 0 || level != nil, current.control == .fixed {
-                throw CastdError(.failedPrecondition, "\(name) has a fixed volume; only mute can change")
-            }
-            if steps != 0 {
-                let step = current.stepInterval.flatMap { $0 > 0 ? $0 : nil } ?? 0.05
-                level = min(1, max(0, (current.level ?? 0) + Double(steps) * step))
-            }
-            let requested = level
-            let reply = try await superseding.send(
-                "volume", device: name, on: link, namespace: CastNamespace.receiver,
-                destination: CastWire.platformReceiverID
-            ) { ReceiverRequest.setVolume(level: requested, muted: muted, requestID: $0) }
-            let status = applyReceiver(reply)
-            return CastdVolume(status.volume ?? CastVolume())
+            return CastdVolume(
+                try await receiver.setVolume(level: level, muted: muted, steps: steps, device: name, on: link))
         } catch {
-            throw Self.map(error, device: name)
+            throw DeviceFailure.castdError(error, device: name)
         }
+    }
+
+    // MARK: the queue
+
+    /// The whole queue (GetQueue): the order, asked of the device if castd lacks it, and every
+    /// item castd lacks.
+    public func queue() async throws -> Castd_V1_Queue {
+        defer { askQueueOrderIfWanted() }
+        do {
+            guard let session = sessions.session, let status = media.state.status, status.mediaSessionID != 0 else {
+                throw CastdError(
+                    .failedPrecondition, "nothing is loaded on \(name); load something first (castc load URL)")
+            }
+            let app = AppEndpoint(link: try await link(), transportID: session.transportID)
+            return try await media.queue(at: app, of: status.mediaSessionID)
+        } catch {
+            throw DeviceFailure.castdError(error, device: name)
+        }
+    }
+
+    /// Asks for the queue's order in the background when the media controller wants it, one
+    /// request at a time, on the link castd has (none: not asked until the queue changes again).
+    func askQueueOrderIfWanted() {
+        guard let session = sessions.session, let mediaSessionID = media.queueOrderToAsk() else { return }
+        let transportID = session.transportID
+        spawn { [weak self] in
+            await self?.askQueueOrderInBackground(transportID: transportID, of: mediaSessionID)
+        }
+    }
+
+    private func askQueueOrderInBackground(transportID: String, of mediaSessionID: Int64) async {
+        do {
+            if case .connected(let link) = keeper.phase {
+                try await media.askQueueOrder(at: AppEndpoint(link: link, transportID: transportID), of: mediaSessionID)
+            } else {
+                media.queueOrderUnavailable()
+            }
+        } catch {
+            mediaLogger.notice(
+                "could not get the queue's order from the device",
+                metadata: ["error": "\(DeviceFailure.describe(error))"])
+        }
+        // Done: an answer that came before a change the device announced is asked for again.
+        media.orderAsked()
+        askQueueOrderIfWanted()
     }
 }

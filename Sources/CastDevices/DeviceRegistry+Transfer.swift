@@ -12,19 +12,19 @@ extension DeviceRegistry {
     /// `SESSION_STATE`, the destination's app gets `RESUME_SESSION`); a sender sees only the
     /// results: the app stops on the source and starts on the destination with the same media.
     /// That is what castd watches for.
-    func followTransfer(from source: DeviceController, session: CastdSession, media: CastMediaInformation) async {
+    func followTransfer(from source: String, session: CastdSession, media: CastMediaInformation) async {
         let deadline = ContinuousClock.now + Self.transferWindow
         sessionLogger.info(
-            "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source.id)"])
+            "session vanished while playing; looking for it on other devices", metadata: ["device.id": "\(source)"])
         while ContinuousClock.now < deadline, !Task.isCancelled {
             let candidates = controllers.values.filter { candidate in
-                guard candidate.id != source.id, let device = store.device(id: candidate.id) else { return false }
+                guard candidate.id != source, let device = store.device(id: candidate.id) else { return false }
                 return device.linkState != .failed && device.linkState != .reconnecting
             }
             let found = await withTaskGroup(of: (DeviceController, CastdSession)?.self) { group in
                 for candidate in candidates {
                     group.addTask {
-                        await candidate.adoptTransferred(appID: session.appID, media: media, from: source.id)
+                        await candidate.adoptTransferred(appID: session.appID, media: media, from: source)
                             .map { (candidate, $0) }
                     }
                 }
@@ -33,9 +33,9 @@ extension DeviceRegistry {
                 return first
             }
             if let (target, adopted) = found {
-                transfers.record(from: source.id, to: target.id)
+                transfers.record(from: source, to: target.id)
                 var transfer = Castd_V1_SessionTransfer()
-                transfer.fromDeviceID = source.id
+                transfer.fromDeviceID = source
                 transfer.fromDeviceName = session.deviceName
                 transfer.toDeviceID = target.id
                 transfer.toDeviceName = adopted.deviceName
@@ -43,7 +43,7 @@ extension DeviceRegistry {
                 store.publishTransfer(transfer)
                 sessionLogger.info(
                     "session transferred",
-                    metadata: ["from": "\(source.id)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
+                    metadata: ["from": "\(source)", "to": "\(target.id)", "session": "\(adopted.sessionID)"])
                 return
             }
             do {
@@ -52,7 +52,7 @@ extension DeviceRegistry {
                 return
             }
         }
-        sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source.id)"])
+        sessionLogger.info("the session did not reappear on another device", metadata: ["device.id": "\(source)"])
     }
 }
 

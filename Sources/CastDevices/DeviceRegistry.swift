@@ -225,10 +225,12 @@ public actor DeviceRegistry {
     /// The controller of the device with this exact id.
     public func controller(id: String) -> DeviceController? { controllers[id] }
 
-    /// Forgets the key pinned for the device `selector` names, and tries it again now.
+    /// Forgets the key pinned for the device `selector` names, and tries it again now: whatever
+    /// key it proves next is pinned.
     public func forgetPinnedKey(of selector: String) async throws -> CastdDevice {
         let controller = try controller(for: selector)
-        guard let device = await controller.forgetPinnedKey() else {
+        if controller.trust.forgetPinnedKey() { controller.connectSoon() }
+        guard let device = store.device(id: controller.id) else {
             throw CastdError(.notFound, "castd no longer knows \(selector)")
         }
         return device

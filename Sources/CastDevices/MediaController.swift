@@ -123,8 +123,8 @@ final class MediaController {
         return state.current
     }
 
-    /// GET_STATUS, unanswered by what castd holds.
-    private nonisolated(nonsending) func getStatus(at app: AppEndpoint) async throws -> CastReply {
+    /// GET_STATUS of the app at `app`, its answer not applied (``receive(_:)`` applies it).
+    nonisolated(nonsending) func getStatus(at app: AppEndpoint) async throws -> CastReply {
         try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
             MediaRequest.getStatus.payload(requestID: $0)
         }

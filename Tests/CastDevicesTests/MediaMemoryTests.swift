@@ -67,24 +67,27 @@ import Testing
     @Test func aStatusOlderThanOneAppliedIsSkipped() async throws {
         let store = CastdStateStore()
         store.updateDevice(id: "device") { $0.friendlyName = "Device" }
-        let controller = DeviceController(
-            id: "device", name: "Device", endpoint: DeviceEndpoint(host: "127.0.0.1", port: 9), store: store,
-            linkConfiguration: .init(), logger: Logger(label: "test"), spawn: { _ in })
+        let superseding = SupersedingRequests()
+        let receiver = ReceiverController(
+            deviceID: "device", store: store, superseding: superseding, logger: Logger(label: "test"),
+            badMessageLog: LogThrottle())
+        let media = MediaController(
+            deviceID: "device", store: store, superseding: superseding, logger: Logger(label: "test"))
         func level() -> Double? { store.device(id: "device")?.receiver.volume.level }
 
-        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.5)), arrival: 7)
+        receiver.receive(Self.receiverStatus(level: 0.5), arrival: 7)
         #expect(level() == 0.5)
         // An earlier message, handled late.
-        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.1)), arrival: 3)
+        receiver.receive(Self.receiverStatus(level: 0.1), arrival: 3)
         #expect(level() == 0.5)
         // The same message twice: once.
-        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.2)), arrival: 7)
+        receiver.receive(Self.receiverStatus(level: 0.2), arrival: 7)
         #expect(level() == 0.5)
-        await controller.applyReceiver(controller.receiverState.read(Self.receiverStatus(level: 0.8)), arrival: 8)
+        receiver.receive(Self.receiverStatus(level: 0.8), arrival: 8)
         #expect(level() == 0.8)
 
-        await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)
-        await controller.applyMedia(MediaMemoryTests.status(mediaSessionID: 1, items: [1]), arrival: 5)
+        media.receive(MediaMemoryTests.status(mediaSessionID: 2, items: [1]), arrival: 9)
+        media.receive(MediaMemoryTests.status(mediaSessionID: 1, items: [1]), arrival: 5)
         #expect(store.media(deviceID: "device")?.mediaSessionID == 2)
     }
 }
@@ -93,12 +96,12 @@ import Testing
 /// what one call may ask.
 @Suite(.tags(.cpuBound)) struct AvailabilityMemoryTests {
     @Test func theCacheKeepsAtMostItsLimit() {
-        var receiver = ReceiverController(logger: Logger(label: "test"), badMessageLog: LogThrottle())
+        var receiver = ReceiverState(logger: Logger(label: "test"), badMessageLog: LogThrottle())
         for batch in 0..<100 {
             let answers = (0..<10).map { ("APP\(batch)X\($0)", $0.isMultiple(of: 2)) }
             receiver.remember(answers)
             let known = receiver.availability
-            #expect(known.count <= ReceiverController.availabilityLimit)
+            #expect(known.count <= ReceiverState.availabilityLimit)
             // What was just asked is always remembered.
             #expect(answers.allSatisfy { known[$0.0] == $0.1 })
         }

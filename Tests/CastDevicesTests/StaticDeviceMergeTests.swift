@@ -112,7 +112,7 @@ struct StaticDeviceMergeTests {
             flood.withdrawAll()
             let controller = try await setup.registry.controller(for: "Den TV")
             #expect(controller.id == setup.realID)
-            _ = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
+            _ = try await controller.startSession(SessionRequest(appID: CastAppID.defaultMediaReceiver))
             #expect(await setup.emulator.state().connections.count == 1)
         }
     }
@@ -123,7 +123,7 @@ struct StaticDeviceMergeTests {
                 setup.store.device(id: setup.realID) != nil
             }
             let controller = try await setup.registry.controller(for: "Den TV")
-            let session = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
+            let session = try await controller.startSession(SessionRequest(appID: CastAppID.defaultMediaReceiver))
             let flood = AvahiServiceFlood(serviceType: setup.serviceType, logger: Logger(label: "flood"))
             defer { flood.withdrawAll() }
             try await setup.announce(flood)
@@ -146,7 +146,7 @@ struct StaticDeviceMergeTests {
         try await withSetup(eurekaHeld: true) { setup in
             try await eventually("the registry to list the device") { setup.store.device(id: setup.staticID) != nil }
             let controller = try await setup.registry.controller(for: setup.staticID)
-            let session = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
+            let session = try await controller.startSession(SessionRequest(appID: CastAppID.defaultMediaReceiver))
             setup.eureka.release()
             try await eventually("castd to read the device's name") {
                 setup.store.device(id: setup.staticID)?.friendlyName == "Den TV"
@@ -173,7 +173,7 @@ struct StaticDeviceMergeTests {
                 setup.store.device(id: setup.realID)?.friendlyName == "Den TV"
             }
             let controller = try await setup.registry.controller(for: "Den TV")
-            _ = try await controller.startSession(appID: CastAppID.defaultMediaReceiver)
+            _ = try await controller.startSession(SessionRequest(appID: CastAppID.defaultMediaReceiver))
             setup.eureka.answer(Self.eurekaAnswer(id: setup.realID, name: "Living Room TV"))
             #expect(await setup.emulator.dropLinks() == 1)
             try await eventually("castd to reconnect and read the new name") {

@@ -2,38 +2,47 @@ import CastSenderLink
 import CastdAPI
 import Foundation
 
-/// Device authentication in the device's record: what the link found out, and what requests get
-/// when castd refuses a device that failed.
-extension DeviceController {
+/// Device authentication in the device's record: what each link found out, the key pinned for
+/// the device, and what requests get when castd refuses a device that failed. The device's
+/// controller owns it.
+struct DeviceTrust: Sendable {
+    let deviceID: String
+    /// The key each device id first authenticated with; nil: no pinning.
+    let keyPins: DeviceKeyPins?
+    let store: CastdStateStore
+
+    /// The key the device must prove on the next link, if one is pinned.
+    var pinnedKey: String? { keyPins?.key(for: deviceID) }
+
     /// Records the outcome of device authentication on the link just made.
-    func recordAuthentication(_ outcome: DeviceAuthentication?) {
+    func record(_ outcome: DeviceAuthentication?) {
         guard let outcome else { return }
         if outcome.state == .verified {
-            keyPins?.pinIfNew(deviceID: id, key: outcome.keyFingerprint, deviceCertificate: outcome.deviceCertificate)
+            keyPins?.pinIfNew(
+                deviceID: deviceID, key: outcome.keyFingerprint, deviceCertificate: outcome.deviceCertificate)
         }
-        let pinned = keyPins?.key(for: id) ?? ""
-        store.updateKnownDevice(id: id) {
+        let pinned = pinnedKey ?? ""
+        store.updateKnownDevice(id: deviceID) {
             $0.authentication = Castd_V1_DeviceAuthentication(outcome)
             $0.authentication.pinnedKey = pinned
         }
     }
 
-    /// Forgets the key pinned for this device and tries it again now: whatever key it proves
-    /// next is pinned. Returns the device as clients see it.
-    func forgetPinnedKey() -> CastdDevice? {
-        let forgotten = keyPins?.forget(deviceID: id)
-        store.updateKnownDevice(id: id) { $0.authentication.pinnedKey = "" }
-        if forgotten != nil { connectSoon() }
-        return store.device(id: id)
+    /// Forgets the key pinned for the device: whatever key it proves next is pinned. Returns
+    /// whether one was pinned.
+    func forgetPinnedKey() -> Bool {
+        let forgotten = keyPins?.forget(deviceID: deviceID)
+        store.updateKnownDevice(id: deviceID) { $0.authentication.pinnedKey = "" }
+        return forgotten != nil
     }
 
     /// When `error` is castd refusing the device for failing authentication: records the outcome
     /// and returns true.
-    func recordAuthenticationRefusal(_ error: any Error) -> Bool {
+    func recordRefusal(_ error: any Error) -> Bool {
         guard let error = error as? CastLinkError, error.code == .authenticationFailed,
             let outcome = error.authentication
         else { return false }
-        recordAuthentication(outcome)
+        record(outcome)
         return true
     }
 
@@ -42,13 +51,13 @@ extension DeviceController {
     /// A refused device is FAILED_PRECONDITION, not UNAVAILABLE: it was reached, and trying again
     /// will not help until the configuration changes (another trusted root, or
     /// `--device-auth warn`); UNAVAILABLE would tell clients to retry.
-    func linkFailure(reason: String, authenticationRefused: Bool) -> CastdError {
-        guard authenticationRefused else {
-            return CastdError(.unavailable, "cannot reach \(name) at \(endpoint): \(reason)")
+    static func linkFailure(reason: String, refused: Bool, device: String, at endpoint: DeviceEndpoint) -> CastdError {
+        guard refused else {
+            return CastdError(.unavailable, "cannot reach \(device) at \(endpoint): \(reason)")
         }
         return CastdError(
             .failedPrecondition,
-            "castd refuses \(name) at \(endpoint): \(reason) (castd --trust-root adds a root; --device-auth warn uses such devices anyway)"
+            "castd refuses \(device) at \(endpoint): \(reason) (castd --trust-root adds a root; --device-auth warn uses such devices anyway)"
         )
     }
 }
