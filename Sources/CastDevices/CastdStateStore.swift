@@ -19,14 +19,21 @@ public final class CastdStateStore: Sendable {
         var castState: CastdCastState { fold.castState }
         var watchers: [Int: Watcher] = [:]
         var nextWatcherID = 0
+        /// With a discovery criterion (castd.toml's `launch.filter_devices`), what each device
+        /// answered when asked whether it can run the criterion's app: only those that can count
+        /// as available in castd's cast state. Nil: no criterion, every listed device counts.
+        var criterionAnswers: [String: Bool]?
     }
 
     private let state = Locked(State())
     public let watcherQueueLimit: Int
 
-    public init(watcherQueueLimit: Int = 256) {
+    /// `filtersDevices`: castd has a discovery criterion, and its cast state counts only the
+    /// devices that said they meet it (``recordCriterion(deviceID:met:)``).
+    public init(watcherQueueLimit: Int = 256, filtersDevices: Bool = false) {
         precondition(watcherQueueLimit >= 2)
         self.watcherQueueLimit = watcherQueueLimit
+        if filtersDevices { state.withLock { $0.criterionAnswers = [:] } }
     }
 
     // MARK: reading
@@ -82,12 +89,38 @@ public final class CastdStateStore: Sendable {
     }
 
     /// castd's cast state: a session's, the most advanced of them; else whether any device is
-    /// listed.
+    /// available: listed, and with a discovery criterion, known to meet it (the sender SDK
+    /// offers only the devices that can run its app).
     private static func castState(of state: State) -> CastdCastState {
         let sessions = state.sessions.values.map { castState(of: $0) }
         if sessions.contains(.connected) { return .connected }
         if sessions.contains(.connecting) { return .connecting }
-        return state.devices.isEmpty ? .noDevicesAvailable : .notConnected
+        let available =
+            if let answers = state.criterionAnswers {
+                state.devices.keys.contains { answers[$0] == true }
+            } else {
+                !state.devices.isEmpty
+            }
+        return available ? .notConnected : .noDevicesAvailable
+    }
+
+    // MARK: the discovery criterion
+
+    /// Records whether device `deviceID` can run the app of castd's discovery criterion (its
+    /// answer to GET_APP_AVAILABILITY), which castd's cast state follows. Nothing without a
+    /// criterion.
+    public func recordCriterion(deviceID: String, met: Bool) {
+        state.withLock { state in
+            guard state.criterionAnswers != nil, state.criterionAnswers?[deviceID] != met else { return }
+            state.criterionAnswers?[deviceID] = met
+            Self.publishCastState(in: &state, limit: watcherQueueLimit)
+        }
+    }
+
+    /// What device `deviceID` answered about the criterion's app; nil: not asked yet (or no
+    /// criterion).
+    public func criterionAnswer(deviceID: String) -> Bool? {
+        state.withLock { $0.criterionAnswers?[deviceID] }
     }
 
     /// Publishes castd's cast state if the change just published moved it.
@@ -136,6 +169,8 @@ public final class CastdStateStore: Sendable {
         state.withLock { state in
             // What it last played goes with it, unless a session still holds it (CastdState).
             guard let device = state.devices[id] else { return }
+            // Asked again if it comes back: what it runs may have changed meanwhile.
+            state.criterionAnswers?[id] = nil
             var event = CastdEvent()
             event.kind = .deviceRemoved(device)
             Self.publish(event, in: &state, limit: watcherQueueLimit)

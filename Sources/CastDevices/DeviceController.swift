@@ -96,7 +96,8 @@ public actor DeviceController {
         self.logger = logger.subsystem("CastDevice")
         self.mediaLogger = logger.subsystem("CastMedia")
         self.receiver = ReceiverController(
-            deviceID: id, store: store, superseding: superseding, logger: self.logger, badMessageLog: badMessageLog)
+            deviceID: id, store: store, superseding: superseding, criterion: launchDefaults.deviceCriterion,
+            logger: self.logger, badMessageLog: badMessageLog)
         self.media = MediaController(deviceID: id, store: store, superseding: superseding, logger: mediaLogger)
         self.multizone = MultizoneController(deviceID: id, store: store, logger: self.logger)
         self.sessions = SessionController(

@@ -60,6 +60,7 @@ extension DeviceRegistry {
             $0.source = configured ? .static : .mdns
             if $0.receiver.applications.isEmpty { $0.statusText = device.statusText }
         }
+        checkCriterionSoon(of: id)
         // A group's members are only known once castd asks the group: ask as soon as it appears,
         // so that listing devices shows them.
         if isNew && device.isGroup { controller.connectSoon() }

@@ -36,6 +36,8 @@ public actor DeviceRegistry {
     var aliases: [String: String] = [:]
     /// Devices whose eureka_info is being read now.
     var identityReads: Set<String> = []
+    /// Devices castd is asking about the app of its discovery criterion.
+    var criterionChecks: Set<String> = []
     /// Where castd's sessions went when they moved to another device.
     var transfers = SessionTransfers()
     /// How long castd looks for a vanished session on the other devices.
@@ -67,7 +69,7 @@ public actor DeviceRegistry {
 
     /// Work that must outlive the call that starts it (a device's link) runs as a child of `run()`.
     private let work: AsyncStream<@Sendable () async -> Void>
-    private let workContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
+    let workContinuation: AsyncStream<@Sendable () async -> Void>.Continuation
 
     public init(
         store: CastdStateStore,
@@ -143,6 +145,7 @@ public actor DeviceRegistry {
             $0.port = UInt32(device.endpoint.port)
             $0.source = .static
         }
+        checkCriterionSoon(of: id)
     }
 
     @discardableResult
@@ -167,6 +170,7 @@ public actor DeviceRegistry {
             linkCameUp: { [weak self] controller in
                 guard let self else { return }
                 continuation.yield { await self.readIdentity(of: controller.id) }
+                continuation.yield { await self.checkCriterionSoon(of: controller.id) }
             },
             logger: logger, spawn: { job in continuation.yield(job) })
         controllers[id] = controller

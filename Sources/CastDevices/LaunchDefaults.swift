@@ -28,7 +28,7 @@ public struct LaunchDefaults: Sendable, Equatable {
     /// instead of joining it.
     public var relaunch: Bool
     /// List only the devices that can run the default app (the SDK's discovery criterion), unless
-    /// a client asks otherwise.
+    /// a client asks otherwise, and count only them as available in castd's cast state.
     public var filterDevices: Bool
 
     public init(

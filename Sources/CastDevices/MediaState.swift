@@ -274,7 +274,7 @@ struct MediaState {
     }
 
     /// The kind of request a newer one of the same kind supersedes while it waits for the
-    /// device's answer (`DeviceController.replacing`), or nil.
+    /// device's answer (`SupersedingRequests`), or nil.
     static func supersedingKind(of request: MediaRequest) -> String? {
         switch request {
         case .seek: "seek"

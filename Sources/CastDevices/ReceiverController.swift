@@ -18,17 +18,20 @@ final class ReceiverController {
     private let deviceID: String
     private let store: CastdStateStore
     private let superseding: SupersedingRequests
+    /// The app of castd's discovery criterion (`LaunchDefaults.deviceCriterion`), if any.
+    private let criterion: String?
     /// Told of every status applied, after the device's entry is published.
     var statusApplied: (CastReceiverStatus) -> Void = { _ in }
 
     init(
-        deviceID: String, store: CastdStateStore, superseding: SupersedingRequests, logger: Logger,
-        badMessageLog: LogThrottle
+        deviceID: String, store: CastdStateStore, superseding: SupersedingRequests, criterion: String? = nil,
+        logger: Logger, badMessageLog: LogThrottle
     ) {
         self.state = ReceiverState(logger: logger, badMessageLog: badMessageLog)
         self.deviceID = deviceID
         self.store = store
         self.superseding = superseding
+        self.criterion = criterion
     }
 
     /// What the device last said of itself; nil before the first RECEIVER_STATUS of a link.
@@ -141,9 +144,14 @@ final class ReceiverController {
     }
 
     /// Whether the device said it can run each of `appIDs` (false for what it was not asked).
+    /// An answer about the criterion's app goes to the store too, each time it is read (the
+    /// store forgets it with the device, which may be listed again while the link stays up).
     func availability(of appIDs: [String]) -> [String: Bool] {
         var result: [String: Bool] = [:]
         for appID in appIDs { result[appID] = state.availability[appID] ?? false }
+        if let criterion, let met = state.availability[criterion] {
+            store.recordCriterion(deviceID: deviceID, met: met)
+        }
         return result
     }
 

@@ -271,15 +271,19 @@ public final class CastLink: Sendable {
     }
 
     // MARK: sending
+    //
+    // The async methods run on their caller's executor (`nonisolated(nonsending)`): a device's
+    // actor builds, sends and awaits a request and resumes with the reply without a hop through
+    // the global pool and back.
 
     /// Sends a JSON message. Virtual connections are the caller's business (`connect(to:)`).
-    public func send(namespace: String, destination: String, payload: JSONValue) async throws {
+    public nonisolated(nonsending) func send(namespace: String, destination: String, payload: JSONValue) async throws {
         try await send(
             CastMessage.json(source: senderID, destination: destination, namespace: namespace, payload: payload))
     }
 
     /// Sends a message as is (custom channels may send any string).
-    public func send(_ message: CastMessage) async throws {
+    public nonisolated(nonsending) func send(_ message: CastMessage) async throws {
         let buffer: ByteBuffer
         do {
             buffer = try message.frameBuffer(allocator: allocator)
@@ -296,7 +300,7 @@ public final class CastLink: Sendable {
     }
 
     /// Opens the virtual connection to `destination` (receiver-0 or an app's transportId), once.
-    public func connect(to destination: String) async throws {
+    public nonisolated(nonsending) func connect(to destination: String) async throws {
         let isNew = state.withLock { $0.connectedDestinations.insert(destination).inserted }
         guard isNew else { return }
         do {
@@ -310,7 +314,7 @@ public final class CastLink: Sendable {
     }
 
     /// Closes the virtual connection to `destination`.
-    public func disconnect(from destination: String) async {
+    public nonisolated(nonsending) func disconnect(from destination: String) async {
         let wasConnected = state.withLock { $0.connectedDestinations.remove(destination) != nil }
         guard wasConnected else { return }
         try? await send(namespace: CastNamespace.connection, destination: destination, payload: ConnectionMessage.close)
@@ -322,7 +326,7 @@ public final class CastLink: Sendable {
 
     /// Sends `payload` with a fresh `requestId` (the `make` closure receives it) and waits for the
     /// reply carrying the same id. A device error reply throws `CastLinkError(.deviceError)`.
-    public func request(
+    public nonisolated(nonsending) func request(
         namespace: String,
         destination: String,
         timeout: Duration? = nil,
@@ -332,7 +336,7 @@ public final class CastLink: Sendable {
     }
 
     /// ``request(namespace:destination:timeout:_:)``, with the reply's place in the link's order.
-    public func requestReply(
+    public nonisolated(nonsending) func requestReply(
         namespace: String,
         destination: String,
         timeout: Duration? = nil,
@@ -365,7 +369,11 @@ public final class CastLink: Sendable {
             fail(requestID, error)
         }
         let reply: CastReply = try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
+            // Resumed straight onto the caller's executor (`futureResult.get()` would resume on
+            // the global pool, and the caller hop back).
+            try await withCheckedThrowingContinuation { continuation in
+                promise.futureResult.whenComplete { continuation.resume(with: $0) }
+            }
         } onCancel: {
             fail(requestID, CancellationError())
         }

@@ -76,7 +76,8 @@ public struct CastdDaemon: Sendable {
         let linkConfiguration = try options.linkConfiguration ?? Self.linkConfiguration(settings)
         self.linkConfiguration = linkConfiguration
         let stateURL = settings.stateDirectory.map { URL(fileURLWithPath: $0, isDirectory: true) }
-        store = CastdStateStore(watcherQueueLimit: settings.watcherQueue)
+        store = CastdStateStore(
+            watcherQueueLimit: settings.watcherQueue, filtersDevices: settings.launch.deviceCriterion != nil)
         registry = DeviceRegistry(
             store: store,
             staticDevices: settings.devices,

@@ -208,7 +208,7 @@ struct Castd: AsyncParsableCommand {
     @Flag(
         name: .customLong("launch-filter-devices"), inversion: .prefixedNo,
         help:
-            "List only the devices that can run --launch-app (the sender SDK's discovery criterion); a client may still ask for every device. [launch.filter_devices]"
+            "List only the devices that can run --launch-app (the sender SDK's discovery criterion: castd asks each device, and its cast state counts only those); a client may still ask for every device. [launch.filter_devices]"
     )
     var launchFilterDevices: Bool?
 

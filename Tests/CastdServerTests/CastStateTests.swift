@@ -55,4 +55,48 @@ struct CastStateTests {
             }
         }
     }
+
+    /// With a discovery criterion (castd.toml's `launch.filter_devices`), castd's cast state
+    /// counts only the devices that can run the default app, as the sender SDK offers only those:
+    /// a speaker that cannot leaves no device available; a TV that can, which castd asks on its
+    /// own as it lists it, makes one available.
+    @Test func withACriterionOnlyDevicesThatCanRunTheDefaultAppAreAvailable() async throws {
+        var speakerConfiguration = EmulatorConfiguration()
+        speakerConfiguration.apps = EmulatorApp.builtIn.filter { $0.appID != "233637DE" }
+        let launch = LaunchDefaults(appID: "233637DE", filterDevices: true)
+        try await withEmulator(speakerConfiguration) { _, speakerAt in
+            let speaker = StaticDevice(
+                name: "Speaker", endpoint: DeviceEndpoint(host: speakerAt.host, port: speakerAt.port))
+            try await withDaemon(devices: [speaker], launch: launch) { socket, store in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    // castd records the answer before it returns it.
+                    let answer = try await client.appAvailability(device: "Speaker", appIDs: ["233637DE"])
+                    #expect(answer.available == ["233637DE": false])
+                    #expect(store.criterionAnswer(deviceID: speaker.id) == false)
+                    let status = try await client.status()
+                    #expect(status.devices.map(\.friendlyName) == ["Speaker"])
+                    #expect(status.castState == .noDevicesAvailable, "listed, but it cannot run the app")
+                }
+            }
+            try await withEmulator { _, tvAt in
+                let tv = StaticDevice(name: "TV", endpoint: DeviceEndpoint(host: tvAt.host, port: tvAt.port))
+                try await withDaemon(devices: [speaker, tv], launch: launch) { socket, store in
+                    try await CastdClient.withConnection(socketPath: socket) { client in
+                        // Nobody asks: castd does.
+                        try await eventually(timeout: .seconds(15), "castd asks the TV whether it runs the app") {
+                            store.criterionAnswer(deviceID: tv.id) == true
+                        }
+                        #expect(try await client.status().castState == .notConnected, "the TV can run it")
+                    }
+                }
+            }
+            // Without a criterion, the speaker alone is a device available.
+            try await withDaemon(devices: [speaker]) { socket, _ in
+                try await CastdClient.withConnection(socketPath: socket) { client in
+                    let state = try await client.status().castState
+                    #expect(state == .notConnected)
+                }
+            }
+        }
+    }
 }
