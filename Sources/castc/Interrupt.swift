@@ -10,25 +10,28 @@ import Dispatch
 
 /// Ctrl-C as an event instead of the end of the process.
 enum Interrupt {
-    /// Returns when the process gets SIGINT, or when the calling task is cancelled. While it
-    /// waits, SIGINT does not terminate the process; afterwards it does again.
-    static func wait() async {
+    /// Runs `body` until it returns or throws, or until Ctrl-C, whichever comes first; Ctrl-C
+    /// cancels `body` and returns normally.
+    ///
+    /// SIGINT is caught before `body` starts, so that a Ctrl-C that comes as soon as `body` has
+    /// printed something (a watcher's first line) is never the default one that ends the process
+    /// with a signal, nor one ignored and lost. Afterwards SIGINT terminates the process again.
+    static func orUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws {
         signal(SIGINT, SIG_IGN)
         defer { signal(SIGINT, SIG_DFL) }
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         defer { source.cancel() }
-        let (interrupts, continuation) = AsyncStream.makeStream(of: Void.self)
+        let (interrupts, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         source.setEventHandler { continuation.yield() }
-        source.resume()
-        for await _ in interrupts { return }
-    }
-
-    /// Runs `body` until it returns or throws, or until Ctrl-C, whichever comes first; Ctrl-C
-    /// cancels `body` and returns normally.
-    static func orUntilInterrupted(_ body: @escaping @Sendable () async throws -> Void) async throws {
+        // Registration happens on dispatch's own thread; until it has, an ignored SIGINT would be
+        // lost, so `body` starts only once the source is in place.
+        await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
+            source.setRegistrationHandler { registered.resume() }
+            source.resume()
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await body() }
-            group.addTask { await wait() }
+            group.addTask { for await _ in interrupts { return } }
             defer { group.cancelAll() }
             try await group.next()
         }
