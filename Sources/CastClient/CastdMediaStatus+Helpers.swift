@@ -60,17 +60,6 @@ extension CastdMediaStatus {
         else { return nil }
         return (index + 1, adBreak.breakClipIds.count)
     }
-
-    /// Seconds from `date` until the ad that plays can be skipped: 0 if it can be skipped now;
-    /// nil if no ad plays or it can never be skipped.
-    ///
-    /// Like ``estimatedPosition(at:)``: `breakStatus.secondsUntilSkippable` held at
-    /// `updatedAtMs`; while PLAYING, it counts down by the time elapsed since then ×
-    /// `playbackRate` (0 counts as 1).
-    public func secondsUntilSkippable(at date: Date = .now) -> Double? {
-        guard hasBreakStatus, breakStatus.secondsUntilSkippable >= 0 else { return nil }
-        return max(0, breakStatus.secondsUntilSkippable - secondsPlayedSinceUpdate(at: date))
-    }
 }
 
 extension CastdQueueItem {

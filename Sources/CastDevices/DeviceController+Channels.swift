@@ -23,7 +23,7 @@ extension DeviceController {
                 .string(source: link.senderID, destination: session.transportID, namespace: namespace, text: text))
             return session
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .message(namespace: namespace))
         }
     }
 

@@ -26,7 +26,8 @@ extension DeviceController {
             switch request {
             case .load, .queueLoad:
                 let (link, session) = try await mediaSession()
-                return try await media.load(request, at: AppEndpoint(link: link, transportID: session.transportID))
+                return try await media.load(
+                    request, at: AppEndpoint(link: link, transportID: session.transportID), device: name)
             default:
                 guard let session = sessions.session else {
                     throw CastdError(
@@ -41,7 +42,7 @@ extension DeviceController {
         } catch MediaController.QueueLoadStopped.noCurrentItem {
             throw CastdError(.unavailable, "\(name) did not say which item plays: the items before it were not added")
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .media(request))
         }
     }
 
@@ -54,7 +55,7 @@ extension DeviceController {
             return CastdVolume(
                 try await receiver.setVolume(level: level, muted: muted, steps: steps, device: name, on: link))
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .volume)
         }
     }
 
@@ -72,7 +73,7 @@ extension DeviceController {
             let app = AppEndpoint(link: try await link(), transportID: session.transportID)
             return try await media.queue(at: app, of: status.mediaSessionID)
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .media(.queueGetItemIDs))
         }
     }
 

@@ -12,10 +12,11 @@ extension DeviceController {
         defer { askQueueOrderIfWanted() }
         await sessions.beginChange()
         defer { sessions.endChange() }
+        let request = launchDefaults.applied(to: request)
         do {
-            return try await sessions.start(launchDefaults.applied(to: request), on: link())
+            return try await sessions.start(request, on: link())
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .launch(appID: request.appID))
         }
     }
 
@@ -31,7 +32,7 @@ extension DeviceController {
             }
             return try await sessions.end(stopApp: stopApp, on: link())
         } catch {
-            throw DeviceFailure.castdError(error, device: name)
+            throw DeviceFailure.castdError(error, device: name, ask: .endSession(stopApp: stopApp))
         }
     }
 
@@ -68,7 +69,7 @@ extension DeviceController {
                     try await receiver.askAvailability(of: unknown, on: link())
                 }
             } catch {
-                throw DeviceFailure.castdError(error, device: name)
+                throw DeviceFailure.castdError(error, device: name, ask: .appAvailability)
             }
         }
         return receiver.availability(of: appIDs)

@@ -11,8 +11,9 @@ enum DeviceFailure {
         return "\(error)"
     }
 
-    /// Maps device-side failures to castd.v1 status codes, naming the device.
-    static func castdError(_ error: any Error, device: String) -> CastdError {
+    /// Maps device-side failures to castd.v1 status codes, naming the device; a device's refusal
+    /// says what was refused (`ask`), why in words, and what to do (``DeviceRefusal``).
+    static func castdError(_ error: any Error, device: String, ask: DeviceAsk? = nil) -> CastdError {
         switch error {
         case let error as CastdError:
             return error
@@ -39,8 +40,11 @@ enum DeviceFailure {
                 details.type = deviceError?.type ?? ""
                 details.reason = deviceError?.reason ?? ""
                 details.detail = deviceError?.detail ?? ""
+                let sentence =
+                    deviceError.map { DeviceRefusal.sentence($0, device: device, ask: ask) }
+                    ?? "\(device) refused \(ask?.phrase ?? "the request") with an error"
                 return CastdError(
-                    code, "\(device) answered \(deviceError.map { "\($0)" } ?? "an error")",
+                    code, sentence,
                     reason: CastdError.Reason.deviceError, deviceError: details)
             }
         case is CancellationError:

@@ -66,16 +66,37 @@ final class MediaController {
 
     /// LOAD or QUEUE_LOAD (a queue too long for one message as a QUEUE_LOAD and QUEUE_INSERTs),
     /// to the app at `app`; returns the media status after the device's answer.
-    nonisolated(nonsending) func load(_ request: MediaRequest, at app: AppEndpoint) async throws -> CastdMediaStatus {
+    nonisolated(nonsending) func load(
+        _ request: MediaRequest, at app: AppEndpoint, device: String
+    ) async throws -> CastdMediaStatus {
         if case .queueLoad(let load) = request, let split = try QueueLoadSplit(load) {
             return try await loadQueue(split, at: app)
+        }
+        let start: Double? = if case .load(let load) = request, load.currentTime != 0 { load.currentTime } else { nil }
+        if let start, start < 0 || start > (request.loadedDuration ?? .infinity) {
+            throw startOutOfRange(start, duration: request.loadedDuration ?? 0, device: device)
         }
         logger.info("\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
         receive(
             try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
                 request.payload(requestID: $0)
             })
-        return state.current
+        // A start past the end the device learnt of only once it loaded: it finished at once.
+        let status = state.current
+        if let start, status.playerState == .idle, status.idleReason == "FINISHED", status.media.duration > 0,
+            start >= status.media.duration
+        {
+            throw startOutOfRange(start, duration: status.media.duration, device: device)
+        }
+        return status
+    }
+
+    /// The rule for positions (``MediaState/checkPosition(_:in:deviceName:)``) for a load's start.
+    private func startOutOfRange(_ start: Double, duration: Double, device: String) -> CastdError {
+        CastdError(
+            .outOfRange,
+            "cannot start at \(MediaState.seconds(start)) in the media on \(device): it runs from 0 s to \(MediaState.seconds(duration))"
+        )
     }
 
     /// A request about the loaded media, once judged against the status castd holds (the queue's

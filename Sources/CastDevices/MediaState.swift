@@ -217,23 +217,32 @@ struct MediaState {
 
     // MARK: requests about the loaded media
 
-    /// Refuses `request` when the loaded media, as `status` says, makes it impossible: a seek
-    /// past the end, a track or a queue item that is not there, a jump past either end of a
-    /// queue that does not repeat. Queue items are judged against the whole queue's order
-    /// (`queueOrder`, ``MediaQueue``), never against the few items a status carries; what castd
-    /// does not know (an order it has not been given) it leaves to the device.
+    /// Refuses `request` when the loaded media, as `status` says, makes it impossible: nothing
+    /// loaded (the player idle), an ad that cannot be skipped yet, a position outside the media,
+    /// a track or a queue item that is not there, a jump past either end of a queue that does
+    /// not repeat. Queue items are judged against the whole queue's order (`queueOrder`,
+    /// ``MediaQueue``), never against the few items a status carries; what castd does not know
+    /// (an order it has not been given) it leaves to the device.
     static func check(
         _ request: MediaRequest, against status: CastdMediaStatus, queueOrder order: [Int64]?, deviceName name: String
     ) throws {
+        if status.playerState == .idle, needsLoadedMedia(request) {
+            let ended = idleWords[status.idleReason].map { " (the last media \($0))" } ?? ""
+            throw CastdError(.failedPrecondition, "nothing is loaded on \(name)\(ended); load something first (castc load URL)")
+        }
         switch request {
         case .seek(let position, let relative, _):
-            let duration = status.media.duration
-            guard duration > 0, status.media.streamType != .live else { return }
             let target = relative ? status.estimatedPosition() + position : position
-            if target > duration + 0.001 {
+            try checkPosition(target, in: status, deviceName: name)
+        case .skipAd:
+            guard status.hasBreakStatus else { return }
+            guard let wait = status.secondsUntilSkippable() else {
+                throw CastdError(.failedPrecondition, "the ad that plays on \(name) cannot be skipped")
+            }
+            // A second's grace: the device's clock, not castd's estimate, decides.
+            if wait > 1 {
                 throw CastdError(
-                    .invalidArgument,
-                    "cannot seek to \(seconds(target)): the media on \(name) is \(seconds(duration)) long")
+                    .failedPrecondition, "the ad that plays on \(name) can be skipped in \(Int(wait.rounded(.up))) s")
             }
         case .editTracks(let activeTrackIDs, _):
             guard let activeTrackIDs else { return }
@@ -245,7 +254,7 @@ struct MediaState {
                     ? "it has no tracks"
                     : "its tracks are \(known.sorted().map(String.init).joined(separator: ", "))"
                 throw CastdError(
-                    .invalidArgument,
+                    .notFound,
                     "no track \(unknown.map(String.init).joined(separator: ", ")) in the media on \(name); \(list)")
             }
         case .queueInsert(_, let before, _):
@@ -267,11 +276,47 @@ struct MediaState {
                     }
                 }
             }
-        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .skipAd, .setPlaybackRate, .setStreamVolume,
+        case .load, .queueLoad, .getStatus, .play, .pause, .stop, .setPlaybackRate, .setStreamVolume,
             .queueGetItemIDs, .queueGetItems:
             return
         }
     }
+
+    /// The one rule for positions, said in `castc seek --help`: a position outside the media (before
+    /// its start or past its end; for a live stream, outside the range it can seek in) is refused
+    /// with OUT_OF_RANGE, naming the range. What castd does not know (no duration yet) the
+    /// device judges.
+    static func checkPosition(_ target: Double, in status: CastdMediaStatus, deviceName name: String) throws {
+        let range: ClosedRange<Double>
+        if status.media.streamType == .live || status.media.duration <= 0 {
+            guard status.hasLiveSeekableRange, status.liveSeekableRange.end >= status.liveSeekableRange.start else {
+                if target < 0 { throw outOfRange(target, "before the start", name: name) }
+                return
+            }
+            range = status.liveSeekableRange.start...status.liveSeekableRange.end
+        } else {
+            range = 0...status.media.duration
+        }
+        guard target < range.lowerBound - 0.001 || target > range.upperBound + 0.001 else { return }
+        throw outOfRange(
+            target, "it can seek from \(seconds(range.lowerBound)) to \(seconds(range.upperBound))", name: name)
+    }
+
+    private static func outOfRange(_ target: Double, _ why: String, name: String) -> CastdError {
+        CastdError(.outOfRange, "cannot seek to \(seconds(target)) in the media on \(name): \(why)")
+    }
+
+    /// The requests that need loaded media (refused by castd when the player is idle).
+    private static func needsLoadedMedia(_ request: MediaRequest) -> Bool {
+        switch request {
+        case .play, .pause, .seek, .setPlaybackRate, .skipAd, .editTracks: true
+        default: false
+        }
+    }
+
+    private static let idleWords = [
+        "FINISHED": "finished", "CANCELLED": "was stopped", "INTERRUPTED": "was interrupted", "ERROR": "failed",
+    ]
 
     /// The kind of request a newer one of the same kind supersedes while it waits for the
     /// device's answer (`SupersedingRequests`), or nil.

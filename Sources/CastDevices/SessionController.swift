@@ -167,7 +167,7 @@ final class SessionController {
             return try await join(app, on: link, state: .started, joined: false)
         } catch {
             starting.state = .startFailed
-            starting.reason = DeviceFailure.castdError(error, device: name).message
+            starting.reason = DeviceFailure.castdError(error, device: name, ask: .launch(appID: appID)).message
             publish(starting)
             logger.notice("launch failed", metadata: ["app": "\(appID)", "reason": "\(starting.reason)"])
             throw error

@@ -13,6 +13,8 @@ extension CastdService {
             var response = Castd_V1_SendMessageResponse()
             response.deviceID = session.deviceID
             response.sessionID = session.sessionID
+            response.deviceName = session.deviceName
+            response.displayName = session.displayName.isEmpty ? session.appID : session.displayName
             return response
         }
         router.serverStreaming(CastdMethods.listen) { service, request, _, stream in

@@ -53,9 +53,11 @@ struct Castc: AsyncParsableCommand {
               7  PERMISSION_DENIED       16  UNAUTHENTICATED
               8  RESOURCE_EXHAUSTED      64  usage error (bad arguments)
             Errors are one line on stderr: `castc: CODE_NAME: message`. When the device \
-            refused, the line gives its error instead: `castc: Living Room TV refused the \
-            load: LOAD_FAILED (INVALID_PARAMS)`; when a newer request of the same kind \
-            superseded this one: `castc: superseded by a newer request: …` (exit 10).
+            refused, the line says what it refused, why and what to do: `castc: Living Room \
+            TV refused the load: it cannot play this media's format (LOAD_FAILED, \
+            MEDIA_SRC_NOT_SUPPORTED 104); check the URL and --content-type` (exit 9); when a \
+            newer request of the same kind superseded this one: `castc: superseded by a newer \
+            seek request` (exit 10).
             """,
         subcommands: [
             DevicesCommand.self,
@@ -110,8 +112,40 @@ struct Castc: AsyncParsableCommand {
             exit(withError: ExitCode(failure.code))
         } catch {
             Terminal.flush()
-            exit(withError: error)
+            let code = exitCode(for: error)
+            // Help, --version and exit codes castc chose go out as ArgumentParser prints them.
+            if code == .success || error is ExitCode { exit(withError: error) }
+            Terminal.writeError(usageErrorLine(error, arguments: Array(CommandLine.arguments.dropFirst())))
+            exit(withError: code)
         }
+    }
+
+    /// A usage error as one line, like every castc error: `castc: <what is wrong>; castc load
+    /// --help says more`. A word after a command group that is none of its commands names them.
+    static func usageErrorLine(_ error: any Error, arguments: [String]) -> String {
+        let words = arguments.filter { !$0.hasPrefix("-") }
+        var path: [String] = []
+        var parent: any ParsableCommand.Type = Castc.self
+        for word in words.prefix(2) {
+            guard let next = command(named: word, in: parent) else { break }
+            path.append(word)
+            parent = next
+        }
+        let subcommands = parent.configuration.subcommands.map { $0.configuration.commandName ?? "" }
+        if !subcommands.isEmpty, words.count > path.count, path.count < 2 {
+            let word = words[path.count]
+            let group = (["castc"] + path).joined(separator: " ")
+            return "castc: '\(word)' is not a command of \(group); they are: \(subcommands.joined(separator: ", "))\n"
+        }
+        var message = Castc.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+        message = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        // ArgumentParser's sentences start with a capital; castc's lines do not ("URL" stays).
+        let start = Array(message.prefix(2))
+        if start.count == 2, start[0].isUppercase, start[1].isLowercase {
+            message = start[0].lowercased() + message.dropFirst()
+        }
+        return "castc: \(message); `\((["castc"] + path).joined(separator: " ")) --help` says more\n"
     }
 
     /// Lets the options every command shares come before the command too

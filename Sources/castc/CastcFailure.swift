@@ -3,8 +3,9 @@ import CastClient
 /// How castc reports a failed call: one line for stderr and the process's exit code.
 struct CastcFailure: Equatable {
     /// `castc: NOT_FOUND: no device named "x"` (with a newline). A device's refusal reads
-    /// `castc: Living Room TV refused the load: LOAD_FAILED (INVALID_PARAMS)`; a request a newer
-    /// one superseded, `castc: superseded by a newer request: …`.
+    /// `castc: Living Room TV refused the load: it cannot play this media's format (LOAD_FAILED,
+    /// MEDIA_SRC_NOT_SUPPORTED 104); check the URL and --content-type`; a request a newer
+    /// one superseded, `castc: superseded by a newer seek request`.
     var line: String
     /// The status code's number (NOT_FOUND → 5, UNAVAILABLE → 14); 1 for codes outside 1…255.
     var exitCode: Int32
@@ -17,7 +18,7 @@ struct CastcFailure: Equatable {
             line =
                 error.message.isEmpty
                 ? "castc: superseded by a newer request of the same kind (its result shows in castc status)\n"
-                : "castc: superseded by a newer request: \(error.message)\n"
+                : "castc: \(error.message)\n"
         } else {
             line = "castc: \(error.code.name): \(message)\n"
         }
@@ -25,19 +26,13 @@ struct CastcFailure: Equatable {
         exitCode = (1...255).contains(code) ? Int32(code) : 1
     }
 
-    /// The daemon's message, then what the device said that the message does not say already:
-    /// `Living Room TV refused the load: LOAD_FAILED (INVALID_PARAMS, detail)`.
+    /// castd's sentence, which says what the device refused, why and what to do (castd words
+    /// every refusal in one place); what the device said, when an older castd gave no sentence.
     static func describe(_ deviceError: CastdDeviceError, message: String) -> String {
-        var text = message.isEmpty ? "the device refused the request" : message
-        let details = [deviceError.reason, deviceError.detail].filter { !$0.isEmpty && !text.contains($0) }
-        let type = deviceError.type.isEmpty || text.contains(deviceError.type) ? "" : deviceError.type
-        switch (type.isEmpty, details.isEmpty) {
-        case (false, false): text += ": \(type) (\(details.joined(separator: ", ")))"
-        case (false, true): text += ": \(type)"
-        case (true, false): text += " (\(details.joined(separator: ", ")))"
-        case (true, true): break
-        }
-        return text
+        guard message.isEmpty else { return message }
+        let details = [deviceError.reason, deviceError.detail].filter { !$0.isEmpty }
+        let type = deviceError.type.isEmpty ? "an error" : deviceError.type
+        return "the device refused the request: \(type)\(details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")"
     }
 }
 

@@ -2584,6 +2584,12 @@ public nonisolated struct Castd_V1_SendMessageResponse: Sendable {
 
   public var sessionID: String = String()
 
+  /// the device's friendly name
+  public var deviceName: String = String()
+
+  /// the app the message went to, as the device names it
+  public var displayName: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -6109,7 +6115,7 @@ nonisolated extension Castd_V1_SendMessageRequest: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Castd_V1_SendMessageResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".SendMessageResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}session_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}device_id\0\u{3}session_id\0\u{3}device_name\0\u{3}display_name\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -6119,6 +6125,8 @@ nonisolated extension Castd_V1_SendMessageResponse: SwiftProtobuf.Message, Swift
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.deviceID) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.sessionID) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.deviceName) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.displayName) }()
       default: break
       }
     }
@@ -6131,12 +6139,20 @@ nonisolated extension Castd_V1_SendMessageResponse: SwiftProtobuf.Message, Swift
     if !self.sessionID.isEmpty {
       try visitor.visitSingularStringField(value: self.sessionID, fieldNumber: 2)
     }
+    if !self.deviceName.isEmpty {
+      try visitor.visitSingularStringField(value: self.deviceName, fieldNumber: 3)
+    }
+    if !self.displayName.isEmpty {
+      try visitor.visitSingularStringField(value: self.displayName, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Castd_V1_SendMessageResponse, rhs: Castd_V1_SendMessageResponse) -> Bool {
     if lhs.deviceID != rhs.deviceID {return false}
     if lhs.sessionID != rhs.sessionID {return false}
+    if lhs.deviceName != rhs.deviceName {return false}
+    if lhs.displayName != rhs.displayName {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -216,6 +216,16 @@ enum PlaybackRateArgument {
     }
 }
 
+/// A season or an episode number: a whole number from 0.
+enum WholeNumberArgument {
+    static func parse(_ text: String, option: String) throws -> UInt32 {
+        guard let number = UInt32(text) else {
+            throw ValidationError("\(option) \(text) is not a whole number from 0 to \(UInt32.max)")
+        }
+        return number
+    }
+}
+
 /// Queue and track ids on the command line: whole numbers from 1.
 enum ItemIDArgument {
     static func parse(_ text: String, what: String, hint: String) throws -> Int64 {

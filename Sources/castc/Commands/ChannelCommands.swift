@@ -60,14 +60,15 @@ struct SendCommand: CastcCommand {
             text = String(decoding: Terminal.readStandardInput(), as: UTF8.self)
             if text.hasSuffix("\n") { text.removeLast() }
             if options.json {
+                // The same usage error (64) as a message given on the command line.
                 do { try Self.validateJSON(text) } catch let error as ValidationError {
-                    throw CastdError(.invalidArgument, error.message)
+                    throw CastcExit(line: "castc: \(error.message)\n", code: 64)
                 }
             }
         }
         let response = try await options.send(call(message: text))
         try options.print(response) {
-            "Sent to session \(response.sessionID) on \(response.deviceID)"
+            "Sent to \(response.displayName.isEmpty ? "the app" : response.displayName) on \(response.deviceName.isEmpty ? response.deviceID : response.deviceName)"
         }
     }
 }
@@ -98,7 +99,7 @@ struct ListenCommand: CastcCommand {
     @Argument(help: ArgumentHelp("The app's namespace: urn:x-cast:…", valueName: "namespace"))
     var namespace: String
 
-    @Option(help: ArgumentHelp("Exit after this many messages.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit after this many messages.", valueName: "n"))
     var count: Int?
 
     func validate() throws {

@@ -125,29 +125,50 @@ struct AppsCommand: CastcCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "Tell which receiver apps a device can run.",
-        usage: GlobalOptions.usage("apps", "<device> <app-id>..."),
+        usage: GlobalOptions.usage("apps", "[<device>] <app-id>..."),
         discussion: """
-            Asks the device (GET_APP_AVAILABILITY) about each app id. To find the devices that \
-            can run an app, use `castc devices --app <app-id>`.
+            Asks the device (GET_APP_AVAILABILITY) about each app id. The device is given with \
+            --device, like every command, or as the first argument when it is not an app id \
+            (app ids are eight hexadecimal digits); without either, castd picks the device with \
+            a session, else the only one. To find the devices that can run an app, use \
+            `castc devices --app <app-id>`.
 
             Examples:
-              castc apps "Living Room TV" CC1AD845 233637DE
+              castc apps --device "Living Room TV" CC1AD845 233637DE
+              castc apps "Living Room TV" CC1AD845
               castc apps kitchen CC1AD845 --json | jq '.available'
             """
     )
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The device: a name, an id, or host[:port].", valueName: "device"))
-    var deviceName: String
+    @Argument(
+        help: ArgumentHelp(
+            "The device (a name, an id, or host[:port]) unless --device gives it, then the receiver apps' ids.",
+            valueName: "app-id"))
+    var arguments: [String] = []
 
-    @Argument(help: ArgumentHelp("The receiver apps' ids.", valueName: "app-id"))
-    var appIDs: [String] = []
+    /// The device and the app ids the arguments give: `--device` names the device and every
+    /// argument is an app id; else a first argument that is not shaped like an app id is the
+    /// device.
+    var parsed: (device: String, appIDs: [String]) {
+        if let device = options.device { return (device, arguments) }
+        if let first = arguments.first, !Self.looksLikeAppID(first) {
+            return (first, Array(arguments.dropFirst()))
+        }
+        return ("", arguments)
+    }
+
+    /// Eight hexadecimal digits, as every Cast app id is.
+    static func looksLikeAppID(_ text: String) -> Bool {
+        text.utf8.count == 8 && text.allSatisfy(\.isHexDigit)
+    }
 
     func validate() throws {
-        if deviceName.isEmpty { throw ValidationError("the device name is empty") }
+        let (device, appIDs) = parsed
         guard !appIDs.isEmpty else {
-            throw ValidationError("give the app ids to ask about: castc apps \"\(deviceName)\" CC1AD845")
+            let example = device.isEmpty ? "castc apps CC1AD845" : "castc apps --device \"\(device)\" CC1AD845"
+            throw ValidationError("give the app ids to ask about: \(example)")
         }
         if let bad = appIDs.first(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
             throw ValidationError("'\(bad)' is not an app id: give one such as CC1AD845")
@@ -156,14 +177,13 @@ struct AppsCommand: CastcCommand {
 
     func call() -> CastcCall<Castd_V1_AppAvailabilityRequest, CastdAppAvailability> {
         var request = Castd_V1_AppAvailabilityRequest()
-        request.device = deviceName
-        request.appIds = appIDs
+        (request.device, request.appIds) = parsed
         return CastcCall(CastdMethods.getAppAvailability, request)
     }
 
     func run() async throws {
         let availability = try await options.send(call())
-        try options.print(availability) { Self.render(availability, asked: appIDs) }
+        try options.print(availability) { Self.render(availability, asked: parsed.appIDs) }
     }
 
     /// One row per app asked about, in the order asked.

@@ -87,6 +87,7 @@ struct LoadCommand: MediaStatusCommand {
     var streamType: StreamType?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Where to start: seconds, m:ss or h:mm:ss.", valueName: "position"),
         transform: { try PlaybackTimeArgument.parse($0, what: "position") }
     )
@@ -96,6 +97,7 @@ struct LoadCommand: MediaStatusCommand {
     var autoplay = true
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The media's length (seconds, m:ss or h:mm:ss), if the device cannot tell.", valueName: "time"),
         transform: { try PlaybackTimeArgument.parse($0, what: "duration") }
@@ -103,6 +105,7 @@ struct LoadCommand: MediaStatusCommand {
     var duration: Double?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Playback rate, 0.5 to 2.0 (1 is normal speed).", valueName: "rate"),
         transform: PlaybackRateArgument.parse
     )
@@ -238,10 +241,14 @@ struct MetadataOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The series' title (TV show).", valueName: "title"))
     var series: String?
 
-    @Option(help: ArgumentHelp("The season number (TV show).", valueName: "n"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("The season number (TV show), 0 or more.", valueName: "n"),
+        transform: { try WholeNumberArgument.parse($0, option: "--season") })
     var season: UInt32?
 
-    @Option(help: ArgumentHelp("The episode number (TV show).", valueName: "n"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("The episode number (TV show), 0 or more.", valueName: "n"),
+        transform: { try WholeNumberArgument.parse($0, option: "--episode") })
     var episode: UInt32?
 
     @Option(

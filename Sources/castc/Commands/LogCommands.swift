@@ -141,6 +141,7 @@ struct LogsCommand: CastcCommand {
 
     @Option(
         name: [.short, .customLong("lines")],
+        parsing: .unconditional,
         help: ArgumentHelp("How many recent records to print first.", valueName: "n"))
     var n = 100
 

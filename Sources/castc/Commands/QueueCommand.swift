@@ -66,6 +66,7 @@ struct QueueItemOptions: ParsableArguments {
 
     @Option(
         name: .customLong("item-start"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp("Where to begin in the item: seconds, m:ss or h:mm:ss.", valueName: "position"),
         transform: { try PlaybackTimeArgument.parse($0, what: "position") }
     )
@@ -73,6 +74,7 @@ struct QueueItemOptions: ParsableArguments {
 
     @Option(
         name: .customLong("item-preload"),
+        parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "Fetch the item this many seconds before the one before it ends.", valueName: "seconds"),
         transform: { text in
@@ -183,13 +185,14 @@ struct QueueLoadCommand: MediaStatusCommand {
     @Argument(help: ArgumentHelp("The items' URLs, in play order.", valueName: "url"))
     var urls: [String] = []
 
-    @Option(help: ArgumentHelp("The item to play first: 0 is the first URL.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The item to play first: 0 is the first URL.", valueName: "n"))
     var startIndex: Int = 0
 
     @Option(name: .customLong("repeat"), help: ArgumentHelp(RepeatArgument.help, valueName: "mode"))
     var repeatMode: RepeatArgument = .off
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Where to start in the first item played: seconds, m:ss or h:mm:ss.", valueName: "position"),
         transform: { try PlaybackTimeArgument.parse($0, what: "position") }
     )
@@ -246,6 +249,7 @@ struct QueueAddCommand: MediaStatusCommand {
     var urls: [String] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Insert before this item (see `castc queue list`). Default: at the end.", valueName: "item-id"),
         transform: ItemIDArgument.queueItem
@@ -326,6 +330,7 @@ struct QueueMoveCommand: MediaStatusCommand {
     var itemIDs: [Int64] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Move them before this item.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
     var before: Int64?
 
@@ -372,6 +377,7 @@ struct QueueJumpCommand: MediaStatusCommand {
     var itemID: Int64
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Where to start in it: seconds, m:ss or h:mm:ss.", valueName: "position"),
         transform: { try PlaybackTimeArgument.parse($0, what: "position") }
     )

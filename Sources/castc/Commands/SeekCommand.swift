@@ -10,6 +10,11 @@ struct SeekCommand: CastcCommand {
             <position> is seconds (120, 90.5), m:ss (1:30) or h:mm:ss (1:02:03). A leading + or - \
             seeks forward or back from the current position, as does --relative.
 
+            A position outside the media (before its start or past its end; for a live stream, \
+            outside the range it can seek in) is refused with the range it has (exit 11, \
+            OUT_OF_RANGE), whether it is given as a position or as a move; so is \
+            `castc load --start` past the media's end.
+
             Examples:
               castc seek 120
               castc seek 1:30
@@ -36,6 +41,8 @@ struct SeekCommand: CastcCommand {
     }
 
     func target() throws -> SeekTarget {
+        // `castc seek -- -10`: "--" ends the options, as it does for every command.
+        let position = position.filter { $0 != "--" }
         guard let text = position.first else {
             throw ValidationError("missing <position>: castc seek 1:30, or +10 / -10")
         }

@@ -7635,7 +7635,7 @@ const ProtobufCMessageDescriptor castd__v1__send_message_request__descriptor =
   (ProtobufCMessageInit) castd__v1__send_message_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor castd__v1__send_message_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor castd__v1__send_message_response__field_descriptors[4] =
 {
   {
     "device_id",
@@ -7661,15 +7661,41 @@ static const ProtobufCFieldDescriptor castd__v1__send_message_response__field_de
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "device_name",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__SendMessageResponse, device_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_name",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__SendMessageResponse, display_name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned castd__v1__send_message_response__field_indices_by_name[] = {
   0,   /* field[0] = device_id */
+  2,   /* field[2] = device_name */
+  3,   /* field[3] = display_name */
   1,   /* field[1] = session_id */
 };
 static const ProtobufCIntRange castd__v1__send_message_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor castd__v1__send_message_response__descriptor =
 {
@@ -7679,7 +7705,7 @@ const ProtobufCMessageDescriptor castd__v1__send_message_response__descriptor =
   "Castd__V1__SendMessageResponse",
   "castd.v1",
   sizeof(Castd__V1__SendMessageResponse),
-  2,
+  4,
   castd__v1__send_message_response__field_descriptors,
   castd__v1__send_message_response__field_indices_by_name,
   1,  castd__v1__send_message_response__number_ranges,

@@ -1537,10 +1537,18 @@ struct  Castd__V1__SendMessageResponse
   ProtobufCMessage base;
   char *device_id;
   char *session_id;
+  /*
+   * the device's friendly name
+   */
+  char *device_name;
+  /*
+   * the app the message went to, as the device names it
+   */
+  char *display_name;
 };
 #define CASTD__V1__SEND_MESSAGE_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&castd__v1__send_message_response__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 struct  Castd__V1__ListenRequest

@@ -878,12 +878,16 @@ class SendMessageRequest(_message.Message):
     def __init__(self, device: _Optional[str] = ..., namespace: _Optional[str] = ..., text: _Optional[str] = ..., json: _Optional[str] = ...) -> None: ...
 
 class SendMessageResponse(_message.Message):
-    __slots__ = ["device_id", "session_id"]
+    __slots__ = ["device_id", "device_name", "display_name", "session_id"]
     DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
+    DEVICE_NAME_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     device_id: str
+    device_name: str
+    display_name: str
     session_id: str
-    def __init__(self, device_id: _Optional[str] = ..., session_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, device_id: _Optional[str] = ..., session_id: _Optional[str] = ..., device_name: _Optional[str] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class Session(_message.Message):
     __slots__ = ["app_id", "app_type", "device_id", "device_name", "display_name", "joined", "namespaces", "reason", "session_id", "state", "transferred_from_device_id", "transport_id"]
