@@ -2,7 +2,7 @@ import CastdAPI
 import Foundation
 
 /// How castd finds the device a client means by a request's `device` field: an id, a friendly
-/// name (case-insensitive) or a host (with or without port); an empty selector means the one
+/// name (case-insensitive), a host (with or without port) or the start of an id; an empty selector means the one
 /// device with a session, else the only device. Read over the state store's own dictionaries
 /// (``CastdStateStore/withDevicesAndSessions(_:)``), so that finding a device for a call copies
 /// nothing.
@@ -39,7 +39,7 @@ public enum DeviceSelector {
     }
 
     /// The one device `selector` names: by id first, then by friendly name (case-insensitive),
-    /// then by host:port, then by host. nil if none does; FAILED_PRECONDITION, listing them, if
+    /// then by host:port, then by host, then by the start of its id. nil if none does; FAILED_PRECONDITION, listing them, if
     /// several do at the first rule that matches any (two devices named alike, or a group on
     /// the same host as its device).
     public static func device(
@@ -57,6 +57,8 @@ public enum DeviceSelector {
                 }
             ),
             ("are on host \(selector)", { $0.host == selector }),
+            // The start of an id, as `castc devices` shows it (six characters at least).
+            ("have ids that start with \(selector)", { selector.count >= 6 && $0.id.lowercased().hasPrefix(lowered) }),
         ]
         for rule in rules {
             let matching = devices.values.filter(rule.matches)

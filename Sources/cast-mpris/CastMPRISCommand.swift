@@ -42,7 +42,12 @@ struct CastMPRISCommand: AsyncParsableCommand {
     @Option(name: .long, help: "castd's socket (default: $CASTD_SOCKET, the session's, the system's).")
     var socket: String?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log level, as castd's: verbose (or trace), debug, info, notice, warning, error or critical.",
+            valueName: "level"),
+        transform: LogLevelArgument.parse)
     var logLevel: Logger.Level = .info
 
     @Flag(name: .long, help: "Show no artwork (download nothing).")
@@ -77,6 +82,16 @@ struct CastMPRISCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "cast-mpris")
+        do throws(BusError) {
+            try BusLoop.checkSessionBus()
+        } catch {
+            // The one thing cast-mpris needs that it cannot wait for: say so and stop.
+            let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+            let bus = address.map { "DBUS_SESSION_BUS_ADDRESS=\($0)" } ?? "DBUS_SESSION_BUS_ADDRESS is not set"
+            FileHandle.standardError.write(
+                Data("cast-mpris: \(error.message); it runs in a desktop session, on its D-Bus (\(bus))\n".utf8))
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
         let loop: BusLoop
         do {
             loop = try BusLoop()
@@ -109,4 +124,14 @@ struct CastMPRISCommand: AsyncParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+/// castd's and castc's level names, and swift-log's `trace` for verbose.
+enum LogLevelArgument {
+    static func parse(_ text: String) throws -> Logger.Level {
+        if text == "verbose" { return .trace }
+        guard let level = Logger.Level(rawValue: text) else {
+            throw ValidationError(
+                "'\(text)' is not a log level: give verbose, debug, info, notice, warning, error or critical")
+        }
+        return level
+    }
+}

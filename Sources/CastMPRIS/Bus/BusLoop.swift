@@ -17,6 +17,16 @@ public final class BusLoop: @unchecked Sendable {
     private let pending = Locked<[@Sendable () -> Void]>([])
     private let threadID = Locked<pthread_t?>(nil)
 
+    /// Connects to the user's session bus once and waits for the bus's Hello, so that
+    /// cast-mpris can refuse to start without one instead of failing when media first appears.
+    public static func checkSessionBus() throws(BusError) {
+        var bus: OpaquePointer? = nil
+        try check(sd_bus_open_user(&bus), "connect to the session bus")
+        defer { sd_bus_flush_close_unref(bus) }
+        var unique: UnsafePointer<CChar>? = nil
+        try check(sd_bus_get_unique_name(bus, &unique), "register on the session bus")
+    }
+
     public init() throws(BusError) {
         var event: OpaquePointer? = nil
         try check(sd_event_new(&event), "create an sd-event loop")

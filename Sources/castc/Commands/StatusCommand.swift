@@ -37,13 +37,17 @@ struct StatusCommand: CastcCommand {
     var verbose = false
 
     func run() async throws {
-        var status = try await options.send(
+        let whole = try await options.send(
             CastcCall(CastdMethods.getStatus, Castd_V1_GetStatusRequest()))
-        if let selector = options.device { status = try DeviceFilter.status(status, matching: selector) }
+        // --device narrows the devices shown; castd's own lines still count all it serves.
+        var status = whole
+        if let selector = options.device { status = try DeviceFilter.status(whole, matching: selector) }
         let help =
             status.devices.isEmpty
             ? NoDevicesHelp.explain(status.daemon)
             : nil
-        try options.print(status) { StatusReport.render(status, now: .now, verbose: verbose, noDevices: help) }
+        try options.print(status) {
+            StatusReport.render(status, daemonWide: whole, now: .now, verbose: verbose, noDevices: help)
+        }
     }
 }

@@ -51,8 +51,26 @@ struct TracksListCommand: CastcCommand {
 
     func run() async throws {
         let status = try await options.send(call())
+        try requireLoadedMedia(status, device: options.device)
         try options.print(status) { TrackTable.render(status) }
     }
+}
+
+/// Like every command about the loaded media: nothing loaded is FAILED_PRECONDITION (exit 9).
+private func requireLoadedMedia(_ status: CastdMediaStatus, device: String?) throws {
+    guard status.hasMedia else {
+        let device = device.map { "\"\($0)\"" } ?? "the device"
+        throw CastdError(.failedPrecondition, "nothing is loaded on \(device); load something first (castc load URL)")
+    }
+}
+
+/// Refuses track ids the media does not have (NOT_FOUND), for enable and disable alike; a
+/// media that lists no tracks leaves the judgement to castd and the device.
+private func requireKnownTracks(_ ids: [Int64], in status: CastdMediaStatus) throws {
+    let known = Set(status.media.tracks.map(\.trackID))
+    guard !known.isEmpty, let unknown = ids.first(where: { !known.contains($0) }) else { return }
+    let list = known.sorted().map(String.init).joined(separator: ", ")
+    throw CastdError(.notFound, "the media has no track \(unknown) (its tracks: \(list); castc tracks lists them)")
 }
 
 struct TracksEnableCommand: CastcCommand {
@@ -85,11 +103,9 @@ struct TracksEnableCommand: CastcCommand {
 
     /// The EditTracks call, given the media status as it is now.
     func call(current status: CastdMediaStatus) throws -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
+        try requireLoadedMedia(status, device: options.device)
+        try requireKnownTracks(trackIDs, in: status)
         let known = Dictionary(status.media.tracks.map { ($0.trackID, $0) }, uniquingKeysWith: { first, _ in first })
-        if !known.isEmpty, let unknown = trackIDs.first(where: { known[$0] == nil }) {
-            let ids = known.keys.sorted().map(String.init).joined(separator: ", ")
-            throw CastdError(.notFound, "the media has no track \(unknown) (tracks: \(ids))")
-        }
         func kind(_ id: Int64) -> String? {
             guard let track = known[id] else { return nil }
             return track.type == .text ? "text" : track.type == .audio ? "audio" : nil
@@ -140,7 +156,9 @@ struct TracksDisableCommand: CastcCommand {
     }
 
     /// The EditTracks call, given the media status as it is now.
-    func call(current status: CastdMediaStatus) -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
+    func call(current status: CastdMediaStatus) throws -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
+        try requireLoadedMedia(status, device: options.device)
+        try requireKnownTracks(trackIDs, in: status)
         let textTracks = Set(status.media.tracks.filter { $0.type == .text }.map(\.trackID))
         let active: [Int64]
         if all {

@@ -23,13 +23,24 @@ enum DeviceTable {
         "(castd lists only the devices that can run \(appIDs.joined(separator: ", ")); castc devices --all lists every one)"
     }
 
+    /// How much of each id the ID column shows: eight characters, or more until no two of
+    /// `ids` start alike (castd takes the start of an id, six characters or more, as a device).
+    static func shortIDLength(_ ids: [String]) -> Int {
+        let longest = ids.map(\.count).max() ?? 0
+        var length = 8
+        while length < longest, Set(ids.map { $0.prefix(length) }).count < Set(ids).count { length += 1 }
+        return length
+    }
+
     static func render(_ devices: [CastdDevice], filtered: Bool = false) -> String {
         guard !devices.isEmpty else { return filtered ? noMatchingDevices : noDevices }
         let showsTV = devices.contains { tv($0) != nil }
-        let header = ["NAME", "MODEL", "ADDRESS", "STATE", "AUTH"] + (showsTV ? ["TV"] : []) + ["APP"]
+        let header = ["NAME", "ID", "MODEL", "ADDRESS", "STATE", "AUTH"] + (showsTV ? ["TV"] : []) + ["APP"]
+        let idLength = shortIDLength(devices.map(\.id))
         let rows = devices.map { device in
             [
                 name(device),
+                device.id.isEmpty ? "-" : String(device.id.prefix(idLength)),
                 device.model.isEmpty ? "-" : device.model,
                 address(device),
                 state(device),

@@ -50,10 +50,10 @@ enum TrackTable {
                 MediaSummary.trackType(track),
                 track.language.isEmpty ? "-" : track.language,
                 track.name.isEmpty ? "-" : track.name,
-                active.contains(track.trackID) ? "active" : "",
+                active.contains(track.trackID) ? "yes" : "-",
             ]
         }
-        var lines = [TextTable.render([["ID", "TYPE", "LANGUAGE", "NAME", ""]] + rows)]
+        var lines = [TextTable.render([["ID", "TYPE", "LANGUAGE", "NAME", "ACTIVE"]] + rows)]
         if status.media.hasTextTrackStyle, let style = MediaSummary.textTrackStyle(status.media.textTrackStyle) {
             lines.append("style: " + style)
         }

@@ -8,15 +8,18 @@ import CastClient
 /// `castc status`: the daemon, then each device with its session and media.
 enum StatusReport {
     /// `noDevices`: what to say when castd lists no device (``NoDevicesHelp``), if not the
-    /// usual line.
+    /// usual line. `daemonWide`: the whole answer when `status` was narrowed to some devices
+    /// (`--device`), which castd's own lines (the cast state, what it serves) count.
     static func render(
-        _ status: CastdStatusResponse, now: Date, verbose: Bool = false, noDevices: String? = nil
+        _ status: CastdStatusResponse, daemonWide: CastdStatusResponse? = nil, now: Date, verbose: Bool = false,
+        noDevices: String? = nil
     ) -> String {
         var blocks: [String] = []
         if status.hasDaemon {
+            let whole = daemonWide ?? status
             blocks.append(
                 daemon(
-                    status.daemon, castState: status.castState, devices: status.devices, sessions: status.sessions,
+                    whole.daemon, castState: whole.castState, devices: whole.devices, sessions: whole.sessions,
                     now: now, verbose: verbose))
         }
 
