@@ -2,7 +2,7 @@
 # castd's version has one source, the file VERSION at the top of the repository. This writes it
 # where each build needs it written out, in the one line of each that holds it:
 #
-#   Sources/castd/Version.swift    castd --version, DaemonInfo.version (Swift cannot read a file
+#   Sources/CastdSupport/CastdVersion.swift  every program's --version, DaemonInfo.version (Swift cannot read a file
 #                                  at build time without a build plugin)
 #   clients/python/pyproject.toml  the Python package's version (setuptools reads no file
 #                                  outside the package's folder)
@@ -20,7 +20,7 @@ version=$(tr -d '[:space:]' <VERSION)
 
 # file, a sed pattern that finds the line, the line as it must be
 copies=(
-    "Sources/castd/Version.swift|^let castdVersion = |let castdVersion = \"$version\""
+    "Sources/CastdSupport/CastdVersion.swift|^    public static let current = |    public static let current = \"$version\""
     "clients/python/pyproject.toml|^version = |version = \"$version\""
     "clients/c/Makefile|^VERSION  *:= |VERSION      := $version"
 )

@@ -136,7 +136,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
             the media session's MEDIA_STATUS, currentTime moving on, to the app's senders at \
             that rate, each by its deadline, slowed down by TCP if they read slower, and \
             answers how many it sent.
-            """
+            """,
+        version: CastdVersion.current
     )
 
     @Option(help: "The friendly name (TXT fn, eureka_info name).")

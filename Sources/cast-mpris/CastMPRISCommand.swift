@@ -36,7 +36,8 @@ struct CastMPRISCommand: AsyncParsableCommand {
               cast-mpris --log-level debug          see every call and change
               playerctl -l                          the players it shows
               playerctl -p castd play-pause         control the one castd player
-            """
+            """,
+        version: CastdVersion.current
     )
 
     @Option(name: .long, help: "castd's socket (default: $CASTD_SOCKET, the session's, the system's).")

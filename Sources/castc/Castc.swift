@@ -1,4 +1,5 @@
 import ArgumentParser
+import CastdSupport
 import CastClient
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -59,6 +60,7 @@ struct Castc: AsyncParsableCommand {
             newer request of the same kind superseded this one: `castc: superseded by a newer \
             seek request` (exit 10).
             """,
+        version: CastdVersion.current,
         subcommands: [
             DevicesCommand.self,
             AppsCommand.self,

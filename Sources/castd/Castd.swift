@@ -4,6 +4,7 @@ import CastdAPI
 import CastdDaemon
 import CastdLogging
 import CastdServer
+import CastdSupport
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -56,7 +57,7 @@ struct Castd: AsyncParsableCommand {
               castd --trust-root /tmp/cast-ca/root.pem   # the root of cast-emulators
               castd --log-level notice --log-filter 'CastChannel*=verbose'
             """,
-        version: castdVersion
+        version: CastdVersion.current
     )
 
     @Option(
@@ -345,6 +346,11 @@ struct Castd: AsyncParsableCommand {
         }
         if checkConfig {
             print(Self.describe(settings))
+            // A configuration castd would refuse to run with is not ok, whatever its values.
+            if let refusal = Self.rootRefusal(mode: settings.mode, explicit: mode != nil, euid: geteuid()) {
+                FileHandle.standardError.write(Data("castd: but started so, castd would not run: \(refusal)\n".utf8))
+                throw ExitCode(78)
+            }
             return
         }
         if printSocketPath {
@@ -381,7 +387,7 @@ struct Castd: AsyncParsableCommand {
             logger.critical("systemd passed \(activated) sockets; castd serves exactly one (ListenStream= once)")
             throw ExitCode(1)
         }
-        var options = CastdDaemon.Options(version: castdVersion, logs: logs)
+        var options = CastdDaemon.Options(version: CastdVersion.current, logs: logs)
         if activated == 1 {
             let path = Self.boundPath(of: SD_LISTEN_FDS_START) ?? settings.socket
             options.activatedSocket = (SD_LISTEN_FDS_START, path)
@@ -457,8 +463,8 @@ extension Castd {
             refusing to run as root in \(how): the machine's castd runs as its own unprivileged \
             user castd, so that a flaw a device or a client could reach does not hand them root. \
             Start it with its systemd units (systemctl enable --now castd.socket; castd.service \
-            has User=castd), or as that user; for a castd that serves root alone, run castd \
-            --mode user (with --socket when $XDG_RUNTIME_DIR is not set).
+            has User=castd), or as that user; for a castd that serves root alone, run \
+            `castd --mode user --socket /run/castd/castd.sock` (castc finds it there).
             """
     }
 

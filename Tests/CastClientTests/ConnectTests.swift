@@ -40,7 +40,7 @@ import Testing
             error
                 == CastdError(
                     .unavailable,
-                    "cannot connect to castd at /tmp/c.sock: Connection refused — is castd running? (start it with `castd`, or set --socket / CASTD_SOCKET)"
+                    "cannot connect to castd at /tmp/c.sock: Connection refused — is castd running? (start yours with `castd`, or `systemctl --user enable --now castd.socket`; or set --socket / CASTD_SOCKET)"
                 )
         )
     }

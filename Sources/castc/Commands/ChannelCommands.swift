@@ -119,11 +119,32 @@ struct ListenCommand: CastcCommand {
         let count = count
         let request = request
         try await options.withClient { client in
+            // As for a session that comes and goes: a listener that will wait is told why.
+            if let notice = Self.waitingNotice(try await client.status(), device: request.device, namespace: namespace) {
+                Terminal.writeError(notice + "\n")
+            }
             try await Interrupt.orUntilInterrupted {
                 let events = client.listen(device: request.device, namespace: request.namespace)
                 try await Self.follow(events, json: json, count: count)
             }
         }
+    }
+
+    /// What castc says on stderr when no session of the device (`device`, "" for castd's
+    /// choice) has an app that declares `namespace`, so that listening would wait for one; nil
+    /// when one does (its `attached` event says so) or the device is not castd's to name.
+    static func waitingNotice(_ status: CastdStatusResponse, device: String, namespace: String) -> String? {
+        var sessions = status.sessions.filter(\.isOpen)
+        if !device.isEmpty {
+            guard let narrowed = try? DeviceFilter.status(status, matching: device) else { return nil }
+            sessions = narrowed.sessions.filter(\.isOpen)
+        }
+        if sessions.contains(where: { $0.namespaces.contains(namespace) }) { return nil }
+        guard let session = sessions.first, sessions.count == 1 else {
+            return "castc: no session declares \(namespace) yet; waiting for an app that does (castc launch APP_ID starts one)"
+        }
+        let declared = session.namespaces.isEmpty ? "nothing" : session.namespaces.joined(separator: ", ")
+        return "castc: \(MediaSummary.session(session)) on \(MediaSummary.device(session)) does not declare \(namespace) (it declares \(declared)); waiting for an app that does"
     }
 
     /// Prints events until the stream ends, `count` messages were printed, or stdout is gone.
