@@ -62,9 +62,13 @@ enum NoDevicesHelp {
                     "No devices yet: castd began looking \(Int(looked.rounded())) s ago. Devices answer within seconds; try again in a moment."
             }
             let duration = looked.map { " for " + PlaybackTime.formatUptime($0) } ?? ""
-            let on = multicastInterfaces.map { " (on " + $0.joined(separator: ", ") + ")" } ?? ""
+            // What castc sees of this machine, not where Avahi browses: its configuration
+            // (allow-interfaces) may keep it to fewer, as the demo's keeps it to loopback.
+            let interfaces =
+                multicastInterfaces.map { " This machine's interfaces with multicast: " + $0.joined(separator: ", ") + "." }
+                ?? ""
             return """
-                No devices: castd has looked with mDNS\(duration)\(on) and no Cast device answered.
+                No devices: castd has looked with mDNS\(duration) and no Cast device answered.\(interfaces)
                 - Is the device on, and on this network? A guest network, another subnet or a \
                 VLAN keeps mDNS from it.
                 - A firewall here must let mDNS in: UDP port 5353 (ufw allow mdns; firewalld: \
