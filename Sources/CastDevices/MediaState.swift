@@ -340,7 +340,7 @@ struct MediaState {
             let shown = order.prefix(10).map(String.init).joined(separator: ", ")
             let items = order.count <= 10 ? "items: \(shown)" : "\(order.count) items: \(shown), …"
             throw CastdError(
-                .invalidArgument,
+                .notFound,
                 "no item \(unknown.prefix(10).map(String.init).joined(separator: ", ")) in the queue (\(items))")
         }
     }

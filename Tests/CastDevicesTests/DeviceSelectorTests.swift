@@ -30,6 +30,19 @@ import Testing
         #expect(try DeviceSelector.device(matching: "192.0.2.10:8010", in: devices) == nil)
     }
 
+    /// The start of an id, as `castc devices` shows it: six characters or more, one device.
+    @Test func theStartOfAnIdNamesItsDevice() throws {
+        let devices = byID([
+            device("9940e1163a0e4d8b", "Kitchen", "192.0.2.10"), device("9940e1175f0a77d2", "Den", "192.0.2.11"),
+        ])
+        #expect(try DeviceSelector.device(matching: "9940e116", in: devices)?.friendlyName == "Kitchen")
+        #expect(try DeviceSelector.device(matching: "9940E117", in: devices)?.friendlyName == "Den")
+        #expect(try DeviceSelector.device(matching: "9940e", in: devices) == nil, "too short to be taken")
+        #expect(throws: CastdError.self, "two ids start alike") {
+            try DeviceSelector.device(matching: "9940e1", in: devices)
+        }
+    }
+
     /// Two devices with one name (a second "Living Room TV" once picked silently): the request
     /// fails, naming both, and either is still reachable by its id.
     @Test func aNameTwoDevicesShareIsRefusedListingThem() throws {

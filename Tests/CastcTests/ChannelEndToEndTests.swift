@@ -58,7 +58,9 @@ import Testing
                 deviceError.type = "INVALID_REQUEST"
                 deviceError.reason = "NOT_SUPPORTED"
                 call.finish(
-                    .failedPrecondition, "Living Room TV refused the message", reason: CastdError.Reason.deviceError,
+                    .failedPrecondition,
+                    "Living Room TV refused the message on urn:x-cast:com.example.refused: the app does not support that (INVALID_REQUEST, NOT_SUPPORTED)",
+                    reason: CastdError.Reason.deviceError,
                     deviceError: deviceError)
                 return
             }
@@ -205,7 +207,13 @@ import Testing
             #expect(refusal.deviceError?.type == "INVALID_REQUEST")
             #expect(
                 CastcFailure(refusal).line
-                    == "castc: Living Room TV refused the message: INVALID_REQUEST (NOT_SUPPORTED)\n")
+                    == "castc: Living Room TV refused the message on urn:x-cast:com.example.refused: the app does not support that (INVALID_REQUEST, NOT_SUPPORTED)\n"
+            )
+            // From a castd that gives no sentence: what the device said.
+            var bare = refusal
+            bare.message = ""
+            #expect(
+                CastcFailure(bare).line == "castc: the device refused the request: INVALID_REQUEST (NOT_SUPPORTED)\n")
             #expect(CastcFailure(refusal).exitCode == 9)
         }
     }

@@ -113,9 +113,9 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         let table = DeviceTable.render([tv, kitchen])
         #expect(
             table == """
-                NAME            MODEL             ADDRESS            STATE         AUTH      APP
-                Living Room TV  Chromecast Ultra  192.168.1.20:8009  connected     verified  Default Media Receiver
-                Kitchen         Google Home       [fe80::1]:8009     disconnected  -         Now Casting: Spotify
+                NAME            ID   MODEL             ADDRESS            STATE         AUTH      APP
+                Living Room TV  abc  Chromecast Ultra  192.168.1.20:8009  connected     verified  Default Media Receiver
+                Kitchen         def  Google Home       [fe80::1]:8009     disconnected  -         Now Casting: Spotify
                 """
         )
     }
@@ -131,12 +131,12 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
             .verified, root: "Eureka Root CA", sha1: true, detail: "SHA-1 signs the device certificate")
         #expect(
             DeviceTable.render([fake, odd, old]) == """
-                NAME     MODEL       ADDRESS         STATE      AUTH             APP
-                Fake TV  Chromecast  10.0.0.9:8009   failed     refused          -
+                NAME     ID  MODEL       ADDRESS         STATE      AUTH             APP
+                Fake TV  a   Chromecast  10.0.0.9:8009   failed     refused          -
                   refused: the answer is for another challenge
-                Odd TV   Chromecast  10.0.0.10:8009  connected  unverified       -
+                Odd TV   b   Chromecast  10.0.0.10:8009  connected  unverified       -
                   unverified (warning): the TLS certificate expired on 2026-01-01T00:00:00Z
-                Old TV   Chromecast  10.0.0.11:8009  connected  verified, SHA-1  -
+                Old TV   c   Chromecast  10.0.0.11:8009  connected  verified, SHA-1  -
                 """
         )
         #expect(
@@ -157,6 +157,14 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         #expect(DeviceTable.app(castDevice("b", "TV", host: "10.0.0.3")) == "-")
     }
 
+    /// Real ids are 32 hex digits: the ID column shows their first 8, or more until no two of
+    /// the listed devices start alike (castd takes the start of an id as the device).
+    @Test func idsAreShownByTheirStart() {
+        #expect(DeviceTable.shortIDLength(["9940e1163a0e4d8b9f2c", "5f0a77d2c1b34e6f8a90"]) == 8)
+        #expect(DeviceTable.shortIDLength(["9940e1163a0e4d8b9f2c", "9940e1163b0e4d8b9f2c"]) == 10)
+        #expect(DeviceTable.shortIDLength(["9940e116", "9940e116"]) == 8, "the same id twice ends the search")
+    }
+
     @Test func noDevicesSaysWhy() {
         #expect(DeviceTable.render([]).contains("mDNS"))
     }
@@ -170,9 +178,9 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         let kitchen = castDevice("b", "Kitchen", model: "Google Home", host: "10.0.0.3", link: .connected)
         #expect(
             DeviceTable.render([den, kitchen]) == """
-                NAME     MODEL        ADDRESS        STATE      AUTH  TV              APP
-                Den TV   Google TV    10.0.0.2:8009  connected  -     on, this input  -
-                Kitchen  Google Home  10.0.0.3:8009  connected  -     -               -
+                NAME     ID  MODEL        ADDRESS        STATE      AUTH  TV              APP
+                Den TV   a   Google TV    10.0.0.2:8009  connected  -     on, this input  -
+                Kitchen  b   Google Home  10.0.0.3:8009  connected  -     -               -
                 """
         )
         #expect(!DeviceTable.render([kitchen]).contains("TV"), "no device says: no column")

@@ -192,10 +192,10 @@ func richStatus() -> CastdMediaStatus {
         status.media.textTrackStyle = style
         #expect(
             TrackTable.render(status) == """
-                ID  TYPE       LANGUAGE  NAME
-                1   subtitles  en        English                active
-                2   captions   de        -
-                3   audio      -         Director's commentary  active
+                ID  TYPE       LANGUAGE  NAME                   ACTIVE
+                1   subtitles  en        English                yes
+                2   captions   de        -                      -
+                3   audio      -         Director's commentary  yes
                 style: scale 1.5, foreground #FFFF00FF, edge drop-shadow
                 """
         )
@@ -217,11 +217,11 @@ func richStatus() -> CastdMediaStatus {
         let kitchen = castDevice("k", "Kitchen", model: "Google Home", host: "192.168.1.21")
         #expect(
             DeviceTable.render([group, kitchen]) == """
-                NAME                MODEL              ADDRESS             STATE         AUTH  APP
-                Everywhere (group)  Google Cast Group  192.168.1.20:32187  disconnected  -     -
+                NAME                ID  MODEL              ADDRESS             STATE         AUTH  APP
+                Everywhere (group)  g1  Google Cast Group  192.168.1.20:32187  disconnected  -     -
                   - Kitchen
                   - Living Room speaker
-                Kitchen             Google Home        192.168.1.21:8009   disconnected  -     -
+                Kitchen             k   Google Home        192.168.1.21:8009   disconnected  -     -
                 """
         )
         #expect(DeviceTable.render([], filtered: true) == DeviceTable.noMatchingDevices)
@@ -336,34 +336,28 @@ func richStatus() -> CastdMediaStatus {
         return error
     }
 
-    @Test func deviceRefusalsSayTheDevicesError() {
-        let refused = CastdError(
-            .failedPrecondition, "Living Room TV refused the load", reason: CastdError.Reason.deviceError,
-            deviceError: deviceError("LOAD_FAILED", "INVALID_PARAMS"))
-        let failure = CastcFailure(refused)
-        #expect(failure.line == "castc: Living Room TV refused the load: LOAD_FAILED (INVALID_PARAMS)\n")
+    /// castd words a refusal (CastDevicesTests' DeviceRefusalTests); castc prints it as it is.
+    @Test func deviceRefusalsAreCastdsSentence() {
+        let sentence =
+            "Living Room TV refused the load: it cannot play this media's format (LOAD_FAILED, MEDIA_SRC_NOT_SUPPORTED 104); check the URL and --content-type"
+        let failure = CastcFailure(
+            CastdError(
+                .failedPrecondition, sentence, reason: CastdError.Reason.deviceError,
+                deviceError: deviceError("LOAD_FAILED", "", "104")))
+        #expect(failure.line == "castc: \(sentence)\n")
         #expect(failure.exitCode == 9)
-        #expect(
-            CastcFailure(
-                CastdError(
-                    .aborted, "Kitchen refused the seek", reason: "DEVICE_ERROR",
-                    deviceError: deviceError("INVALID_REQUEST", "", "code 104"))
-            ).line == "castc: Kitchen refused the seek: INVALID_REQUEST (code 104)\n")
+        // From a castd that gives no sentence: what the device said, once.
         #expect(
             CastcFailure(CastdError(.unknown, "", deviceError: deviceError("LAUNCH_ERROR"))).line
                 == "castc: the device refused the request: LAUNCH_ERROR\n")
-        // What the daemon's message says already is not said twice.
         #expect(
-            CastcFailure(
-                CastdError(
-                    .failedPrecondition, "TV refused the load: LOAD_FAILED",
-                    deviceError: deviceError("LOAD_FAILED", "NOT_FOUND"))
-            ).line == "castc: TV refused the load: LOAD_FAILED (NOT_FOUND)\n")
+            CastcFailure(CastdError(.aborted, "", deviceError: deviceError("INVALID_REQUEST", "", "code 104"))).line
+                == "castc: the device refused the request: INVALID_REQUEST (code 104)\n")
     }
 
     @Test func supersededRequestsSaySo() {
-        let replaced = CastcFailure(.replaced("a newer seek replaced this one"))
-        #expect(replaced.line == "castc: superseded by a newer request: a newer seek replaced this one\n")
+        let replaced = CastcFailure(.replaced("superseded by a newer seek request before Kitchen answered"))
+        #expect(replaced.line == "castc: superseded by a newer seek request before Kitchen answered\n")
         #expect(replaced.exitCode == 10)
         #expect(CastcFailure(.replaced("")).line.hasPrefix("castc: superseded by a newer request of the same kind"))
     }

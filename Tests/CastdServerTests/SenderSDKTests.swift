@@ -194,11 +194,13 @@ struct SenderSDKTests {
             _ = try await Self.load(client, request)
             let before = await emulator.state().mediaStatusJSON
 
-            func refused<R: SwiftProtobuf.Message>(_ method: CastdMethod, _ request: R, _ expected: String) async {
+            func refused<R: SwiftProtobuf.Message>(
+                _ method: CastdMethod, _ request: R, _ expected: String, code: CastdCode = .invalidArgument
+            ) async {
                 let error = await #expect(throws: CastdError.self) {
                     _ = try await client.unary(method, request, as: CastdMediaStatus.self)
                 }
-                #expect(error?.code == .invalidArgument, "\(method): \(String(describing: error))")
+                #expect(error?.code == code, "\(method): \(String(describing: error))")
                 #expect(error?.message.contains(expected) == true, "\(method): \(String(describing: error))")
             }
             var rate = Castd_V1_SetPlaybackRateRequest()
@@ -206,10 +208,13 @@ struct SenderSDKTests {
             await refused(.setPlaybackRate, rate, "between 0.5 and 2.0")
             var seek = Castd_V1_SeekRequest()
             seek.position = 500
-            await refused(.seek, seek, "100 s long")
+            await refused(.seek, seek, "it can seek from 0 s to 100 s", code: .outOfRange)
+            seek.position = -150
+            seek.relative = true
+            await refused(.seek, seek, "it can seek from 0 s to 100 s", code: .outOfRange)
             var tracks = Castd_V1_EditTracksRequest()
             tracks.activeTracks.trackIds = [9]
-            await refused(.editTracks, tracks, "no track 9")
+            await refused(.editTracks, tracks, "no track 9", code: .notFound)
             var style = Castd_V1_EditTracksRequest()
             style.textTrackStyle.foregroundColor = "white"
             await refused(.editTracks, style, "#RRGGBBAA")
@@ -218,7 +223,7 @@ struct SenderSDKTests {
             await refused(.setStreamVolume, volume, "between 0.0 and 1.0")
             var remove = Castd_V1_QueueRemoveRequest()
             remove.itemIds = [9999]
-            await refused(.queueRemove, remove, "no item 9999")
+            await refused(.queueRemove, remove, "no item 9999", code: .notFound)
             var badLoad = Castd_V1_LoadRequest()
             badLoad.media = Self.media("https://example.com/x.mp4")
             badLoad.customDataJson = "{not json"
@@ -320,11 +325,12 @@ struct SenderSDKTests {
             #expect(next.breakStatus.breakClipID == "clip-2")
             #expect(next.breakStatus.secondsUntilSkippable > 20)
 
+            // castd knows when the ad can be skipped, and says so without asking the device.
             let error = await #expect(throws: CastdError.self) {
                 _ = try await client.unary(.skipAd, Castd_V1_MediaRequest(), as: CastdMediaStatus.self)
             }
-            #expect(error?.reason == "DEVICE_ERROR")
-            #expect(error?.deviceError?.type.isEmpty == false)
+            #expect(error?.code == .failedPrecondition)
+            #expect(error?.message.contains("can be skipped in") == true, "\(String(describing: error))")
         }
     }
 

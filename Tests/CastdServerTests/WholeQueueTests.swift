@@ -40,7 +40,7 @@ struct WholeQueueTests {
                     let refused = await #expect(throws: CastdError.self) {
                         try await client.unary(.queueRemove, removeUnknown, as: CastdMediaStatus.self)
                     }
-                    #expect(refused?.code == .invalidArgument)
+                    #expect(refused?.code == .notFound)
                     #expect(refused?.message.contains("no item 9999999 in the queue (500 items: ") == true)
                     jump.currentItemID = order[0]
                     _ = try await client.unary(.queueUpdate, jump, as: CastdMediaStatus.self)

@@ -67,6 +67,10 @@ struct StartUpRefusalTests {
             let check = try await run(
                 "castd", ["--mode", "system", "--check-config", "--config", directory + "/castd.toml"])
             #expect(check.status == 0 && check.stdout.contains("mode = system"), "\(check)")
+            // … noting that castd started so would refuse, with the commands that work.
+            #expect(
+                check.stdout.contains("would refuse to run")
+                    && check.stdout.contains("castd --mode user --socket /run/castd/castd.sock"), "\(check)")
         }
     }
 

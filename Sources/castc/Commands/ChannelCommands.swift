@@ -120,7 +120,10 @@ struct ListenCommand: CastcCommand {
         let request = request
         try await options.withClient { client in
             // As for a session that comes and goes: a listener that will wait is told why.
-            if let notice = Self.waitingNotice(try await client.status(), device: request.device, namespace: namespace) {
+            // (A castd that cannot say what runs is listened to all the same.)
+            if let status = try? await client.status(),
+                let notice = Self.waitingNotice(status, device: request.device, namespace: namespace)
+            {
                 Terminal.writeError(notice + "\n")
             }
             try await Interrupt.orUntilInterrupted {

@@ -103,7 +103,6 @@ struct TracksEnableCommand: CastcCommand {
 
     /// The EditTracks call, given the media status as it is now.
     func call(current status: CastdMediaStatus) throws -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
-        try requireLoadedMedia(status, device: options.device)
         try requireKnownTracks(trackIDs, in: status)
         let known = Dictionary(status.media.tracks.map { ($0.trackID, $0) }, uniquingKeysWith: { first, _ in first })
         func kind(_ id: Int64) -> String? {
@@ -157,7 +156,6 @@ struct TracksDisableCommand: CastcCommand {
 
     /// The EditTracks call, given the media status as it is now.
     func call(current status: CastdMediaStatus) throws -> CastcCall<Castd_V1_EditTracksRequest, CastdMediaStatus> {
-        try requireLoadedMedia(status, device: options.device)
         try requireKnownTracks(trackIDs, in: status)
         let textTracks = Set(status.media.tracks.filter { $0.type == .text }.map(\.trackID))
         let active: [Int64]
