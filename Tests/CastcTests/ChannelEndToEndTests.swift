@@ -142,8 +142,29 @@ import Testing
             let command = try parse(
                 ["listen", Self.namespace, "--count", "3", "--socket", daemon.socketPath], as: ListenCommand.self)
             try await command.run()
-            #expect(daemon.methods == [.listen])
+            // What runs is asked first, to say why the listener would wait.
+            #expect(daemon.methods == [.getStatus, .listen])
         }
+    }
+
+    /// A listener that would wait silently is told why on stderr, as for a session that ends.
+    @Test func aListenerThatWillWaitIsToldWhy() {
+        var status = CastdStatusResponse()
+        #expect(
+            ListenCommand.waitingNotice(status, device: "", namespace: Self.namespace)
+                == "castc: no session declares \(Self.namespace) yet; waiting for an app that does (castc launch APP_ID starts one)"
+        )
+        var session = CastdSession()
+        session.deviceID = "tv"
+        session.deviceName = "Living Room TV"
+        session.displayName = "Default Media Receiver"
+        session.state = .started
+        session.namespaces = ["urn:x-cast:com.google.cast.media"]
+        status.sessions = [session]
+        let notice = ListenCommand.waitingNotice(status, device: "", namespace: Self.namespace)
+        #expect(notice?.contains("does not declare \(Self.namespace) (it declares urn:x-cast:com.google.cast.media)") == true, "\(String(describing: notice))")
+        status.sessions[0].namespaces.append(Self.namespace)
+        #expect(ListenCommand.waitingNotice(status, device: "", namespace: Self.namespace) == nil)
     }
 
     @Test func badNamespacesNeverReachTheDaemon() async throws {
