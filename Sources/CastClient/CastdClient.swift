@@ -164,7 +164,8 @@ public final class CastdClient: Sendable {
     }
 
     static func connectError(why: String, path: String) -> CastdError {
-        CastdError(.unavailable, "cannot connect to castd at \(path): \(why) — \(startHint(path: path, euid: geteuid()))")
+        CastdError(
+            .unavailable, "cannot connect to castd at \(path): \(why) — \(startHint(path: path, euid: geteuid()))")
     }
 
     /// The command that starts the castd at `path` for the user `euid`: the machine's (its
@@ -172,12 +173,15 @@ public final class CastdClient: Sendable {
     /// run as root in system mode), or the user's own.
     static func startHint(path: String, euid: uid_t) -> String {
         guard path == CastdSocketPath.system else {
-            return "is castd running? (start yours with `castd`, or `systemctl --user enable --now castd.socket`; or set --socket / CASTD_SOCKET)"
+            return
+                "is castd running? (start yours with `castd`, or `systemctl --user enable --now castd.socket`; or set --socket / CASTD_SOCKET)"
         }
         if euid == 0 {
-            return "is castd running? (start the machine's with `systemctl enable --now castd.socket`, or one for root alone with `castd --mode user --socket \(path)`)"
+            return
+                "is castd running? (start the machine's with `systemctl enable --now castd.socket`, or one for root alone with `castd --mode user --socket \(path)`)"
         }
-        return "is castd running? (start the machine's with `sudo systemctl enable --now castd.socket`, or your own with `castd` in a session that sets XDG_RUNTIME_DIR; or set --socket / CASTD_SOCKET)"
+        return
+            "is castd running? (start the machine's with `sudo systemctl enable --now castd.socket`, or your own with `castd` in a session that sets XDG_RUNTIME_DIR; or set --socket / CASTD_SOCKET)"
     }
 
     // MARK: calls

@@ -228,7 +228,8 @@ struct MediaState {
     ) throws {
         if status.playerState == .idle, needsLoadedMedia(request) {
             let ended = idleWords[status.idleReason].map { " (the last media \($0))" } ?? ""
-            throw CastdError(.failedPrecondition, "nothing is loaded on \(name)\(ended); load something first (castc load URL)")
+            throw CastdError(
+                .failedPrecondition, "nothing is loaded on \(name)\(ended); load something first (castc load URL)")
         }
         switch request {
         case .seek(let position, let relative, _):

@@ -106,7 +106,11 @@ final class SessionController {
                         "\(wanted) is not running on \(name); nothing to join (castc launch \(wanted) starts it)")
                 }
                 try await sendCredentials(request.launch, to: app, on: link)
-                if let session, session.sessionID == app.sessionID { return session }
+                if var session, session.sessionID == app.sessionID {
+                    // This call joined what castd already held: nothing was launched for it.
+                    session.joined = true
+                    return session
+                }
                 return try await join(app, on: link, state: .started, joined: true)
             case .launch:
                 if let app {
@@ -120,7 +124,10 @@ final class SessionController {
                 return try await launch(wanted, options: request.launch, on: link)
             default:
                 if let app { try await sendCredentials(request.launch, to: app, on: link) }
-                if let session, session.appID == wanted { return session }
+                if var session, session.appID == wanted {
+                    session.joined = true  // as for .join: this call launched nothing
+                    return session
+                }
                 if let app { return try await join(app, on: link, state: .started, joined: true) }
                 return try await launch(wanted, options: request.launch, on: link)
             }

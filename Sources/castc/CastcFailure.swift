@@ -32,7 +32,8 @@ struct CastcFailure: Equatable {
         guard message.isEmpty else { return message }
         let details = [deviceError.reason, deviceError.detail].filter { !$0.isEmpty }
         let type = deviceError.type.isEmpty ? "an error" : deviceError.type
-        return "the device refused the request: \(type)\(details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")"
+        return
+            "the device refused the request: \(type)\(details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")"
     }
 }
 

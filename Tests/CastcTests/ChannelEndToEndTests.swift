@@ -91,7 +91,7 @@ import Testing
             #expect(lines == [#"hello\nthere"#, #"{ "score": 3 }"#])
             #expect(
                 notices == [
-                    "castc: attached to Living Room TV: Game (ABCD1234), started",
+                    "castc: listening to Game (ABCD1234) on Living Room TV",
                     "castc: fell behind; 2 messages dropped",
                 ])
             let requests = try daemon.requests(.listen, as: Castd_V1_ListenRequest.self)
@@ -162,7 +162,9 @@ import Testing
         session.namespaces = ["urn:x-cast:com.google.cast.media"]
         status.sessions = [session]
         let notice = ListenCommand.waitingNotice(status, device: "", namespace: Self.namespace)
-        #expect(notice?.contains("does not declare \(Self.namespace) (it declares urn:x-cast:com.google.cast.media)") == true, "\(String(describing: notice))")
+        #expect(
+            notice?.contains("does not declare \(Self.namespace) (it declares urn:x-cast:com.google.cast.media)")
+                == true, "\(String(describing: notice))")
         status.sessions[0].namespaces.append(Self.namespace)
         #expect(ListenCommand.waitingNotice(status, device: "", namespace: Self.namespace) == nil)
     }

@@ -428,7 +428,8 @@ import Testing
         #expect(audio.request.activeTracks.trackIds == [1, 5, 4])
         let same = try parse(["tracks", "enable", "1"], as: TracksEnableCommand.self).call(current: status)
         #expect(same.request.activeTracks.trackIds == [3, 5, 1])
-        let unknown = CastdError(.notFound, "the media has no track 9 (its tracks: 1, 2, 3, 4, 5; castc tracks lists them)")
+        let unknown = CastdError(
+            .notFound, "the media has no track 9 (its tracks: 1, 2, 3, 4, 5; castc tracks lists them)")
         #expect(throws: unknown) {
             try parse(["tracks", "enable", "9"], as: TracksEnableCommand.self).call(current: status)
         }
@@ -579,7 +580,8 @@ import Testing
         #expect(call.method == .getAppAvailability)
         #expect(call.request.device == "Living Room TV")
         #expect(call.request.appIds == ["CC1AD845", "233637DE"])
-        #expect(usageError(["apps", "TV"]).contains("give the app ids to ask about: castc apps --device \"TV\" CC1AD845"))
+        #expect(
+            usageError(["apps", "TV"]).contains("give the app ids to ask about: castc apps --device \"TV\" CC1AD845"))
         #expect(usageError(["apps"]).contains("give the app ids to ask about: castc apps CC1AD845"))
         // The usage line's --device: every argument is then an app id.
         let named = try parse(["apps", "--device", "Living Room TV", "CC1AD845"], as: AppsCommand.self).call()

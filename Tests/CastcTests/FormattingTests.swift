@@ -235,7 +235,7 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         #expect(MediaSummary.volume(volume) == "40%, muted")
         #expect(
             ConnectCommand.describe(session("abc", "Living Room TV"))
-                == "Connected to Living Room TV: Default Media Receiver (CC1AD845), started")
+                == "Started Default Media Receiver (CC1AD845) on Living Room TV")
         #expect(
             DisconnectCommand.describe(session("abc", "TV"), stoppedApp: true) == "Stopped Default Media Receiver on TV"
         )

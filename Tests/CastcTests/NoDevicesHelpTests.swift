@@ -63,7 +63,8 @@ import Testing
         let lines = text.split(separator: "\n").map(String.init)
         #expect(
             lines.first
-                == "No devices: castd has looked with mDNS for 2m 5s and no Cast device answered. This machine's interfaces with multicast: eth0, wlan0.")
+                == "No devices: castd has looked with mDNS for 2m 5s and no Cast device answered. This machine's interfaces with multicast: eth0, wlan0."
+        )
         #expect(lines.count == 4, "\(text)")
         #expect(text.contains("UDP port 5353") && text.contains("castd --device") && text.contains("guest network"))
     }

@@ -282,15 +282,15 @@ func richStatus() -> CastdMediaStatus {
         var launched = session("abc", "Living Room TV")
         launched.displayName = "Game"
         launched.appID = "ABCD1234"
-        #expect(LaunchCommand.describe(launched) == "Launched Game (ABCD1234) on Living Room TV: started")
+        #expect(LaunchCommand.describe(launched) == "Launched Game (ABCD1234) on Living Room TV")
         launched.joined = true
-        #expect(LaunchCommand.describe(launched) == "Joined Game (ABCD1234) on Living Room TV: started")
+        #expect(LaunchCommand.describe(launched) == "Joined Game (ABCD1234) on Living Room TV")
         launched.joined = false
         launched.state = .startFailed
         launched.reason = "LAUNCH_ERROR: NOT_FOUND"
         #expect(
             LaunchCommand.describe(launched)
-                == "Could not launch Game (ABCD1234) on Living Room TV: failed to start: LAUNCH_ERROR: NOT_FOUND")
+                == "Could not launch Game (ABCD1234) on Living Room TV: LAUNCH_ERROR: NOT_FOUND")
     }
 
     @Test func appAvailabilityTable() {
@@ -383,14 +383,15 @@ func richStatus() -> CastdMediaStatus {
         event.attached = session("abc", "Living Room TV")
         #expect(
             ChannelEventFormatter.describe(event)
-                == .notice("castc: attached to Living Room TV: Default Media Receiver (CC1AD845), started"))
+                == .notice("castc: listening to Default Media Receiver (CC1AD845) on Living Room TV"))
         var ended = session("abc", "Living Room TV", state: .ended)
         ended.reason = "the app stopped"
         event.detached = ended
         #expect(
             ChannelEventFormatter.describe(event)
                 == .notice(
-                    "castc: detached from Living Room TV: Default Media Receiver (CC1AD845), ended: the app stopped"))
+                    "castc: no longer listening to Default Media Receiver (CC1AD845) on Living Room TV: its session ended (the app stopped)"
+                ))
         var lagged = Castd_V1_Lagged()
         lagged.dropped = 4
         event.lagged = lagged

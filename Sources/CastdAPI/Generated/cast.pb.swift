@@ -1397,10 +1397,10 @@ public nonisolated struct Castd_V1_Session: Sendable {
   /// why it ended, failed or was suspended
   public var reason: String = String()
 
-  /// true if castd joined an app that was already running
+  /// true if the app was already running: castd joined it (or, in a
   public var joined: Bool = false
 
-  /// what the app declares
+  /// StartSession answer, already held its session) rather than launching it
   public var namespaces: [String] = []
 
   /// "WEB" or "ANDROID_TV"

@@ -144,10 +144,12 @@ struct ListenCommand: CastcCommand {
         }
         if sessions.contains(where: { $0.namespaces.contains(namespace) }) { return nil }
         guard let session = sessions.first, sessions.count == 1 else {
-            return "castc: no session declares \(namespace) yet; waiting for an app that does (castc launch APP_ID starts one)"
+            return
+                "castc: no session declares \(namespace) yet; waiting for an app that does (castc launch APP_ID starts one)"
         }
         let declared = session.namespaces.isEmpty ? "nothing" : session.namespaces.joined(separator: ", ")
-        return "castc: \(MediaSummary.session(session)) on \(MediaSummary.device(session)) does not declare \(namespace) (it declares \(declared)); waiting for an app that does"
+        return
+            "castc: \(MediaSummary.session(session)) on \(MediaSummary.device(session)) does not declare \(namespace) (it declares \(declared)); waiting for an app that does"
     }
 
     /// Prints events until the stream ends, `count` messages were printed, or stdout is gone.

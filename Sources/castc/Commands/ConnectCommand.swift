@@ -55,9 +55,9 @@ struct ConnectCommand: CastcCommand {
         try options.print(session) { Self.describe(session) }
     }
 
-    /// `Connected to Living Room TV: Default Media Receiver (CC1AD845), started`
+    /// `Started Default Media Receiver (CC1AD845) on Living Room TV`, or `Joined …` when it
+    /// already ran.
     static func describe(_ session: CastdSession) -> String {
-        let device = MediaSummary.device(session)
-        return "\(session.joined ? "Joined" : "Connected to") \(device): \(MediaSummary.session(session))"
+        LaunchCommand.describe(session, launched: "Started", failed: "Could not start")
     }
 }

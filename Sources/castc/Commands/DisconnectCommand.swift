@@ -30,8 +30,8 @@ struct DisconnectCommand: CastcCommand {
     static func describe(_ session: CastdSession, stoppedApp: Bool) -> String {
         let device = MediaSummary.device(session)
         let app = session.displayName.isEmpty ? session.appID : session.displayName
-        let reason = session.reason.isEmpty ? "" : " (\(session.reason))"
-        if stoppedApp { return "Stopped \(app) on \(device)\(reason)" }
-        return "Left the session on \(device); \(app) keeps running\(reason)"
+        // castd's reason ("left; the app keeps running on the device") says the same again.
+        if stoppedApp { return "Stopped \(app) on \(device)" }
+        return "Left the session on \(device); \(app) keeps running"
     }
 }

@@ -73,15 +73,21 @@ struct LaunchCommand: CastcCommand {
         try options.print(session) { Self.describe(session) }
     }
 
-    /// `Launched YouTube (233637DE) on Living Room TV: started`
-    static func describe(_ session: CastdSession) -> String {
+    /// `Launched YouTube (233637DE) on Living Room TV`; `Joined …` when the app already ran
+    /// (castd joined it, or already held its session); `Could not launch …: why`.
+    static func describe(
+        _ session: CastdSession, launched: String = "Launched", failed: String = "Could not launch"
+    ) -> String {
         let device = MediaSummary.device(session)
-        let verb =
-            session.joined ? "Joined" : session.state == .startFailed ? "Could not launch" : "Launched"
         let app = MediaSummary.app(session)
-        var text = "\(verb) \(app) on \(device): \(MediaSummary.state(session.state))"
-        if !session.reason.isEmpty { text += ": \(session.reason)" }
-        return text
+        switch session.state {
+        case .startFailed, .resumeFailed, .ended:
+            return "\(failed) \(app) on \(device)" + (session.reason.isEmpty ? "" : ": \(session.reason)")
+        case .started, .resumed:
+            return "\(session.joined ? "Joined" : launched) \(app) on \(device)"
+        default:
+            return "\(session.joined ? "Joined" : launched) \(app) on \(device) (\(MediaSummary.state(session.state)))"
+        }
     }
 }
 

@@ -243,7 +243,9 @@ struct TracksStyleCommand: MediaStatusCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Text size; 1 is the default size (0.1 to 10).", valueName: "scale"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Text size; 1 is the default size (0.1 to 10).", valueName: "scale")
+    )
     var fontScale: Double?
 
     @Option(help: ArgumentHelp("Text color, #RRGGBBAA.", valueName: "color"), transform: ColorArgument.parse)

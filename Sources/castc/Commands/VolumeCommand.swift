@@ -53,7 +53,9 @@ struct VolumeCommand: CastcCommand {
     @Argument(help: ArgumentHelp("0 to 1 (0.4), 0% to 100% (40%), up or down.", valueName: "level"))
     var level: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With up or down: how many steps (1 to 100). Default: 1.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("With up or down: how many steps (1 to 100). Default: 1.", valueName: "n"))
     var steps: Int32?
 
     @Flag(exclusivity: .exclusive)
@@ -75,7 +77,8 @@ struct VolumeCommand: CastcCommand {
             }
         if let steps {
             guard direction != nil else {
-                throw ValidationError("--steps goes with up or down: castc volume up --steps \(max(1, min(100, steps.magnitude)))")
+                throw ValidationError(
+                    "--steps goes with up or down: castc volume up --steps \(max(1, min(100, steps.magnitude)))")
             }
             guard (1...100).contains(steps) else {
                 throw ValidationError("--steps \(steps) is out of range: give 1 to 100")

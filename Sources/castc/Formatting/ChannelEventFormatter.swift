@@ -14,9 +14,18 @@ enum ChannelEventFormatter {
         case .message(let message):
             return .message(oneLine(message.payload, isJSON: message.isJson))
         case .attached(let session):
-            return .notice("castc: attached to \(MediaSummary.device(session)): \(MediaSummary.session(session))")
+            return .notice("castc: listening to \(MediaSummary.app(session)) on \(MediaSummary.device(session))")
         case .detached(let session):
-            return .notice("castc: detached from \(MediaSummary.device(session)): \(MediaSummary.session(session))")
+            // Why the app stopped being heard: its session ended or was suspended (a session
+            // still "started" is one castd left, or whose app stopped declaring the namespace).
+            var why = ""
+            switch session.state {
+            case .started, .resumed, .unspecified: break
+            default: why = ": its session \(MediaSummary.state(session.state))"
+            }
+            if !session.reason.isEmpty { why += why.isEmpty ? ": \(session.reason)" : " (\(session.reason))" }
+            return .notice(
+                "castc: no longer listening to \(MediaSummary.app(session)) on \(MediaSummary.device(session))\(why)")
         case .lagged(let lagged):
             let dropped = lagged.dropped
             return .notice("castc: fell behind; \(dropped) message\(dropped == 1 ? "" : "s") dropped")

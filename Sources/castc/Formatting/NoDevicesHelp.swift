@@ -65,7 +65,9 @@ enum NoDevicesHelp {
             // What castc sees of this machine, not where Avahi browses: its configuration
             // (allow-interfaces) may keep it to fewer, as the demo's keeps it to loopback.
             let interfaces =
-                multicastInterfaces.map { " This machine's interfaces with multicast: " + $0.joined(separator: ", ") + "." }
+                multicastInterfaces.map {
+                    " This machine's interfaces with multicast: " + $0.joined(separator: ", ") + "."
+                }
                 ?? ""
             return """
                 No devices: castd has looked with mDNS\(duration) and no Cast device answered.\(interfaces)

@@ -665,9 +665,12 @@ struct  Castd__V1__Session
    */
   char *reason;
   /*
-   * true if castd joined an app that was already running
+   * true if the app was already running: castd joined it (or, in a
    */
   protobuf_c_boolean joined;
+  /*
+   * StartSession answer, already held its session) rather than launching it
+   */
   /*
    * what the app declares
    */
