@@ -149,7 +149,7 @@ private struct OneCall {
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let utf8 = Array(path.utf8)
         guard !utf8.isEmpty, utf8.count < capacity else {
-            throw CastdClient.connectError(why: "the path is too long for a Unix socket", path: path)
+            throw CastdConnectError.make(why: "the path is too long for a Unix socket", path: path)
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: utf8)
@@ -160,7 +160,7 @@ private struct OneCall {
         #else
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #endif
-        guard fd >= 0 else { throw CastdClient.connectError(errno: errno, path: path) }
+        guard fd >= 0 else { throw CastdConnectError.make(errno: errno, path: path) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -169,7 +169,7 @@ private struct OneCall {
         guard connected == 0 else {
             let code = errno
             close(fd)
-            throw CastdClient.connectError(errno: code, path: path)
+            throw CastdConnectError.make(errno: code, path: path)
         }
         return fd
     }

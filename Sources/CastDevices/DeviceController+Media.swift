@@ -9,12 +9,12 @@ extension DeviceController {
     /// The session's media endpoint, starting the default app (castd's launch defaults; else
     /// the Default Media Receiver) if the session's app has no media player (or there is no
     /// session).
-    private func mediaSession() async throws -> (CastLink, CastdSession) {
+    private func mediaSession() async throws -> AppEndpoint {
         if let session = sessions.session, session.namespaces.contains(CastNamespace.media) {
-            return (try await link(), session)
+            return AppEndpoint(link: try await link(), transportID: session.transportID)
         }
         let session = try await startSession(launchDefaults.mediaSession)
-        return (try await link(), session)
+        return AppEndpoint(link: try await link(), transportID: session.transportID)
     }
 
     /// Sends a media request (a LOAD or QUEUE_LOAD starts the media session; the others are
@@ -25,9 +25,7 @@ extension DeviceController {
         do {
             switch request {
             case .load, .queueLoad:
-                let (link, session) = try await mediaSession()
-                return try await media.load(
-                    request, at: AppEndpoint(link: link, transportID: session.transportID), device: name)
+                return try await media.load(request, at: mediaSession(), device: name)
             default:
                 guard let session = sessions.session else {
                     throw CastdError(

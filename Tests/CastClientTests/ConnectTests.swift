@@ -28,14 +28,14 @@ import Testing
     }
 
     @Test func permissionDeniedIsNotReportedAsDaemonDown() {
-        let error = CastdClient.connectError(
+        let error = CastdConnectError.make(
             IOError(errnoCode: EACCES, reason: "connect"), path: "/run/castd/castd.sock")
         #expect(error.code == .permissionDenied)
         #expect(error.message.hasPrefix("cannot connect to castd at /run/castd/castd.sock: Permission denied"))
     }
 
     @Test func refusedConnectionIsUnavailable() {
-        let error = CastdClient.connectError(IOError(errnoCode: ECONNREFUSED, reason: "connect"), path: "/tmp/c.sock")
+        let error = CastdConnectError.make(IOError(errnoCode: ECONNREFUSED, reason: "connect"), path: "/tmp/c.sock")
         #expect(
             error
                 == CastdError(
@@ -43,6 +43,18 @@ import Testing
                     "cannot connect to castd at /tmp/c.sock: Connection refused — is castd running? (start yours with `castd`, or `systemctl --user enable --now castd.socket`; or set --socket / CASTD_SOCKET)"
                 )
         )
+    }
+
+    /// The command that starts the castd meant: the machine's (for root, also one for root
+    /// alone, since castd will not run as root in system mode), or the user's own.
+    @Test func theHintNamesTheCommandThatWorks() {
+        let system = CastdSocketPath.system
+        #expect(CastdConnectError.startHint(path: system, euid: 0).contains("castd --mode user --socket \(system)"))
+        #expect(
+            CastdConnectError.startHint(path: system, euid: 1000).contains("sudo systemctl enable --now castd.socket"))
+        #expect(
+            CastdConnectError.startHint(path: "/run/user/1000/castd/castd.sock", euid: 1000).contains(
+                "systemctl --user enable --now castd.socket"))
     }
 
     @Test func invalidFrameLimitIsRefused() async {
