@@ -257,7 +257,7 @@ import Testing
     @Test func queueLoad() throws {
         let call = try parse(
             [
-                "queue", "load", "https://x.org/a.mp3", "https://x.org/b.mp4", "https://x.org/c", "--start-index", "1",
+                "queue", "load", "https://x.org/a.mp3", "https://x.org/b.mp4", "https://x.org/c", "--start-item", "2",
                 "--repeat", "shuffle", "--start", "0:30", "--device", "Kitchen",
             ],
             as: QueueLoadCommand.self
@@ -275,6 +275,12 @@ import Testing
 
         let plain = try parse(["queue", "load", "https://x.org/a.mp3"], as: QueueLoadCommand.self).call().request
         #expect(plain.startIndex == 0 && plain.repeatMode == .off && plain.startTime == 0)
+        // Scripts written before --start-item count from 0, as castd.v1 does.
+        let old = try parse(
+            ["queue", "load", "https://x.org/a.mp3", "https://x.org/b.mp3", "--start-index", "1"],
+            as: QueueLoadCommand.self
+        ).call().request
+        #expect(old.startIndex == 1)
     }
 
     @Test func eachItemsAutoplayStartAndPreload() throws {
@@ -294,7 +300,7 @@ import Testing
         let add = try parse(
             ["queue", "add", "https://x.org/d.mp3", "--item-start", "2:00", "--item-autoplay", "off"],
             as: QueueAddCommand.self
-        ).call().request
+        ).call(ids: []).request
         #expect(add.items.first?.startTime == 120 && add.items.first?.autoplay == false)
         #expect(add.items.first?.preloadTime == 0)
 
@@ -320,31 +326,37 @@ import Testing
 
     @Test func addRemoveMoveJumpNextPrev() throws {
         let add = try parse(
-            ["queue", "add", "https://x.org/c.mp3", "https://x.org/d.mp3", "--before", "7", "--play-now"],
-            as: QueueAddCommand.self
-        ).call()
-        #expect(add.method == .queueInsert)
-        #expect(add.request.items.map(\.media.contentID) == ["https://x.org/c.mp3", "https://x.org/d.mp3"])
-        #expect(add.request.insertBeforeItemID == 7)
-        #expect(add.request.playNow)
-        let append = try parse(["queue", "add", "https://x.org/c.mp3"], as: QueueAddCommand.self).call().request
-        #expect(append.insertBeforeItemID == 0 && !append.playNow)
+            ["queue", "add", "https://x.org/c.mp3", "https://x.org/d.mp3", "--before", "2", "--play-now"],
+            as: QueueAddCommand.self)
+        #expect(add.itemRefs == [.position(2)])
+        let insert = add.call(ids: [26])
+        #expect(insert.method == .queueInsert)
+        #expect(insert.request.items.map(\.media.contentID) == ["https://x.org/c.mp3", "https://x.org/d.mp3"])
+        #expect(insert.request.insertBeforeItemID == 26)
+        #expect(insert.request.playNow)
+        let append = try parse(["queue", "add", "https://x.org/c.mp3"], as: QueueAddCommand.self)
+        #expect(append.itemRefs.isEmpty)
+        #expect(append.call(ids: []).request.insertBeforeItemID == 0 && !append.call(ids: []).request.playNow)
 
-        let remove = try parse(["queue", "remove", "3", "4"], as: QueueRemoveCommand.self).call()
-        #expect(remove.method == .queueRemove)
-        #expect(remove.request.itemIds == [3, 4])
+        let remove = try parse(["queue", "remove", "3", "#40"], as: QueueRemoveCommand.self)
+        #expect(remove.itemRefs == [.position(3), .id(40)])
+        #expect(remove.call(ids: [27, 40]).method == .queueRemove)
+        #expect(remove.call(ids: [27, 40]).request.itemIds == [27, 40])
 
-        let move = try parse(["queue", "move", "5", "4", "--before", "1"], as: QueueMoveCommand.self).call()
-        #expect(move.method == .queueReorder)
-        #expect(move.request.itemIds == [5, 4])
-        #expect(move.request.insertBeforeItemID == 1)
-        let toEnd = try parse(["queue", "move", "2", "--to-end"], as: QueueMoveCommand.self).call()
-        #expect(toEnd.request.itemIds == [2] && toEnd.request.insertBeforeItemID == 0)
+        let move = try parse(["queue", "move", "5", "4", "--before", "1"], as: QueueMoveCommand.self)
+        #expect(move.itemRefs == [.position(5), .position(4), .position(1)])
+        let reorder = move.call(ids: [29, 28, 25])
+        #expect(reorder.method == .queueReorder)
+        #expect(reorder.request.itemIds == [29, 28] && reorder.request.insertBeforeItemID == 25)
+        let toEnd = try parse(["queue", "move", "2", "--to-end"], as: QueueMoveCommand.self).call(ids: [26])
+        #expect(toEnd.request.itemIds == [26] && toEnd.request.insertBeforeItemID == 0)
 
-        let jump = try parse(["queue", "jump", "9", "--start", "1:00"], as: QueueJumpCommand.self).call()
-        #expect(jump.method == .queueUpdate)
-        #expect(jump.request.currentItemID == 9 && jump.request.currentTime == 60)
-        #expect(jump.request.jump == 0 && !jump.request.hasRepeatMode)
+        let jump = try parse(["queue", "jump", "3", "--start", "1:00"], as: QueueJumpCommand.self)
+        #expect(jump.itemRefs == [.position(3)])
+        let update = jump.call(ids: [27])
+        #expect(update.method == .queueUpdate)
+        #expect(update.request.currentItemID == 27 && update.request.currentTime == 60)
+        #expect(update.request.jump == 0 && !update.request.hasRepeatMode)
 
         let next = try parse(["queue", "next"], as: QueueNextCommand.self).call()
         #expect(next.method == .queueUpdate && next.request.jump == 1 && !next.request.hasRepeatMode)
@@ -360,19 +372,36 @@ import Testing
         #expect(usageError(["queue", "load"]).contains("give the URLs"))
         #expect(usageError(["queue", "load", "a.mp3"]).contains("is not a URL"))
         #expect(usageError(["queue", "load", "https://x.org/a", "--start-index", "1"]).contains("give 0 to 0"))
+        #expect(usageError(["queue", "load", "https://x.org/a", "--start-item", "2"]).contains("give 1 to 1"))
         #expect(usageError(["queue", "load", "https://x.org/a", "--repeat", "forever"]).contains("shuffle"))
         #expect(usageError(["queue", "repeat", "twice"]).contains("'off', 'all', 'one'"))
         #expect(usageError(["queue", "add"]).contains("give the URLs"))
         #expect(
-            usageError(["queue", "add", "https://x.org/a", "--before", "first"]).contains("is not a queue item id"))
-        #expect(usageError(["queue", "remove"]).contains("castc queue list"))
-        #expect(usageError(["queue", "remove", "0"]).contains("'0' is not a queue item id"))
+            usageError(["queue", "add", "https://x.org/a", "--before", "first"]).contains("is not a queue position"))
+        #expect(usageError(["queue", "remove"]).contains("as castc queue shows them"))
+        #expect(
+            usageError(["queue", "remove", "0"]).contains("'0' is not a queue position: give 1 for the first item"))
+        #expect(usageError(["queue", "remove", "#x"]).contains("'#x' is not an item id"))
         _ = usageError(["queue", "remove", "-3"])
-        #expect(usageError(["queue", "move", "2"]).contains("--before <item-id> or --to-end"))
+        #expect(usageError(["queue", "move", "2"]).contains("--before <item> or --to-end"))
         #expect(usageError(["queue", "move", "2", "--before", "1", "--to-end"]).contains("not both"))
         #expect(usageError(["queue", "move", "2", "--before", "2"]).contains("before itself"))
-        #expect(usageError(["queue", "jump"]).contains("item-id"))
-        #expect(usageError(["queue", "jump", "x"]).contains("is not a queue item id"))
+        #expect(usageError(["queue", "jump"]).contains("<item>"))
+        #expect(usageError(["queue", "jump", "x"]).contains("is not a queue position"))
+    }
+
+    /// A position is looked up in the whole queue's order; past its end, OUT_OF_RANGE.
+    @Test func positionsAreLookedUpInTheQueue() throws {
+        let order: [Int64] = [25, 26, 27]
+        #expect(try QueueItemRef.position(1).itemID(in: order) == 25)
+        #expect(try QueueItemRef.position(3).itemID(in: order) == 27)
+        #expect(try QueueItemRef.id(99).itemID(in: order) == 99, "an id is the device's to judge")
+        #expect(throws: CastdError(.outOfRange, "the queue has 3 items: give 1 to 3, not 4")) {
+            try QueueItemRef.position(4).itemID(in: order)
+        }
+        #expect(throws: CastdError(.outOfRange, "the queue is empty: there is no item 1")) {
+            try QueueItemRef.position(1).itemID(in: [])
+        }
     }
 }
 

@@ -464,20 +464,20 @@ func session(_ deviceID: String, _ name: String, state: CastdSessionState = .sta
         change.itemIds = [7, 8]
         change.insertBefore = 3
         change.index = 2
-        #expect(EventFormatter.queueChange(change) == "2 items (7, 8) inserted at 3")
+        #expect(EventFormatter.queueChange(change) == "2 items (#7, #8) inserted at 3")
         change.index = -1
-        #expect(EventFormatter.queueChange(change) == "2 items (7, 8) inserted before 3")
+        #expect(EventFormatter.queueChange(change) == "2 items (#7, #8) inserted before #3")
         change.kind = .removed
         change.itemIds = [4]
-        #expect(EventFormatter.queueChange(change) == "item 4 removed")
+        #expect(EventFormatter.queueChange(change) == "item #4 removed")
         change.kind = .updated
-        #expect(EventFormatter.queueChange(change) == "item 4 updated")
+        #expect(EventFormatter.queueChange(change) == "item #4 updated")
         change.kind = .reordered
         change.order = [5, 3, 4]
-        #expect(EventFormatter.queueChange(change) == "reordered: 5, 3, 4")
+        #expect(EventFormatter.queueChange(change) == "reordered: #5, #3, #4")
         var formatter = EventFormatter(timeZone: try #require(TimeZone(identifier: "UTC")))
         let line = formatter.line(for: event(9, at: 1_700_000_000_000) { $0.queue = change }, now: .now)
-        #expect(line == "22:13:20.000  queue           tv: reordered: 5, 3, 4")
+        #expect(line == "22:13:20.000  queue           tv: reordered: #5, #3, #4")
     }
 
     @Test func oneTimestampedLinePerEvent() throws {

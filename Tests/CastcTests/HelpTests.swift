@@ -116,9 +116,9 @@ import Testing
             ])
         expectHelp(
             QueueLoadCommand.self,
-            ["<url>", "--start-index <n>", "--repeat <mode>", "--start <position>", "0 is the first"])
-        expectHelp(QueueAddCommand.self, ["--before <item-id>", "--play-now"])
-        expectHelp(QueueMoveCommand.self, ["--before <item-id>", "--to-end", "castc queue move 4 --before 1"])
+            ["<url>", "--start-item <n>", "--repeat <mode>", "--start <position>", "1 is the first"])
+        expectHelp(QueueAddCommand.self, ["--before <item>", "--play-now", "#ID"])
+        expectHelp(QueueMoveCommand.self, ["--before <item>", "--to-end", "castc queue move 4 --before 1"])
         expectHelp(QueueRepeatCommand.self, ["off|all|one|shuffle", "castc queue repeat all"])
         expectHelp(QueuePrevCommand.self, ["castc queue prev"])
         expectHelp(RateCommand.self, ["0.5", "2.0", "castc rate 1.5"])

@@ -83,7 +83,7 @@ import Testing
         let log = try await withDevice { client in
             let loaded = try await load.call().send(client)
             #expect(loaded.items.count == 3)
-            let added = try await add.call().send(client)
+            let added = try await add.call(ids: []).send(client)
             #expect(added.items.count == 4)
         }
         let items = try #require(try received("QUEUE_LOAD", in: log).first?["items"]?.arrayValue)

@@ -175,12 +175,12 @@ func richStatus() -> CastdMediaStatus {
     @Test func queueAndTrackTables() {
         #expect(
             QueueTable.render(richStatus()) == """
-                ITEM  STATE      DURATION  TITLE
-                1                10:00     Episode 1
-                2     playing    20:00     Episode 2
-                3     preloaded  30:00     https://example.com/3.mp4
-                4                40:00     Episode 4
-                5                50:00     Episode 5
+                #  STATE      DURATION  TITLE
+                1             10:00     Episode 1
+                2  playing    20:00     Episode 2
+                3  preloaded  30:00     https://example.com/3.mp4
+                4             40:00     Episode 4
+                5             50:00     Episode 5
                 repeat all
                 """
         )

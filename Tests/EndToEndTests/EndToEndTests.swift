@@ -280,6 +280,18 @@ struct EndToEndTests {
             #expect(media.repeatMode == .all)
             let listed = try await setup.castc(["queue", "list"])
             #expect(listed.status == 0 && listed.stdout.contains("2.mp4"), "\(listed)")
+            // Items by position, as the list numbers them, or by #ID.
+            let order = media.items.map(\.itemID)
+            #expect(listed.stdout.split(separator: "\n").dropFirst().first?.hasPrefix("1 ") == true, "\(listed)")
+            expectSuccess(try await setup.castc(["queue", "jump", "3"]))
+            #expect(try await setup.status().media.first?.currentItemID == order[2])
+            expectSuccess(try await setup.castc(["queue", "jump", "#\(order[0])"]))
+            #expect(try await setup.status().media.first?.currentItemID == order[0])
+            let past = try await setup.castc(["queue", "jump", "4"])
+            #expect(
+                past.status == 11 && past.stderr == "castc: OUT_OF_RANGE: the queue has 3 items: give 1 to 3, not 4\n",
+                "\(past)")
+            expectSuccess(try await setup.castc(["queue", "jump", "2"]))
 
             let subtitled = try await setup.castc([
                 "load", "https://example.com/film.mp4", "--subtitles", "https://example.com/film.en.vtt",

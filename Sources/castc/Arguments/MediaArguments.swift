@@ -226,17 +226,13 @@ enum WholeNumberArgument {
     }
 }
 
-/// Queue and track ids on the command line: whole numbers from 1.
+/// Track ids on the command line: whole numbers from 1.
 enum ItemIDArgument {
     static func parse(_ text: String, what: String, hint: String) throws -> Int64 {
         guard text.allSatisfy(\.isASCIIDigit), let id = Int64(text), id > 0 else {
             throw ValidationError("'\(text)' is not a \(what): give the number \(hint)")
         }
         return id
-    }
-
-    static func queueItem(_ text: String) throws -> Int64 {
-        try parse(text, what: "queue item id", hint: "`castc queue list` shows (ITEM column)")
     }
 
     static func track(_ text: String) throws -> Int64 {

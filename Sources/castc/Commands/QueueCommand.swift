@@ -12,9 +12,11 @@ struct QueueCommand: ParsableCommand {
         abstract: "Play a list of media, and change it while it plays.",
         usage: GlobalOptions.usage("queue", "<subcommand> [<arguments>]"),
         discussion: """
-            A queue is a list of items the device plays one after another. The device numbers \
-            the items (ITEM in `castc queue list`); the other subcommands take those numbers. \
-            Without a subcommand, `castc queue` lists the queue.
+            A queue is a list of items the device plays one after another. Items are named by \
+            their position, 1 for the first, as `castc queue` and `castc status` (item 2 of 5) \
+            number them; or by the id the device gave them, written #ID (`castc queue --json` \
+            shows the ids), which stays the same when items move. Without a subcommand, \
+            `castc queue` lists the queue.
 
             Examples:
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
@@ -171,7 +173,7 @@ struct QueueLoadCommand: MediaStatusCommand {
 
             Examples:
               castc queue load https://example.com/a.mp3 https://example.com/b.mp3
-              castc queue load https://x.org/1.mp4 https://x.org/2.mp4 --start-index 1 \\
+              castc queue load https://x.org/1.mp4 https://x.org/2.mp4 --start-item 2 \\
                 --start 0:30
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 \\
@@ -185,8 +187,17 @@ struct QueueLoadCommand: MediaStatusCommand {
     @Argument(help: ArgumentHelp("The items' URLs, in play order.", valueName: "url"))
     var urls: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The item to play first: 0 is the first URL.", valueName: "n"))
-    var startIndex: Int = 0
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("The item to play first: 1 is the first URL.", valueName: "n"))
+    var startItem: Int?
+
+    /// The same counted from 0, as castd.v1's start_index is (for scripts written before
+    /// --start-item).
+    @Option(parsing: .unconditional, help: ArgumentHelp(visibility: .hidden))
+    var startIndex: Int?
+
+    /// The first item to play, counted from 0.
+    var firstIndex: Int { startItem.map { $0 - 1 } ?? startIndex ?? 0 }
 
     @Option(name: .customLong("repeat"), help: ArgumentHelp(RepeatArgument.help, valueName: "mode"))
     var repeatMode: RepeatArgument = .off
@@ -203,9 +214,12 @@ struct QueueLoadCommand: MediaStatusCommand {
             throw ValidationError("give the URLs to play: castc queue load https://example.com/a.mp3 …")
         }
         for url in urls { try MediaURL.validate(url) }
-        guard (0..<urls.count).contains(startIndex) else {
+        if startItem != nil, startIndex != nil { throw ValidationError("give --start-item or --start-index, not both") }
+        guard (0..<urls.count).contains(firstIndex) else {
             throw ValidationError(
-                "--start-index \(startIndex) is not one of the \(urls.count) URLs: give 0 to \(urls.count - 1) (0 is the first)"
+                startIndex != nil
+                    ? "--start-index \(firstIndex) is not one of the \(urls.count) URLs: give 0 to \(urls.count - 1) (0 is the first)"
+                    : "--start-item \(firstIndex + 1) is not one of the \(urls.count) URLs: give 1 to \(urls.count) (1 is the first)"
             )
         }
         try itemOptions.validate(count: urls.count)
@@ -215,22 +229,23 @@ struct QueueLoadCommand: MediaStatusCommand {
         var request = Castd_V1_QueueLoadRequest()
         request.device = options.deviceSelector
         request.items = queueItems(urls, itemOptions)
-        request.startIndex = UInt32(startIndex)
+        request.startIndex = UInt32(firstIndex)
         request.repeatMode = repeatMode.castd
         request.startTime = start ?? 0
         return CastcCall(CastdMethods.queueLoad, request)
     }
 }
 
-struct QueueAddCommand: MediaStatusCommand {
+struct QueueAddCommand: QueueItemsCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add URLs to the queue.",
         usage: GlobalOptions.usage(
-            "queue add", "<url>... [--before <item-id>] [--play-now]",
+            "queue add", "<url>... [--before <item>] [--play-now]",
             "[--item-autoplay on|off ...]", "[--item-start <position> ...]", "[--item-preload <seconds> ...]"),
         discussion: """
-            Appends the URLs at the end of the queue, or inserts them before an item.
+            Appends the URLs at the end of the queue, or inserts them before an item (its \
+            position, as `castc queue` shows it, or #ID).
 
             \(QueueItemOptions.discussion)
 
@@ -251,10 +266,10 @@ struct QueueAddCommand: MediaStatusCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Insert before this item (see `castc queue list`). Default: at the end.", valueName: "item-id"),
-        transform: ItemIDArgument.queueItem
+            "Insert before this item: its position (`castc queue`), or #ID. Default: at the end.", valueName: "item"),
+        transform: QueueItemRef.parse
     )
-    var before: Int64?
+    var before: QueueItemRef?
 
     @Flag(help: "Play the first added item at once.")
     var playNow = false
@@ -267,54 +282,63 @@ struct QueueAddCommand: MediaStatusCommand {
         try itemOptions.validate(count: urls.count)
     }
 
-    func call() -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
+    var itemRefs: [QueueItemRef] { before.map { [$0] } ?? [] }
+
+    func call(ids: [Int64]) -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueInsertRequest()
         request.device = options.deviceSelector
         request.items = queueItems(urls, itemOptions)
-        request.insertBeforeItemID = before ?? 0
+        request.insertBeforeItemID = ids.first ?? 0
         request.playNow = playNow
         return CastcCall(CastdMethods.queueInsert, request)
     }
 }
 
-struct QueueRemoveCommand: MediaStatusCommand {
+struct QueueRemoveCommand: QueueItemsCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove items from the queue.",
-        usage: GlobalOptions.usage("queue remove", "<item-id>..."),
+        usage: GlobalOptions.usage("queue remove", "<item>..."),
         discussion: """
-            Item ids are those `castc queue list` shows.
+            Items by their positions, as `castc queue` shows them (all counted before any is \
+            removed), or #ID.
 
             Examples:
               castc queue remove 3
               castc queue remove 3 4 5
+              castc queue remove '#25'
             """
     )
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The items to remove.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
-    var itemIDs: [Int64] = []
+    @Argument(
+        help: ArgumentHelp("The items to remove: positions (`castc queue`) or #ID.", valueName: "item"),
+        transform: QueueItemRef.parse)
+    var itemRefs: [QueueItemRef] = []
 
     func validate() throws {
-        guard !itemIDs.isEmpty else { throw ValidationError("give the ids of the items to remove (castc queue list)") }
+        guard !itemRefs.isEmpty else {
+            throw ValidationError("give the positions of the items to remove, as castc queue shows them")
+        }
     }
 
-    func call() -> CastcCall<Castd_V1_QueueRemoveRequest, CastdMediaStatus> {
+    func call(ids: [Int64]) -> CastcCall<Castd_V1_QueueRemoveRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueRemoveRequest()
         request.device = options.deviceSelector
-        request.itemIds = itemIDs
+        request.itemIds = ids
         return CastcCall(CastdMethods.queueRemove, request)
     }
 }
 
-struct QueueMoveCommand: MediaStatusCommand {
+struct QueueMoveCommand: QueueItemsCommand {
     static let configuration = CommandConfiguration(
         commandName: "move",
         abstract: "Move items within the queue.",
-        usage: GlobalOptions.usage("queue move", "<item-id>... (--before <item-id> | --to-end)"),
+        usage: GlobalOptions.usage("queue move", "<item>... (--before <item> | --to-end)"),
         discussion: """
-            The items go, in the order given, before another item or to the end.
+            The items go, in the order given, before another item or to the end. Items are \
+            their positions, as `castc queue` shows them before the move, or #ID.
 
             Examples:
               castc queue move 4 --before 1
@@ -325,56 +349,64 @@ struct QueueMoveCommand: MediaStatusCommand {
     @OptionGroup var options: GlobalOptions
 
     @Argument(
-        help: ArgumentHelp("The items to move, in their new order.", valueName: "item-id"),
-        transform: ItemIDArgument.queueItem)
-    var itemIDs: [Int64] = []
+        help: ArgumentHelp("The items to move, in their new order: positions or #ID.", valueName: "item"),
+        transform: QueueItemRef.parse)
+    var items: [QueueItemRef] = []
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Move them before this item.", valueName: "item-id"), transform: ItemIDArgument.queueItem)
-    var before: Int64?
+        help: ArgumentHelp("Move them before this item (a position or #ID).", valueName: "item"),
+        transform: QueueItemRef.parse)
+    var before: QueueItemRef?
 
     @Flag(help: "Move them to the end of the queue.")
     var toEnd = false
 
     func validate() throws {
-        guard !itemIDs.isEmpty else { throw ValidationError("give the ids of the items to move (castc queue list)") }
+        guard !items.isEmpty else {
+            throw ValidationError("give the positions of the items to move, as castc queue shows them")
+        }
         switch (before, toEnd) {
-        case (nil, false): throw ValidationError("say where to: --before <item-id> or --to-end")
-        case (.some, true): throw ValidationError("give --before <item-id> or --to-end, not both")
-        case (let before?, false) where itemIDs.contains(before):
+        case (nil, false): throw ValidationError("say where to: --before <item> or --to-end")
+        case (.some, true): throw ValidationError("give --before <item> or --to-end, not both")
+        case (let before?, false) where items.contains(before):
             throw ValidationError("item \(before) cannot be moved before itself")
         default: break
         }
     }
 
-    func call() -> CastcCall<Castd_V1_QueueReorderRequest, CastdMediaStatus> {
+    var itemRefs: [QueueItemRef] { items + (before.map { [$0] } ?? []) }
+
+    func call(ids: [Int64]) -> CastcCall<Castd_V1_QueueReorderRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueReorderRequest()
         request.device = options.deviceSelector
-        request.itemIds = itemIDs
-        request.insertBeforeItemID = before ?? 0
+        request.itemIds = Array(ids.prefix(items.count))
+        request.insertBeforeItemID = before == nil ? 0 : ids[items.count]
         return CastcCall(CastdMethods.queueReorder, request)
     }
 }
 
-struct QueueJumpCommand: MediaStatusCommand {
+struct QueueJumpCommand: QueueItemsCommand {
     static let configuration = CommandConfiguration(
         commandName: "jump",
         abstract: "Play a queue item.",
-        usage: GlobalOptions.usage("queue jump", "<item-id> [--start <position>]"),
+        usage: GlobalOptions.usage("queue jump", "<item> [--start <position>]"),
         discussion: """
+            The item is its position, as `castc queue` shows it (3: the third), or #ID.
+
             Examples:
               castc queue jump 3
               castc queue jump 3 --start 1:00
+              castc queue jump '#25'
             """
     )
 
     @OptionGroup var options: GlobalOptions
 
     @Argument(
-        help: ArgumentHelp("The item to play (see `castc queue list`).", valueName: "item-id"),
-        transform: ItemIDArgument.queueItem)
-    var itemID: Int64
+        help: ArgumentHelp("The item to play: its position (`castc queue`) or #ID.", valueName: "item"),
+        transform: QueueItemRef.parse)
+    var item: QueueItemRef
 
     @Option(
         parsing: .unconditional,
@@ -383,10 +415,12 @@ struct QueueJumpCommand: MediaStatusCommand {
     )
     var start: Double?
 
-    func call() -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
+    var itemRefs: [QueueItemRef] { [item] }
+
+    func call(ids: [Int64]) -> CastcCall<CastdQueueUpdateRequest, CastdMediaStatus> {
         var request = CastdQueueUpdateRequest()
         request.device = options.deviceSelector
-        request.currentItemID = itemID
+        request.currentItemID = ids[0]
         request.currentTime = start ?? 0
         return CastcCall(CastdMethods.queueUpdate, request)
     }

@@ -90,21 +90,22 @@ struct EventFormatter {
         }
     }
 
-    /// "2 items inserted (7, 8) at 3", "item 4 removed", "reordered: 5, 3, 4".
+    /// "2 items (#7, #8) inserted at 3", "item #4 removed", "reordered: #5, #3, #4": the
+    /// device's ids, written #ID as castc's queue commands take them (positions are numbers).
     static func queueChange(_ change: Castd_V1_QueueChange) -> String {
-        let ids = change.itemIds.map(String.init).joined(separator: ", ")
+        let ids = change.itemIds.map { "#\($0)" }.joined(separator: ", ")
         let items = change.itemIds.count == 1 ? "item \(ids)" : "\(change.itemIds.count) items (\(ids))"
         switch change.kind {
         case .inserted:
             let place =
                 change.index >= 0
                 ? " at \(change.index + 1)"
-                : change.insertBefore != 0 ? " before \(change.insertBefore)" : " at the end"
+                : change.insertBefore != 0 ? " before #\(change.insertBefore)" : " at the end"
             return "\(items) inserted\(place)"
         case .removed: return "\(items) removed"
         case .updated: return "\(items) updated"
         case .reordered:
-            let order = change.order.map(String.init).joined(separator: ", ")
+            let order = change.order.map { "#\($0)" }.joined(separator: ", ")
             return order.isEmpty ? "\(items) moved" : "reordered: \(order)"
         case .unspecified, .UNRECOGNIZED: return "changed"
         }

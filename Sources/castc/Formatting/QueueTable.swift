@@ -8,15 +8,16 @@ enum QueueTable {
                 ? "No queue: one item plays (\(MediaSummary.title(status) ?? "untitled")). `castc queue add` makes a queue of it."
                 : "Nothing plays. `castc queue load <url>...` starts a queue."
         }
-        let rows = status.items.map { item -> [String] in
+        // Positions, as people and every queue command count them (ids: --json, or #ID).
+        let rows = status.items.enumerated().map { index, item -> [String] in
             [
-                String(item.itemID),
+                String(index + 1),
                 marker(item.itemID, in: status),
                 item.media.duration > 0 ? PlaybackTime.format(item.media.duration) : "-",
                 title(item.media),
             ]
         }
-        var lines = [TextTable.render([["ITEM", "STATE", "DURATION", "TITLE"]] + rows)]
+        var lines = [TextTable.render([["#", "STATE", "DURATION", "TITLE"]] + rows)]
         if status.repeatMode != .off { lines.append("repeat " + MediaSummary.repeatMode(status.repeatMode)) }
         return lines.joined(separator: "\n")
     }
