@@ -65,10 +65,11 @@ private func requireLoadedMedia(_ status: CastdMediaStatus, device: String?) thr
 }
 
 /// Refuses track ids the media does not have (NOT_FOUND), for enable and disable alike; a
-/// media that lists no tracks leaves the judgement to castd and the device.
+/// status that does not describe the media leaves the judgement to castd and the device.
 private func requireKnownTracks(_ ids: [Int64], in status: CastdMediaStatus) throws {
     let known = Set(status.media.tracks.map(\.trackID))
-    guard !known.isEmpty, let unknown = ids.first(where: { !known.contains($0) }) else { return }
+    guard status.hasMedia, let unknown = ids.first(where: { !known.contains($0) }) else { return }
+    guard !known.isEmpty else { throw CastdError(.notFound, "the media has no track \(unknown): it has no tracks") }
     let list = known.sorted().map(String.init).joined(separator: ", ")
     throw CastdError(.notFound, "the media has no track \(unknown) (its tracks: \(list); castc tracks lists them)")
 }
