@@ -72,10 +72,8 @@ final class MediaController {
         if case .queueLoad(let load) = request, let split = try QueueLoadSplit(load) {
             return try await loadQueue(split, at: app)
         }
-        let start: Double? = if case .load(let load) = request, load.currentTime != 0 { load.currentTime } else { nil }
-        if let start, start < 0 || start > (request.loadedDuration ?? .infinity) {
-            throw startOutOfRange(start, duration: request.loadedDuration ?? 0, device: device)
-        }
+        // (A start past a duration the LOAD gives was refused before: CastdValidation.load.)
+        let start: Double? = if case .load(let load) = request, load.currentTime > 0 { load.currentTime } else { nil }
         logger.info("\(request.type)", metadata: ["media.content": "\(LogRedaction.url(request.contentID ?? ""))"])
         receive(
             try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {

@@ -60,12 +60,6 @@ public enum MediaRequest: Sendable, Hashable {
         }
     }
 
-    /// The duration a LOAD gives its media, when it gives one (nil for the other requests).
-    public var loadedDuration: Double? {
-        if case .load(let load) = self, let duration = load.media.duration, duration > 0 { return duration }
-        return nil
-    }
-
     /// What a request that starts a media session (LOAD, QUEUE_LOAD) plays first, for a log line;
     /// nil for the others.
     public var contentID: String? {

@@ -291,8 +291,14 @@ public enum CastdValidation {
             throw CastdError(.invalidArgument, "start_time must be a number of seconds ≥ 0, not \(r.startTime)")
         }
         if r.media.duration > 0, r.startTime > r.media.duration {
+            // The rule for positions: outside the media is OUT_OF_RANGE, naming its range.
+            func seconds(_ value: Double) -> String {
+                value.rounded() == value && abs(value) < 1e15 ? "\(Int64(value)) s" : "\(value) s"
+            }
             throw CastdError(
-                .invalidArgument, "start_time \(r.startTime) is beyond the media's duration \(r.media.duration)")
+                .outOfRange,
+                "cannot start at \(seconds(r.startTime)) in the media: it runs from 0 s to \(seconds(r.media.duration))"
+            )
         }
         if r.playbackRate != 0 { try rate(r.playbackRate) }
         if !r.activeTrackIds.isEmpty {

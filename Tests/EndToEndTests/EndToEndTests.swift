@@ -551,6 +551,57 @@ struct EndToEndTests {
     /// `castd --device HOST` with a device on a real device's ports (8009, and eureka_info on
     /// 8443) at a loopback address of its own: castc connects to it by its name, and it is
     /// listed once, under its mDNS id.
+    /// A device's refusals, and castd's own for what it knows, as a user meets them: what was
+    /// refused, why in words, the device's codes, what to do; and the exit code of each kind.
+    @Test func refusalsSayWhatWhyAndWhatToDo() async throws {
+        try await withSetup { setup in
+            let name = setup.deviceName
+            let flv = try await setup.castc(["load", "https://example.com/a.flv", "--content-type", "video/x-flv"])
+            #expect(flv.status == 9, "\(flv)")
+            #expect(
+                flv.stderr
+                    == "castc: \(name) refused the load: it cannot play this media's format (LOAD_FAILED, MEDIA_SRC_NOT_SUPPORTED 104); check the URL and --content-type\n",
+                "\(flv)")
+            let unknown = try await setup.castc(["launch", "ABCDEF12"])
+            #expect(unknown.status == 5, "\(unknown)")
+            #expect(
+                unknown.stderr.contains(
+                    "refused the launch of ABCDEF12: it has no app ABCDEF12 (LAUNCH_ERROR, NOT_FOUND); castc apps --device \"\(name)\" ABCDEF12 asks which apps it can run"
+                ), "\(unknown)")
+
+            expectSuccess(try await setup.castc(["load", "https://example.com/a.mp4", "--duration", "100"]))
+            let past = try await setup.castc(["seek", "200"])
+            #expect(past.status == 11 && past.stderr.contains("it can seek from 0 s to 100 s"), "\(past)")
+            let before = try await setup.castc(["seek", "--", "-1:00:00"])
+            #expect(before.status == 11 && before.stderr.contains("it can seek from 0 s to 100 s"), "\(before)")
+            let start = try await setup.castc([
+                "load", "https://example.com/b.mp4", "--duration", "100", "--start", "200",
+            ])
+            #expect(
+                start.status == 11
+                    && start.stderr.contains("cannot start at 200 s in the media: it runs from 0 s to 100 s"),
+                "\(start)")
+            // A duration only the device knows: it finished at once, and castd says why.
+            let late = try await setup.castc(["load", "https://example.com/c.mp4", "--start", "100000"])
+            #expect(
+                late.status == 11 && late.stderr.contains("cannot start at 100000 s in the media on \(name)"), "\(late)"
+            )
+            expectSuccess(try await setup.castc(["load", "https://example.com/a.mp4", "--duration", "100"]))
+
+            // After a stop, castd knows nothing is loaded and says so for each request, as it
+            // does for skip-ad and artwork.
+            expectSuccess(try await setup.castc(["stop"]))
+            for command in [["pause"], ["play"], ["seek", "10"], ["rate", "1.5"], ["skip-ad"]] {
+                let refused = try await setup.castc(command)
+                #expect(refused.status == 9, "\(command): \(refused)")
+                #expect(
+                    refused.stderr.contains(
+                        "nothing is loaded on \(name) (the last media was stopped); load something first"),
+                    "\(command): \(refused)")
+            }
+        }
+    }
+
     @Test func aDeviceGivenByAddressIsUsedByItsOwnName() async throws {
         let host = "127.\(Int.random(in: 100...250)).\(Int.random(in: 1...250)).\(Int.random(in: 2...250))"
         try await withTemporaryDirectory { directory in
