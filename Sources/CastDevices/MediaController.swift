@@ -79,10 +79,10 @@ final class MediaController {
             try await app.link.requestReply(namespace: CastNamespace.media, destination: app.transportID) {
                 request.payload(requestID: $0)
             })
-        // A start past the end the device learnt of only once it loaded: it finished at once.
+        // A start past an end the device learnt of only once it loaded (it finished at once, or
+        // stands at the end): the same OUT_OF_RANGE, with the range it has.
         let status = state.current
-        if let start, status.playerState == .idle, status.idleReason == "FINISHED", status.media.duration > 0,
-            start >= status.media.duration
+        if let start, status.media.streamType != .live, status.media.duration > 0, start > status.media.duration + 0.001
         {
             throw startOutOfRange(start, duration: status.media.duration, device: device)
         }

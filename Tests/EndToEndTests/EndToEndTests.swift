@@ -221,7 +221,7 @@ struct EndToEndTests {
                 "castc", ["listen", namespace, "--count", "2"], directory: setup.directory,
                 environment: setup.environment)
             defer { listener.signal(SIGKILL) }
-            try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
+            try await eventually("castc listen to attach") { listener.stderr.contains("listening to") }
             let text = try await setup.castc(["send", namespace, "hello, app"])
             #expect(text.status == 0, "\(text)")
             let json = try await setup.castc(["send", namespace, #"{"n": 2}"#, "--json"])
@@ -660,7 +660,7 @@ struct EndToEndTests {
                 "castc", ["listen", "urn:x-cast:com.castd.echo"], directory: setup.directory,
                 environment: setup.environment)
             defer { listener.signal(SIGKILL) }
-            try await eventually("castc listen to attach") { listener.stderr.contains("attached") }
+            try await eventually("castc listen to attach") { listener.stderr.contains("listening to") }
             setup.castd.signal(SIGTERM)
             let status = try await listener.waitForExit()
             #expect(status == 14, "UNAVAILABLE; castc said: \(listener.stderr)")
