@@ -92,8 +92,8 @@ struct Castc: AsyncParsableCommand {
     /// Runs a command like ArgumentParser does, except that a `CastdError` becomes one line on
     /// stderr and its status code as the exit code.
     static func main() async {
+        let arguments = globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst()))
         do {
-            let arguments = globalOptionsAfterCommand(Array(CommandLine.arguments.dropFirst()))
             // status, play, pause, stop, artwork: without ArgumentParser's reflection (FastPath.swift).
             var command: any ParsableCommand
             if let fast = FastPath.command(arguments) { command = fast } else { command = try parseAsRoot(arguments) }
@@ -117,15 +117,17 @@ struct Castc: AsyncParsableCommand {
             let code = exitCode(for: error)
             // Help, --version and exit codes castc chose go out as ArgumentParser prints them.
             if code == .success || error is ExitCode { exit(withError: error) }
-            Terminal.writeError(usageErrorLine(error, arguments: Array(CommandLine.arguments.dropFirst())))
+            Terminal.writeError(usageErrorLine(error, arguments: arguments))
             exit(withError: code)
         }
     }
 
     /// A usage error as one line, like every castc error: `castc: <what is wrong>; castc load
     /// --help says more`. A word after a command group that is none of its commands names them.
+    /// The command is the words before the first option (``globalOptionsAfterCommand(_:)`` moved
+    /// the options given before it): an option's value is no command.
     static func usageErrorLine(_ error: any Error, arguments: [String]) -> String {
-        let words = arguments.filter { !$0.hasPrefix("-") }
+        let words = Array(arguments.prefix { !$0.hasPrefix("-") })
         var path: [String] = []
         var parent: any ParsableCommand.Type = Castc.self
         for word in words.prefix(2) {

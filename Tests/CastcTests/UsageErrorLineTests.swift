@@ -33,6 +33,11 @@ import Testing
                 "castc: the value '-1' is invalid for '--season <n>': --season -1 is not a whole number from 0 to 4294967295; `castc load --help` says more\n"
             ),
             (["logs", "-n", "-1"], "castc: -n -1: give 0 or more records; `castc logs --help` says more\n"),
+            // An option's value is no command (castc moves options given first after the command).
+            (
+                ["queue", "--device", "TV", "load"],
+                "castc: unexpected argument 'load'; `castc queue --help` says more\n"
+            ),
             (
                 ["send", "urn:x-cast:com.example.game", "--json", "{bad"],
                 "castc: the message is not JSON (The given data was not valid JSON.); send it without --json to send it as a string; `castc send --help` says more\n"

@@ -65,15 +65,11 @@ protocol QueueItemsCommand: CastcCommand {
 extension QueueItemsCommand {
     func run() async throws {
         let status = try await options.withClient { client in
-            var ids: [Int64] = []
-            if itemRefs.contains(where: \.isPosition) {
-                // Positions are the whole queue's, which castd keeps (asked of the device if need be).
-                let order = try await client.queue(device: options.deviceSelector).items.map(\.itemID)
-                ids = try itemRefs.map { try $0.itemID(in: order) }
-            } else {
-                ids = try itemRefs.map { try $0.itemID(in: []) }
-            }
-            return try await call(ids: ids).send(client)
+            // Positions are the whole queue's, which castd keeps (asked of the device if need be).
+            let order =
+                itemRefs.contains(where: \.isPosition)
+                ? try await client.queue(device: options.deviceSelector).items.map(\.itemID) : []
+            return try await call(ids: itemRefs.map { try $0.itemID(in: order) }).send(client)
         }
         try options.printMedia(status)
     }

@@ -149,7 +149,7 @@ struct ListenCommand: CastcCommand {
         }
         let declared = session.namespaces.isEmpty ? "nothing" : session.namespaces.joined(separator: ", ")
         return
-            "castc: \(MediaSummary.session(session)) on \(MediaSummary.device(session)) does not declare \(namespace) (it declares \(declared)); waiting for an app that does"
+            "castc: \(MediaSummary.app(session)) on \(MediaSummary.device(session)) does not declare \(namespace) (it declares \(declared)); waiting for an app that does"
     }
 
     /// Prints events until the stream ends, `count` messages were printed, or stdout is gone.
