@@ -60,18 +60,13 @@ extension CastdServer {
             }
             return
         }
-        defer { release(peer) }
-
         let handle = ConnectionHandle(channel: connection.channel)
-        onClientsChanged(
-            connections.withLock {
-                $0[id] = handle; return $0.count
-            })
+        connections.withLock { $0[id] = handle }
+        onClientsChanged(clientCount)
         defer {
-            onClientsChanged(
-                connections.withLock {
-                    $0.removeValue(forKey: id); return $0.count
-                })
+            connections.withLock { _ = $0.removeValue(forKey: id) }
+            release(peer)
+            onClientsChanged(clientCount)
         }
         if shuttingDown.load(ordering: .relaxed) { handle.drain(grace: .zero) }
         let inline = InlineCalls(

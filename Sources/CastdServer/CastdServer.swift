@@ -100,7 +100,10 @@ public final class CastdServer: Service, Sendable {
         self.onClientsChanged = onClientsChanged
     }
 
-    public var clientCount: Int { connections.withLock { $0.count } }
+    /// Connections admitted and not yet closed, counted as they are accepted (on the event loop,
+    /// `admit`): a connection castd reads from is counted even before its task has started, so
+    /// that a client that connects after it never sees a count without it.
+    public var clientCount: Int { connectionsPerUID.withLock { $0.values.reduce(0, +) } }
 
     public func run() async throws {
         let server = try await bind()
