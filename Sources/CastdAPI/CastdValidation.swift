@@ -225,13 +225,27 @@ public enum CastdValidation {
         }
     }
 
+    /// The longest handle castd gives for a handed-over file (rpc.proto: FileHandover).
+    public static let maximumFileHandleLength = 64
+
     /// Media information: content, URLs, times, enum values, tracks, ad breaks.
     public static func media(_ media: CastdMediaInformation, what: String = "media") throws(CastdError) {
         let content = media.contentURL.isEmpty ? media.contentID : media.contentURL
-        guard !content.isEmpty || !media.entity.isEmpty else {
-            throw CastdError(.invalidArgument, "\(what) has no content: set content_url (a URL), content_id or entity")
+        if !media.file.isEmpty {
+            guard content.isEmpty else {
+                throw CastdError(
+                    .invalidArgument, "\(what) gives both a file and content_id or content_url; give one of them")
+            }
+            guard media.file.utf8.count <= maximumFileHandleLength else {
+                throw CastdError(.invalidArgument, "\(what)'s file is not a handle castd gave (too long)")
+            }
+        } else {
+            guard !content.isEmpty || !media.entity.isEmpty else {
+                throw CastdError(
+                    .invalidArgument, "\(what) has no content: set content_url (a URL), content_id, entity or file")
+            }
+            if !media.contentURL.isEmpty || content.contains("://") { try url(content) }
         }
-        if !media.contentURL.isEmpty || content.contains("://") { try url(content) }
         if !media.duration.isFinite || media.duration < 0 {
             throw CastdError(.invalidArgument, "\(what) duration must be ≥ 0 seconds, not \(media.duration)")
         }

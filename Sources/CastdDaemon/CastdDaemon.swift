@@ -26,6 +26,9 @@ public struct CastdDaemon: Sendable {
         public var version: String
         /// The socket systemd passed (socket activation); nil: the daemon binds `settings.socket`.
         public var activatedSocket: (fd: Int32, path: String)?
+        /// The files socket systemd passed beside it; nil: the daemon binds it itself, at the
+        /// RPC socket's path with ".files" appended (`FileHandoverServer.path(forSocket:)`).
+        public var activatedFilesSocket: Int32?
         /// castd's logs (served by StreamLogs and SetLogFilter); nil: those methods answer
         /// FAILED_PRECONDITION.
         public var logs: CastdLogs?
@@ -61,6 +64,9 @@ public struct CastdDaemon: Sendable {
     public let registry: DeviceRegistry
     public let server: CastdServer
     public let status: DaemonStatusReporter
+    /// Files clients handed castd over its files socket, not yet closed.
+    public let files: HandedFiles
+    let filesService: FilesService
 
     /// Builds the daemon; nothing runs until `run`. Throws when a trust root cannot be read.
     /// `tuneServer` changes server settings that are not configuration (grace periods, refusal
@@ -100,6 +106,12 @@ public struct CastdDaemon: Sendable {
         facts.limits = settings.limits
         var service = CastdService(registry: registry, store: store, facts: facts, logs: options.logs)
         service.appAnswerDeadline = options.appAnswerDeadline
+        let files = HandedFiles()
+        self.files = files
+        service.files = files
+        filesService = FilesService(
+            path: FileHandoverServer.path(forSocket: socketPath), activated: options.activatedFilesSocket,
+            policy: settings.access, files: files, logger: logger(CastdSubsystem.rpc))
 
         let target: CastdListenTarget =
             if let activated = options.activatedSocket {
@@ -144,6 +156,7 @@ public struct CastdDaemon: Sendable {
         [
             .init(service: RegistryService(registry: registry)),
             .init(service: server),
+            .init(service: filesService),
             // Last, so it hears of the shutdown first and says STOPPING=1 at once.
             .init(service: status),
         ]

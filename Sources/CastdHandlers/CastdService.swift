@@ -43,6 +43,8 @@ public struct CastdService: CastdCallHandler {
     /// among the links read calls may be opening included; a device that has not answered by
     /// then is left out.
     public var appAnswerDeadline: Duration = .seconds(5)
+    /// Files handed over the files socket, which a load takes by handle.
+    public var files = HandedFiles()
 
     public init(registry: DeviceRegistry, store: CastdStateStore, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry

@@ -114,6 +114,20 @@ extension PeerCredentials {
         }
     }
 
+    /// The credentials of a connected Unix socket's peer, read from its descriptor (the files
+    /// socket, which NIO does not serve); nil if the kernel does not say.
+    static func of(descriptor fd: Int32) -> PeerCredentials? {
+        var cred = PeerCred()
+        var length = socklen_t(MemoryLayout<PeerCred>.size)
+        guard getsockopt(fd, SOL_SOCKET, peerCredOption, &cred, &length) == 0 else { return nil }
+        var list = PeerGroupList(storage: .init(repeating: 0))
+        length = socklen_t(MemoryLayout<PeerGroupList>.size)
+        guard getsockopt(fd, SOL_SOCKET, peerGroupsOption, &list, &length) == 0 else {
+            return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid)
+        }
+        return PeerCredentials(pid: cred.pid, uid: cred.uid, gid: cred.gid, groups: list.groups)
+    }
+
     // Linux's values; Glibc's module exports neither (they need _GNU_SOURCE).
     private static let peerCredOption: CInt = 17  // SO_PEERCRED
     private static let peerGroupsOption: CInt = 59  // SO_PEERGROUPS

@@ -18,4 +18,10 @@ public enum LogText {
         }
         return result
     }
+
+    /// The first characters of a secret (a token, a handle), enough to tell two apart in a log
+    /// or an error, too few to use: "3f9a1c…".
+    public static func prefix(_ secret: String, keeping count: Int = 6) -> String {
+        secret.count <= count ? "…" : String(escaped(String(secret.prefix(count)))) + "…"
+    }
 }

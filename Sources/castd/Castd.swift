@@ -386,14 +386,21 @@ struct Castd: AsyncParsableCommand {
         if let file = settings.configFile { configLogger.info("configuration read", metadata: ["file": "\(file)"]) }
 
         let activated = sd_listen_fds(1)
-        if activated > 1 {
-            logger.critical("systemd passed \(activated) sockets; castd serves exactly one (ListenStream= once)")
+        // The RPC socket, and optionally the files socket (its path ends in ".files").
+        let passed = activated > 0 ? Array(SD_LISTEN_FDS_START..<(SD_LISTEN_FDS_START + activated)) : []
+        let filesSockets = passed.filter { Self.boundPath(of: $0)?.hasSuffix(".files") == true }
+        let rpcSockets = passed.filter { !filesSockets.contains($0) }
+        if activated > 2 || rpcSockets.count > 1 || filesSockets.count > 1 || (activated > 0 && rpcSockets.isEmpty) {
+            logger.critical(
+                "systemd passed \(activated) sockets; castd serves one RPC socket and, optionally, its files socket (ListenStream=%t/castd/castd.sock and %t/castd/castd.sock.files)"
+            )
             throw ExitCode(1)
         }
         var options = CastdDaemon.Options(version: CastdVersion.current, logs: logs)
-        if activated == 1 {
-            let path = Self.boundPath(of: SD_LISTEN_FDS_START) ?? settings.socket
-            options.activatedSocket = (SD_LISTEN_FDS_START, path)
+        options.activatedFilesSocket = filesSockets.first
+        if let rpc = rpcSockets.first {
+            let path = Self.boundPath(of: rpc) ?? settings.socket
+            options.activatedSocket = (rpc, path)
             logger.info("socket activated", metadata: ["socket": "\(path)"])
             for problem in SocketPermissions.check(path: path, against: settings.access) {
                 Logger(label: CastdSubsystem.access).warning("\(problem)")

@@ -1908,6 +1908,14 @@ public nonisolated struct Castd_V1_MediaInformation: @unchecked Sendable {
     set {_uniqueStorage()._extraJson = newValue}
   }
 
+  /// A file handed to castd over its files socket (rpc.proto: FileHandover), in place of
+  /// content_id and content_url: castd serves it to the device from its own media server, at a
+  /// URL of its own making, and sets content_id and content_url to that URL. Requests only.
+  public var file: String {
+    get {_storage._file}
+    set {_uniqueStorage()._file = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -4787,7 +4795,7 @@ nonisolated extension Castd_V1_VastAdsRequest: SwiftProtobuf.Message, SwiftProto
 
 nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MediaInformation"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{3}stream_type\0\u{1}duration\0\u{1}metadata\0\u{3}custom_data_json\0\u{1}entity\0\u{1}tracks\0\u{3}text_track_style\0\u{1}breaks\0\u{3}break_clips\0\u{3}extra_json\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}content_id\0\u{3}content_url\0\u{3}content_type\0\u{3}stream_type\0\u{1}duration\0\u{1}metadata\0\u{3}custom_data_json\0\u{1}entity\0\u{1}tracks\0\u{3}text_track_style\0\u{1}breaks\0\u{3}break_clips\0\u{3}extra_json\0\u{1}file\0")
 
   fileprivate class _StorageClass {
     var _contentID: String = String()
@@ -4803,6 +4811,7 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
     var _breaks: [Castd_V1_AdBreak] = []
     var _breakClips: [Castd_V1_AdBreakClip] = []
     var _extraJson: String = String()
+    var _file: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -4826,6 +4835,7 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
       _breaks = source._breaks
       _breakClips = source._breakClips
       _extraJson = source._extraJson
+      _file = source._file
     }
   }
 
@@ -4857,6 +4867,7 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
         case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._breaks) }()
         case 12: try { try decoder.decodeRepeatedMessageField(value: &_storage._breakClips) }()
         case 13: try { try decoder.decodeSingularStringField(value: &_storage._extraJson) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._file) }()
         default: break
         }
       }
@@ -4908,6 +4919,9 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
       if !_storage._extraJson.isEmpty {
         try visitor.visitSingularStringField(value: _storage._extraJson, fieldNumber: 13)
       }
+      if !_storage._file.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._file, fieldNumber: 14)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -4930,6 +4944,7 @@ nonisolated extension Castd_V1_MediaInformation: SwiftProtobuf.Message, SwiftPro
         if _storage._breaks != rhs_storage._breaks {return false}
         if _storage._breakClips != rhs_storage._breakClips {return false}
         if _storage._extraJson != rhs_storage._extraJson {return false}
+        if _storage._file != rhs_storage._file {return false}
         return true
       }
       if !storagesAreEqual {return false}

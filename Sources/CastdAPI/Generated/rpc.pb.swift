@@ -283,6 +283,74 @@ public nonisolated struct Castd_V1_DeviceError: Sendable {
   public init() {}
 }
 
+/// ---------------------------------------------------------------------------------------------
+/// The files socket: handing castd a file to serve
+///
+/// castd never opens a path a client names (it may run as its own user, and the file may be one
+/// only the client can read). A client that casts its own file opens it with its own
+/// permissions and hands castd the open descriptor over a second Unix socket beside the RPC
+/// socket. That socket's path is the RPC socket's with ".files" appended
+/// (/run/castd/castd.sock.files); castd applies the same peer-credential rules to it as to the
+/// RPC socket, and only clients with CONTROL access may hand over files (others are answered
+/// PERMISSION_DENIED and the connection is closed).
+///
+/// Each request is one sendmsg(2): a 4-byte big-endian length and a FileHandover, with the
+/// descriptors attached as SCM_RIGHTS ancillary data (unix(7)), one per name and in the same
+/// order. castd answers every request, in order, with a 4-byte big-endian length and a
+/// FileHandoverResponse. Descriptors must be regular files open for reading (O_RDONLY or
+/// O_RDWR, not O_PATH); a request with anything else is refused whole (INVALID_ARGUMENT) and
+/// castd closes what it received.
+///
+/// Bounds: at most 64 descriptors a request; at most 4096 handles a connection holds that no
+/// call has taken yet; at most 16384 handed-over files open in castd at once (RESOURCE_EXHAUSTED
+/// past either, and nothing of the request is kept). A request must arrive whole within 10 s of
+/// its first byte, and a request's FileHandover is at most 64 KiB.
+///
+/// A handle names its file in calls on the RPC socket (MediaInformation.file) from the same
+/// uid, while the connection that handed it over is open: a client keeps it open until its Load
+/// or queue call has been answered. A call takes the handle: from then on the file belongs to
+/// the media it was loaded as, and castd closes it once that media has left the device (another
+/// load, or the session ended). castd closes the descriptors of handles no call took when the
+/// connection closes, and closes a connection that sends no request for 120 s.
+public nonisolated struct Castd_V1_FileHandover: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The file's name (its last path component, or "" if unknown), one per descriptor: castd
+  /// takes a content type from its extension when the first bytes do not say, and a title
+  /// when the caller gives none. castd is never told the path.
+  public var names: [String] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Castd_V1_FileHandoverResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// One handle per descriptor, in order, when status is OK; none otherwise.
+  public var handles: [String] = []
+
+  public var status: Castd_V1_Status {
+    get {_status ?? Castd_V1_Status()}
+    set {_status = newValue}
+  }
+  /// Returns true if `status` has been explicitly set.
+  public var hasStatus: Bool {self._status != nil}
+  /// Clears the value of `status`. Subsequent reads from it will return its default value.
+  public mutating func clearStatus() {self._status = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _status: Castd_V1_Status? = nil
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "castd.v1"
@@ -535,6 +603,75 @@ nonisolated extension Castd_V1_DeviceError: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.type != rhs.type {return false}
     if lhs.reason != rhs.reason {return false}
     if lhs.detail != rhs.detail {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_FileHandover: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FileHandover"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}names\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.names) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.names.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.names, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_FileHandover, rhs: Castd_V1_FileHandover) -> Bool {
+    if lhs.names != rhs.names {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Castd_V1_FileHandoverResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".FileHandoverResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}handles\0\u{1}status\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedStringField(value: &self.handles) }()
+      case 2: try { try decoder.decodeSingularMessageField(value: &self._status) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if !self.handles.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.handles, fieldNumber: 1)
+    }
+    try { if let v = self._status {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Castd_V1_FileHandoverResponse, rhs: Castd_V1_FileHandoverResponse) -> Bool {
+    if lhs.handles != rhs.handles {return false}
+    if lhs._status != rhs._status {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

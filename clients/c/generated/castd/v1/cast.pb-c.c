@@ -5551,7 +5551,7 @@ const ProtobufCMessageDescriptor castd__v1__vast_ads_request__descriptor =
   (ProtobufCMessageInit) castd__v1__vast_ads_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor castd__v1__media_information__field_descriptors[13] =
+static const ProtobufCFieldDescriptor castd__v1__media_information__field_descriptors[14] =
 {
   {
     "content_id",
@@ -5709,6 +5709,18 @@ static const ProtobufCFieldDescriptor castd__v1__media_information__field_descri
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "file",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__MediaInformation, file),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned castd__v1__media_information__field_indices_by_name[] = {
   11,   /* field[11] = break_clips */
@@ -5720,6 +5732,7 @@ static const unsigned castd__v1__media_information__field_indices_by_name[] = {
   4,   /* field[4] = duration */
   7,   /* field[7] = entity */
   12,   /* field[12] = extra_json */
+  13,   /* field[13] = file */
   5,   /* field[5] = metadata */
   3,   /* field[3] = stream_type */
   9,   /* field[9] = text_track_style */
@@ -5728,7 +5741,7 @@ static const unsigned castd__v1__media_information__field_indices_by_name[] = {
 static const ProtobufCIntRange castd__v1__media_information__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 13 }
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor castd__v1__media_information__descriptor =
 {
@@ -5738,7 +5751,7 @@ const ProtobufCMessageDescriptor castd__v1__media_information__descriptor =
   "Castd__V1__MediaInformation",
   "castd.v1",
   sizeof(Castd__V1__MediaInformation),
-  13,
+  14,
   castd__v1__media_information__field_descriptors,
   castd__v1__media_information__field_indices_by_name,
   1,  castd__v1__media_information__number_ranges,

@@ -1027,10 +1027,16 @@ struct  Castd__V1__MediaInformation
    * Keys beyond the ones above, as a JSON object; kept on the way to and from the device.
    */
   char *extra_json;
+  /*
+   * A file handed to castd over its files socket (rpc.proto: FileHandover), in place of
+   * content_id and content_url: castd serves it to the device from its own media server, at a
+   * URL of its own making, and sets content_id and content_url to that URL. Requests only.
+   */
+  char *file;
 };
 #define CASTD__V1__MEDIA_INFORMATION__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&castd__v1__media_information__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, CASTD__V1__STREAM_TYPE__STREAM_TYPE_UNSPECIFIED, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, CASTD__V1__STREAM_TYPE__STREAM_TYPE_UNSPECIFIED, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, NULL, 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 typedef enum {

@@ -232,6 +232,96 @@ void   castd__v1__device_error__free_unpacked
   assert(message->base.descriptor == &castd__v1__device_error__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   castd__v1__file_handover__init
+                     (Castd__V1__FileHandover         *message)
+{
+  static const Castd__V1__FileHandover init_value = CASTD__V1__FILE_HANDOVER__INIT;
+  *message = init_value;
+}
+size_t castd__v1__file_handover__get_packed_size
+                     (const Castd__V1__FileHandover *message)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t castd__v1__file_handover__pack
+                     (const Castd__V1__FileHandover *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t castd__v1__file_handover__pack_to_buffer
+                     (const Castd__V1__FileHandover *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Castd__V1__FileHandover *
+       castd__v1__file_handover__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Castd__V1__FileHandover *)
+     protobuf_c_message_unpack (&castd__v1__file_handover__descriptor,
+                                allocator, len, data);
+}
+void   castd__v1__file_handover__free_unpacked
+                     (Castd__V1__FileHandover *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &castd__v1__file_handover__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   castd__v1__file_handover_response__init
+                     (Castd__V1__FileHandoverResponse         *message)
+{
+  static const Castd__V1__FileHandoverResponse init_value = CASTD__V1__FILE_HANDOVER_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t castd__v1__file_handover_response__get_packed_size
+                     (const Castd__V1__FileHandoverResponse *message)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t castd__v1__file_handover_response__pack
+                     (const Castd__V1__FileHandoverResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t castd__v1__file_handover_response__pack_to_buffer
+                     (const Castd__V1__FileHandoverResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &castd__v1__file_handover_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Castd__V1__FileHandoverResponse *
+       castd__v1__file_handover_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Castd__V1__FileHandoverResponse *)
+     protobuf_c_message_unpack (&castd__v1__file_handover_response__descriptor,
+                                allocator, len, data);
+}
+void   castd__v1__file_handover_response__free_unpacked
+                     (Castd__V1__FileHandoverResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &castd__v1__file_handover_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor castd__v1__frame__field_descriptors[5] =
 {
   {
@@ -543,6 +633,95 @@ const ProtobufCMessageDescriptor castd__v1__device_error__descriptor =
   castd__v1__device_error__field_indices_by_name,
   1,  castd__v1__device_error__number_ranges,
   (ProtobufCMessageInit) castd__v1__device_error__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor castd__v1__file_handover__field_descriptors[1] =
+{
+  {
+    "names",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Castd__V1__FileHandover, n_names),
+    offsetof(Castd__V1__FileHandover, names),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned castd__v1__file_handover__field_indices_by_name[] = {
+  0,   /* field[0] = names */
+};
+static const ProtobufCIntRange castd__v1__file_handover__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor castd__v1__file_handover__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "castd.v1.FileHandover",
+  "FileHandover",
+  "Castd__V1__FileHandover",
+  "castd.v1",
+  sizeof(Castd__V1__FileHandover),
+  1,
+  castd__v1__file_handover__field_descriptors,
+  castd__v1__file_handover__field_indices_by_name,
+  1,  castd__v1__file_handover__number_ranges,
+  (ProtobufCMessageInit) castd__v1__file_handover__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor castd__v1__file_handover_response__field_descriptors[2] =
+{
+  {
+    "handles",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(Castd__V1__FileHandoverResponse, n_handles),
+    offsetof(Castd__V1__FileHandoverResponse, handles),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "status",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__FileHandoverResponse, status),
+    &castd__v1__status__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned castd__v1__file_handover_response__field_indices_by_name[] = {
+  0,   /* field[0] = handles */
+  1,   /* field[1] = status */
+};
+static const ProtobufCIntRange castd__v1__file_handover_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor castd__v1__file_handover_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "castd.v1.FileHandoverResponse",
+  "FileHandoverResponse",
+  "Castd__V1__FileHandoverResponse",
+  "castd.v1",
+  sizeof(Castd__V1__FileHandoverResponse),
+  2,
+  castd__v1__file_handover_response__field_descriptors,
+  castd__v1__file_handover_response__field_indices_by_name,
+  1,  castd__v1__file_handover_response__number_ranges,
+  (ProtobufCMessageInit) castd__v1__file_handover_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue castd__v1__code__enum_values_by_number[17] =

@@ -20,6 +20,8 @@ typedef struct Castd__V1__CallStart Castd__V1__CallStart;
 typedef struct Castd__V1__Cancel Castd__V1__Cancel;
 typedef struct Castd__V1__Status Castd__V1__Status;
 typedef struct Castd__V1__DeviceError Castd__V1__DeviceError;
+typedef struct Castd__V1__FileHandover Castd__V1__FileHandover;
+typedef struct Castd__V1__FileHandoverResponse Castd__V1__FileHandoverResponse;
 
 
 /* --- enums --- */
@@ -178,6 +180,64 @@ struct  Castd__V1__DeviceError
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * ---------------------------------------------------------------------------------------------
+ * The files socket: handing castd a file to serve
+ * castd never opens a path a client names (it may run as its own user, and the file may be one
+ * only the client can read). A client that casts its own file opens it with its own
+ * permissions and hands castd the open descriptor over a second Unix socket beside the RPC
+ * socket. That socket's path is the RPC socket's with ".files" appended
+ * (/run/castd/castd.sock.files); castd applies the same peer-credential rules to it as to the
+ * RPC socket, and only clients with CONTROL access may hand over files (others are answered
+ * PERMISSION_DENIED and the connection is closed).
+ * Each request is one sendmsg(2): a 4-byte big-endian length and a FileHandover, with the
+ * descriptors attached as SCM_RIGHTS ancillary data (unix(7)), one per name and in the same
+ * order. castd answers every request, in order, with a 4-byte big-endian length and a
+ * FileHandoverResponse. Descriptors must be regular files open for reading (O_RDONLY or
+ * O_RDWR, not O_PATH); a request with anything else is refused whole (INVALID_ARGUMENT) and
+ * castd closes what it received.
+ * Bounds: at most 64 descriptors a request; at most 4096 handles a connection holds that no
+ * call has taken yet; at most 16384 handed-over files open in castd at once (RESOURCE_EXHAUSTED
+ * past either, and nothing of the request is kept). A request must arrive whole within 10 s of
+ * its first byte, and a request's FileHandover is at most 64 KiB.
+ * A handle names its file in calls on the RPC socket (MediaInformation.file) from the same
+ * uid, while the connection that handed it over is open: a client keeps it open until its Load
+ * or queue call has been answered. A call takes the handle: from then on the file belongs to
+ * the media it was loaded as, and castd closes it once that media has left the device (another
+ * load, or the session ended). castd closes the descriptors of handles no call took when the
+ * connection closes, and closes a connection that sends no request for 120 s.
+ */
+struct  Castd__V1__FileHandover
+{
+  ProtobufCMessage base;
+  /*
+   * The file's name (its last path component, or "" if unknown), one per descriptor: castd
+   * takes a content type from its extension when the first bytes do not say, and a title
+   * when the caller gives none. castd is never told the path.
+   */
+  size_t n_names;
+  char **names;
+};
+#define CASTD__V1__FILE_HANDOVER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&castd__v1__file_handover__descriptor) \
+    , 0,NULL }
+
+
+struct  Castd__V1__FileHandoverResponse
+{
+  ProtobufCMessage base;
+  /*
+   * One handle per descriptor, in order, when status is OK; none otherwise.
+   */
+  size_t n_handles;
+  char **handles;
+  Castd__V1__Status *status;
+};
+#define CASTD__V1__FILE_HANDOVER_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&castd__v1__file_handover_response__descriptor) \
+    , 0,NULL, NULL }
+
+
 /* Castd__V1__Frame methods */
 void   castd__v1__frame__init
                      (Castd__V1__Frame         *message);
@@ -273,6 +333,44 @@ Castd__V1__DeviceError *
 void   castd__v1__device_error__free_unpacked
                      (Castd__V1__DeviceError *message,
                       ProtobufCAllocator *allocator);
+/* Castd__V1__FileHandover methods */
+void   castd__v1__file_handover__init
+                     (Castd__V1__FileHandover         *message);
+size_t castd__v1__file_handover__get_packed_size
+                     (const Castd__V1__FileHandover   *message);
+size_t castd__v1__file_handover__pack
+                     (const Castd__V1__FileHandover   *message,
+                      uint8_t             *out);
+size_t castd__v1__file_handover__pack_to_buffer
+                     (const Castd__V1__FileHandover   *message,
+                      ProtobufCBuffer     *buffer);
+Castd__V1__FileHandover *
+       castd__v1__file_handover__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   castd__v1__file_handover__free_unpacked
+                     (Castd__V1__FileHandover *message,
+                      ProtobufCAllocator *allocator);
+/* Castd__V1__FileHandoverResponse methods */
+void   castd__v1__file_handover_response__init
+                     (Castd__V1__FileHandoverResponse         *message);
+size_t castd__v1__file_handover_response__get_packed_size
+                     (const Castd__V1__FileHandoverResponse   *message);
+size_t castd__v1__file_handover_response__pack
+                     (const Castd__V1__FileHandoverResponse   *message,
+                      uint8_t             *out);
+size_t castd__v1__file_handover_response__pack_to_buffer
+                     (const Castd__V1__FileHandoverResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Castd__V1__FileHandoverResponse *
+       castd__v1__file_handover_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   castd__v1__file_handover_response__free_unpacked
+                     (Castd__V1__FileHandoverResponse *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Castd__V1__Frame_Closure)
@@ -290,6 +388,12 @@ typedef void (*Castd__V1__Status_Closure)
 typedef void (*Castd__V1__DeviceError_Closure)
                  (const Castd__V1__DeviceError *message,
                   void *closure_data);
+typedef void (*Castd__V1__FileHandover_Closure)
+                 (const Castd__V1__FileHandover *message,
+                  void *closure_data);
+typedef void (*Castd__V1__FileHandoverResponse_Closure)
+                 (const Castd__V1__FileHandoverResponse *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -302,6 +406,8 @@ extern const ProtobufCMessageDescriptor castd__v1__call_start__descriptor;
 extern const ProtobufCMessageDescriptor castd__v1__cancel__descriptor;
 extern const ProtobufCMessageDescriptor castd__v1__status__descriptor;
 extern const ProtobufCMessageDescriptor castd__v1__device_error__descriptor;
+extern const ProtobufCMessageDescriptor castd__v1__file_handover__descriptor;
+extern const ProtobufCMessageDescriptor castd__v1__file_handover_response__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -576,7 +576,7 @@ class LogRecord(_message.Message):
     def __init__(self, sequence: _Optional[int] = ..., time_ms: _Optional[int] = ..., level: _Optional[_Union[LogLevel, str]] = ..., subsystem: _Optional[str] = ..., message: _Optional[str] = ..., fields: _Optional[_Mapping[str, str]] = ..., dropped_before: _Optional[int] = ...) -> None: ...
 
 class MediaInformation(_message.Message):
-    __slots__ = ["break_clips", "breaks", "content_id", "content_type", "content_url", "custom_data_json", "duration", "entity", "extra_json", "metadata", "stream_type", "text_track_style", "tracks"]
+    __slots__ = ["break_clips", "breaks", "content_id", "content_type", "content_url", "custom_data_json", "duration", "entity", "extra_json", "file", "metadata", "stream_type", "text_track_style", "tracks"]
     BREAKS_FIELD_NUMBER: _ClassVar[int]
     BREAK_CLIPS_FIELD_NUMBER: _ClassVar[int]
     CONTENT_ID_FIELD_NUMBER: _ClassVar[int]
@@ -586,6 +586,7 @@ class MediaInformation(_message.Message):
     DURATION_FIELD_NUMBER: _ClassVar[int]
     ENTITY_FIELD_NUMBER: _ClassVar[int]
     EXTRA_JSON_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     STREAM_TYPE_FIELD_NUMBER: _ClassVar[int]
     TEXT_TRACK_STYLE_FIELD_NUMBER: _ClassVar[int]
@@ -599,11 +600,12 @@ class MediaInformation(_message.Message):
     duration: float
     entity: str
     extra_json: str
+    file: str
     metadata: MediaMetadata
     stream_type: StreamType
     text_track_style: TextTrackStyle
     tracks: _containers.RepeatedCompositeFieldContainer[MediaTrack]
-    def __init__(self, content_id: _Optional[str] = ..., content_url: _Optional[str] = ..., content_type: _Optional[str] = ..., stream_type: _Optional[_Union[StreamType, str]] = ..., duration: _Optional[float] = ..., metadata: _Optional[_Union[MediaMetadata, _Mapping]] = ..., custom_data_json: _Optional[str] = ..., entity: _Optional[str] = ..., tracks: _Optional[_Iterable[_Union[MediaTrack, _Mapping]]] = ..., text_track_style: _Optional[_Union[TextTrackStyle, _Mapping]] = ..., breaks: _Optional[_Iterable[_Union[AdBreak, _Mapping]]] = ..., break_clips: _Optional[_Iterable[_Union[AdBreakClip, _Mapping]]] = ..., extra_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, content_id: _Optional[str] = ..., content_url: _Optional[str] = ..., content_type: _Optional[str] = ..., stream_type: _Optional[_Union[StreamType, str]] = ..., duration: _Optional[float] = ..., metadata: _Optional[_Union[MediaMetadata, _Mapping]] = ..., custom_data_json: _Optional[str] = ..., entity: _Optional[str] = ..., tracks: _Optional[_Iterable[_Union[MediaTrack, _Mapping]]] = ..., text_track_style: _Optional[_Union[TextTrackStyle, _Mapping]] = ..., breaks: _Optional[_Iterable[_Union[AdBreak, _Mapping]]] = ..., break_clips: _Optional[_Iterable[_Union[AdBreakClip, _Mapping]]] = ..., extra_json: _Optional[str] = ..., file: _Optional[str] = ...) -> None: ...
 
 class MediaMetadata(_message.Message):
     __slots__ = ["album_artist", "album_name", "artist", "composer", "creation_date_time", "disc_number", "episode", "extra_json", "height", "images", "latitude", "location", "longitude", "metadata_type", "original_air_date", "release_date", "season", "series_title", "studio", "subtitle", "title", "track_number", "width"]

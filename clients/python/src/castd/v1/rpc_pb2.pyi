@@ -1,7 +1,8 @@
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Mapping as _Mapping, Optional as _Optional, Union as _Union
+from typing import ClassVar as _ClassVar, Iterable as _Iterable, Mapping as _Mapping, Optional as _Optional, Union as _Union
 
 ABORTED: Code
 ALREADY_EXISTS: Code
@@ -45,6 +46,20 @@ class DeviceError(_message.Message):
     reason: str
     type: str
     def __init__(self, type: _Optional[str] = ..., reason: _Optional[str] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class FileHandover(_message.Message):
+    __slots__ = ["names"]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FileHandoverResponse(_message.Message):
+    __slots__ = ["handles", "status"]
+    HANDLES_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    handles: _containers.RepeatedScalarFieldContainer[str]
+    status: Status
+    def __init__(self, handles: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[Status, _Mapping]] = ...) -> None: ...
 
 class Frame(_message.Message):
     __slots__ = ["call_id", "cancel", "message", "start", "status"]
