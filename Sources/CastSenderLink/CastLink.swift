@@ -71,6 +71,9 @@ public final class CastLink: Sendable {
     public let host: String
     public let port: Int
     public let senderID: String
+    /// This end's IP address on the connection: the address the device reaches castd at (on
+    /// a machine with several interfaces, the one its route to the device uses).
+    public let localAddress: String?
     let configuration: CastLinkConfiguration
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
     let allocator: ByteBufferAllocator
@@ -112,6 +115,7 @@ public final class CastLink: Sendable {
         self.host = host
         self.port = port
         self.senderID = configuration.senderID
+        self.localAddress = channel.localAddress?.ipAddress
         self.configuration = configuration
         self.outbound = outbound
         self.allocator = channel.allocator

@@ -4,6 +4,7 @@ import CastDiscovery
 import CastdAPI
 import CastdLogging
 import CastdHandlers
+import CastdMediaServer
 import CastdServer
 import Foundation
 import Logging
@@ -67,6 +68,7 @@ public struct CastdDaemon: Sendable {
     /// Files clients handed castd over its files socket, not yet closed.
     public let files: HandedFiles
     let filesService: FilesService
+    let servedFilesService: ServedFilesService
 
     /// Builds the daemon; nothing runs until `run`. Throws when a trust root cannot be read.
     /// `tuneServer` changes server settings that are not configuration (grace periods, refusal
@@ -108,10 +110,16 @@ public struct CastdDaemon: Sendable {
         service.appAnswerDeadline = options.appAnswerDeadline
         let files = HandedFiles()
         self.files = files
-        service.files = files
+        var media = MediaServerConfiguration()
+        media.port = settings.httpPort
+        let mediaServer = MediaServer(configuration: media, logger: logger(CastdSubsystem.media))
+        let served = ServedFiles(
+            server: mediaServer, files: files, fixedAddress: settings.httpAddress, logger: logger(CastdSubsystem.media))
+        service.served = served
+        servedFilesService = ServedFilesService(store: store, served: served, server: mediaServer)
         filesService = FilesService(
             path: FileHandoverServer.path(forSocket: socketPath), activated: options.activatedFilesSocket,
-            policy: settings.access, files: files, logger: logger(CastdSubsystem.rpc))
+            policy: settings.access, files: files, logger: logger(CastdSubsystem.media))
 
         let target: CastdListenTarget =
             if let activated = options.activatedSocket {
@@ -157,6 +165,7 @@ public struct CastdDaemon: Sendable {
             .init(service: RegistryService(registry: registry)),
             .init(service: server),
             .init(service: filesService),
+            .init(service: servedFilesService),
             // Last, so it hears of the shutdown first and says STOPPING=1 at once.
             .init(service: status),
         ]

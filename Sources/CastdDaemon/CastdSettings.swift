@@ -45,6 +45,11 @@ public struct CastdSettings: Sendable {
     public var logFilters: [(pattern: String, level: String)]
     /// What sessions start when clients do not say (`[launch]`).
     public var launch = LaunchDefaults()
+    /// Where castd's media server listens for devices fetching local files (`[http]`): nil,
+    /// the address castd reaches each device from.
+    public var httpAddress: String?
+    /// Its port: nil, one ephemeral port for castd's lifetime.
+    public var httpPort: Int?
     /// Things worth a log line once castd's logging is up (a default group that does not exist).
     public var notes: [String] = []
 
@@ -164,6 +169,14 @@ public struct CastdSettings: Sendable {
             frameTimeout: frameSeconds == 0 ? nil : .seconds(frameSeconds),
             logLevel: string(.logLevel) ?? "info", logFilters: logFilters)
         settings.notes = notes
+        if let address = string(.httpAddress), !address.isEmpty {
+            guard IPAddressText.isLiteral(address) else {
+                throw error(.httpAddress, "'\(address)' is not an IP address: give one such as 192.168.1.10")
+            }
+            settings.httpAddress = address
+        }
+        let port = integer(.httpPort, 0)
+        settings.httpPort = port == 0 ? nil : port
         settings.launch = try launchDefaults(
             string: string,
             bool: { key in
@@ -255,5 +268,13 @@ public enum GroupLookup {
         var buffer = [CChar](repeating: 0, count: 16384)
         guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, let found = result else { return nil }
         return String(cString: found.pointee.gr_name)
+    }
+}
+
+/// Whether text is an IPv4 or IPv6 address as written (no names: castd resolves none here).
+enum IPAddressText {
+    static func isLiteral(_ text: String) -> Bool {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, text, &bytes) == 1 || inet_pton(AF_INET6, text, &bytes) == 1
     }
 }

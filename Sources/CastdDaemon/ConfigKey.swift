@@ -25,6 +25,8 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
     case launchAndroidTV
     case launchIfRunning
     case launchFilterDevices
+    case httpAddress
+    case httpPort
 
     /// Where the key lives in castd.toml: table names, then the key.
     public var path: [String] {
@@ -52,6 +54,8 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .launchAndroidTV: ["launch", "android_tv"]
         case .launchIfRunning: ["launch", "if_running"]
         case .launchFilterDevices: ["launch", "filter_devices"]
+        case .httpAddress: ["http", "address"]
+        case .httpPort: ["http", "port"]
         }
     }
 
@@ -84,6 +88,8 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
         case .launchAndroidTV: "--[no-]launch-android-tv"
         case .launchIfRunning: "--launch-if-running"
         case .launchFilterDevices: "--[no-]launch-filter-devices"
+        case .httpAddress: "--http-address"
+        case .httpPort: "--http-port"
         }
     }
 
@@ -98,7 +104,10 @@ public enum ConfigKey: String, CaseIterable, Sendable, Hashable {
 
     public var kind: Kind {
         switch self {
-        case .socket, .stateDirectory, .deviceAuth, .logLevel, .launchAppID, .launchLanguage, .launchIfRunning: .string
+        case .socket, .stateDirectory, .deviceAuth, .logLevel, .launchAppID, .launchLanguage, .launchIfRunning,
+            .httpAddress:
+            .string
+        case .httpPort: .integer(0...65535)
         case .discovery, .launchAndroidTV, .launchFilterDevices: .bool
         case .devices, .trustRoots, .controlGroups, .readGroups: .strings
         case .maxFrameBytes: .integer(1024...(64 << 20))

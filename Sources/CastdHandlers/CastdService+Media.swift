@@ -8,8 +8,8 @@ import CastdAPI
 /// the media status.
 extension CastdService {
     static func registerMedia(_ router: inout CastdRouter) {
-        router.unary(CastdMethods.load) { service, request, _ in
-            return try await service.media(.load(request), on: request.device)
+        router.unary(CastdMethods.load) { service, request, context in
+            return try await service.load(request, peer: context.peer)
         }
         router.unary(CastdMethods.play) { service, request, _ in try await service.media(.play, on: request.device) }
         router.unary(CastdMethods.pause) { service, request, _ in try await service.media(.pause, on: request.device) }

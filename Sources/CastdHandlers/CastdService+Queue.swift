@@ -6,11 +6,11 @@ import CastdAPI
 /// previous, repeat mode, items' fields).
 extension CastdService {
     static func registerQueue(_ router: inout CastdRouter) {
-        router.unary(CastdMethods.queueLoad) { service, request, _ in
-            return try await service.media(.queueLoad(request), on: request.device)
+        router.unary(CastdMethods.queueLoad) { service, request, context in
+            return try await service.queueLoad(request, peer: context.peer)
         }
-        router.unary(CastdMethods.queueInsert) { service, request, _ in
-            return try await service.media(.queueInsert(request), on: request.device)
+        router.unary(CastdMethods.queueInsert) { service, request, context in
+            return try await service.queueInsert(request, peer: context.peer)
         }
         router.unary(CastdMethods.queueRemove) { service, request, _ in
             return try await service.media(.queueRemove(itemIDs: request.itemIds), on: request.device)

@@ -43,8 +43,9 @@ public struct CastdService: CastdCallHandler {
     /// among the links read calls may be opening included; a device that has not answered by
     /// then is left out.
     public var appAnswerDeadline: Duration = .seconds(5)
-    /// Files handed over the files socket, which a load takes by handle.
-    public var files = HandedFiles()
+    /// The files castd serves to devices (a load that names a handed-over file); nil: castd
+    /// serves none, and such a load fails.
+    public var served: ServedFiles?
 
     public init(registry: DeviceRegistry, store: CastdStateStore, facts: DaemonFacts, logs: CastdLogs? = nil) {
         self.registry = registry

@@ -32,10 +32,13 @@ public enum CastdSubsystem {
     public static let castMedia = "CastMedia"
     /// The saved sessions castd rejoins after a restart.
     public static let state = "State"
+    /// The files clients hand castd, and the media server devices fetch them from.
+    public static let media = "Media"
 
     /// Every subsystem, in the order `castc log-level` lists them.
     public static let all = [
         castd, config, rpc, access, discovery, castDevice, castChannel, castAuth, castSession, castMedia, state,
+        media,
     ]
 }
 

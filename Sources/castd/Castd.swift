@@ -234,6 +234,20 @@ struct Castd: AsyncParsableCommand {
             valueName: "count"))
     var maxMDNSServicesPerHost: Int?
 
+    @Option(
+        name: .customLong("http-address"),
+        help: ArgumentHelp(
+            "The address castd's media server offers devices for your local files (default: the address castd reaches each device from). [http.address]",
+            valueName: "ip"))
+    var httpAddress: String?
+
+    @Option(
+        name: .customLong("http-port"),
+        help: ArgumentHelp(
+            "The media server's TCP port, for a firewall rule (default 0: one free port, kept while castd runs). [http.port]",
+            valueName: "port"))
+    var httpPort: Int?
+
     /// The flags, as a configuration layer over the file's.
     var flagLayer: ConfigLayer {
         var layer = ConfigLayer()
@@ -262,6 +276,8 @@ struct Castd: AsyncParsableCommand {
         set(.launchAndroidTV, launchAndroidTV.map(ConfigValue.bool))
         set(.launchIfRunning, launchIfRunning.map(ConfigValue.string))
         set(.launchFilterDevices, launchFilterDevices.map(ConfigValue.bool))
+        set(.httpAddress, httpAddress.map(ConfigValue.string))
+        set(.httpPort, httpPort.map(ConfigValue.integer))
         if !logFilters.isEmpty {
             // PATTERN=LEVEL; the level follows the last "=". Checked with the rest below.
             set(
@@ -457,6 +473,8 @@ extension Castd {
         line("launch.android_tv", "\(launch.options.androidTv)")
         line("launch.if_running", launch.relaunch ? "relaunch" : "join")
         line("launch.filter_devices", "\(launch.filterDevices)")
+        line("http.address", settings.httpAddress ?? "(the address castd reaches each device from)")
+        line("http.port", settings.httpPort.map(String.init) ?? "0 (one free port, kept while castd runs)")
         for note in settings.notes { lines.append("note: \(note)") }
         return lines.joined(separator: "\n")
     }

@@ -5,22 +5,29 @@ import CastClient
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct LoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Play media from a URL on a device.",
+        abstract: "Play media from a URL, or a file on this machine, on a device.",
         usage: GlobalOptions.usage(
             "load",
-            "<url> [--content-type <type>] [--title <title>]",
+            "<url-or-file> [--content-type <type>] [--title <title>]",
             "[--stream-type <type>] [--start <position>] [--no-autoplay]",
             "[--subtitles <url> ...] [--image <url> ...]",
             "[--ad-break <ad> ...] [<other options>]"
         ),
         discussion: """
-            The device fetches the URL itself, so it must be reachable from the device (a local \
-            file is not). Without a session, castd starts the Default Media Receiver first. The \
-            content type is guessed from the URL's extension (.mp4, .m3u8, .mp3, …) unless given.
+            The device fetches a URL itself, so it must be reachable from the device. A file on \
+            this machine (a path, or a file:// URL) is opened by castc with your permissions and \
+            handed to castd, which serves it to the device from its own address; castd never \
+            opens the path. A file castc cannot open exits 66. Without a session, castd starts \
+            the Default Media Receiver first. The content type is guessed from the URL's \
+            extension (.mp4, .m3u8, .mp3, …), or from a file's first bytes, unless given; a \
+            file's title is its name unless --title gives one.
 
             Metadata (title, artist, poster images, …) shows on the device and in `castc \
             status`. Its kind follows from the fields given (--series: a TV show; --album: a \
@@ -40,6 +47,7 @@ struct LoadCommand: MediaStatusCommand {
 
             Examples:
               castc load https://example.com/movie.mp4
+              castc load ./holiday.mp4
               castc load https://example.com/live.m3u8 --stream-type live --title "News"
               castc load http://192.168.1.5:8000/song.flac --start 1:30 --no-autoplay
               castc load https://example.com/s01e02.mp4 --series "The Show" --season 1 \\
@@ -75,7 +83,10 @@ struct LoadCommand: MediaStatusCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The media's URL (http, https or another scheme the device knows).", valueName: "url"))
+    @Argument(
+        help: ArgumentHelp(
+            "The media's URL (http, https or another scheme the device knows), or a file on this machine.",
+            valueName: "url-or-file"))
     var url: String
 
     @Option(
@@ -147,7 +158,7 @@ struct LoadCommand: MediaStatusCommand {
     var entity: String?
 
     func validate() throws {
-        try MediaURL.validate(url)
+        if !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
         if let contentType { try MediaURL.validateContentType(contentType) }
         if let customData { try JSONArgument.validateObject(customData, option: "--custom-data") }
         if credentialsType != nil, credentials == nil {
@@ -178,9 +189,10 @@ struct LoadCommand: MediaStatusCommand {
 
     /// The media to send.
     var media: CastdMediaInformation {
+        let local = LocalMedia.isLocal(url)
         var media = CastdMediaInformation(
-            url: url,
-            contentType: contentType ?? MediaURL.guessContentType(url) ?? "",
+            url: local ? "" : url,
+            contentType: contentType ?? (local ? nil : MediaURL.guessContentType(url)) ?? "",
             streamType: streamType?.castd ?? .unspecified
         )
         if let metadata = metadata.metadata { media.metadata = metadata }
@@ -193,7 +205,20 @@ struct LoadCommand: MediaStatusCommand {
         return media
     }
 
-    /// The Load call castc makes.
+    func run() async throws {
+        guard LocalMedia.isLocal(url) else { return try options.printMedia(try await options.send(call())) }
+        let file = try LocalMedia.open(url)
+        defer { close(file.descriptor) }
+        // Open until castd has answered the load: it lets go of handles no call took.
+        let handover = try CastdFileHandover.connect(socketPath: options.socket)
+        var call = call()
+        call.request.media.file = try handover.handOver([(file.descriptor, file.name)])[0]
+        let status = try await options.send(call)
+        withExtendedLifetime(handover) {}
+        try options.printMedia(status)
+    }
+
+    /// The Load call castc makes (for a local file, without the handle castd gives it).
     func call() -> CastcCall<CastdLoadRequest, CastdMediaStatus> {
         var request = CastdLoadRequest()
         request.device = options.deviceSelector

@@ -1,0 +1,78 @@
+import CastDevices
+import CastdAPI
+import CastdMediaServer
+import CastdServer
+
+/// Loads that name handed-over files (`media.file`, rpc.proto "The files socket"): each file is
+/// taken by its handle, served by castd's media server at the address the device reaches castd
+/// at, and loaded by that URL. What the device took stays served (`ServedFiles`); what it did
+/// not is revoked at once.
+extension CastdService {
+    /// Load, QueueLoad and QueueInsert, with their files served. A Load or QueueLoad replaces
+    /// the device's media, so the files served for what it played before are let go.
+    func load(_ request: Castd_V1_LoadRequest, peer: PeerCredentials?) async throws -> CastdMediaStatus {
+        var request = request
+        return try await servingFiles(on: request.device, peer: peer, replacing: true) { serve in
+            try await serve(&request.media)
+            return .load(request)
+        }
+    }
+
+    func queueLoad(_ request: Castd_V1_QueueLoadRequest, peer: PeerCredentials?) async throws -> CastdMediaStatus {
+        var request = request
+        return try await servingFiles(on: request.device, peer: peer, replacing: true) { serve in
+            for index in request.items.indices { try await serve(&request.items[index].media) }
+            return .queueLoad(request)
+        }
+    }
+
+    func queueInsert(_ request: Castd_V1_QueueInsertRequest, peer: PeerCredentials?) async throws -> CastdMediaStatus
+    {
+        var request = request
+        return try await servingFiles(on: request.device, peer: peer, replacing: false) { serve in
+            for index in request.items.indices { try await serve(&request.items[index].media) }
+            return .queueInsert(request)
+        }
+    }
+
+    /// Runs the media call `make` builds on the device `selector` names; `make` passes each
+    /// media of its request through `serve`, which serves a named file and rewrites it to the
+    /// file's URL.
+    private func servingFiles(
+        on selector: String, peer: PeerCredentials?, replacing: Bool,
+        _ make: ((inout CastdMediaInformation) async throws -> Void) async throws -> MediaCall
+    ) async throws -> CastdMediaStatus {
+        let device = try await registry.sessionController(for: selector)
+        var tokens: [MediaToken] = []
+        var address: String?
+        let served = self.served
+        let call: MediaCall
+        do {
+            call = try await make { media in
+                guard !media.file.isEmpty else { return }
+                guard let served else {
+                    throw CastdError(.failedPrecondition, "this castd serves no files (it runs without a media server)")
+                }
+                guard let peer else {
+                    throw CastdError(.failedPrecondition, "files can be loaded only by a client of castd's socket")
+                }
+                if address == nil { address = try await served.fixedAddress ?? device.localAddress() }
+                guard let address else {
+                    throw CastdError(.unavailable, "castd cannot tell which of its addresses \(device.id) reaches")
+                }
+                tokens.append(try await served.serve(&media, uid: peer.uid, address: address))
+            }
+        } catch {
+            served?.revoke(tokens)
+            throw error
+        }
+        do {
+            let status = try await device.media(call)
+            if replacing || !tokens.isEmpty { served?.adopt(tokens, deviceID: device.id, replacing: replacing) }
+            return status
+        } catch {
+            served?.revoke(tokens)
+            throw error
+        }
+    }
+}
