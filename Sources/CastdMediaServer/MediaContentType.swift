@@ -23,7 +23,7 @@ public enum MediaContentType {
             return ebmlDocType(head) == "webm" ? "video/webm" : "video/x-matroska"
         }
         if starts("fLaC") { return "audio/flac" }
-        if starts("OggS") { return contains(head, "\u{80}theora") ? "video/ogg" : "audio/ogg" }
+        if starts("OggS") { return contains(head, [0x80] + Array("theora".utf8)) ? "video/ogg" : "audio/ogg" }
         if starts("RIFF") && starts("WAVE", at: 8) { return "audio/wav" }
         if starts("ID3") { return "audio/mpeg" }
         if head.count >= 3 && head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF { return "image/jpeg" }
@@ -93,8 +93,7 @@ public enum MediaContentType {
         return [0x20, 0x09, 0x0A, 0x0D].contains(body[6])
     }
 
-    private static func contains(_ head: [UInt8], _ needle: String) -> Bool {
-        let bytes = Array(needle.utf8)
+    private static func contains(_ head: [UInt8], _ bytes: [UInt8]) -> Bool {
         guard head.count >= bytes.count else { return false }
         return (0...head.count - bytes.count).contains { head[$0..<$0 + bytes.count].elementsEqual(bytes) }
     }

@@ -242,13 +242,13 @@ enum PythonClients {
         print("%.3f" % (time.monotonic() - start))
         """
 
-    /// Starts a download with a small receive buffer, says "started" once the head is in, waits
-    /// for the file `go` to exist, then reads to the end and checks the body against `expected`.
+    /// Starts a download, says "started" once the head is in (the unread rest holds the
+    /// server's response in flight: its receive window stays small), waits for the file `go` to exist, then reads to the end and checks the body against `expected`.
     /// Arguments: port, path, go, expected.
     static let holdThenRead =
         prelude + """
         port, path, go, expected = int(sys.argv[1]), sys.argv[2], sys.argv[3], open(sys.argv[4], "rb").read()
-        s = connect(port, rcvbuf=16384)
+        s = connect(port)
         s.sendall(("GET %s HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n" % path).encode())
         head, body = read_head(s)
         assert head.startswith("HTTP/1.1 200"), head
