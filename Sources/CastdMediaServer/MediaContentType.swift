@@ -54,7 +54,9 @@ public enum MediaContentType {
         guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return nil }
         let ext = last[last.index(after: dot)...]
         guard (1...8).contains(ext.utf8.count),
-            ext.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            ext.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { return nil }
         return ext.lowercased()
     }

@@ -181,7 +181,8 @@ final class MediaRequestHandler: ChannelInboundHandler {
         var headers = headers
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         responding = true
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil)
     }
 

@@ -128,7 +128,8 @@ public final class MediaServer: Sendable {
             }
         if case .v6 = socketAddress {
             // "::" takes this port on IPv6 alone: "0.0.0.0" may take it too.
-            bootstrap = bootstrap.serverChannelOption(ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 1)
+            bootstrap = bootstrap.serverChannelOption(
+                ChannelOptions.Types.SocketOption(level: .ipv6, name: .ipv6_v6only), value: 1)
         }
         return try await bootstrap.bind(to: socketAddress).get()
     }
@@ -241,7 +242,8 @@ private final class RefusingHandler: ChannelInboundHandler {
     private func refuse(_ context: ChannelHandlerContext) {
         guard !refused else { return }
         refused = true
-        let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        let answer =
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: answer))).whenComplete { _ in
             channel.close(promise: nil)

@@ -11,7 +11,8 @@ import Testing
             let (path, _) = try makeRandomFile(fixture.directory, size: 64 * 1024)
             let token = try fixture.publish(path)
             let result = try await python(
-                PythonClients.keepAlive, ["\(fixture.port)", try fixture.path(token), path], directory: fixture.directory)
+                PythonClients.keepAlive, ["\(fixture.port)", try fixture.path(token), path],
+                directory: fixture.directory)
             expectSuccess(result)
         }
     }

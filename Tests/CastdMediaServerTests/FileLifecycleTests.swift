@@ -117,7 +117,9 @@ import Testing
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             let token = server.publish(descriptor: descriptor, name: "big.mp4", contentType: nil)
             let url = try #require(server.url(for: token, host: "127.0.0.1"))
-            let download = Task { try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--limit-rate", "1M", url]) }
+            let download = Task {
+                try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--limit-rate", "1M", url])
+            }
             try await eventually("the download to start") { server.connectionCount == 1 }
             await server.shutdown()
             #expect(server.connectionCount == 0 && server.publishedCount == 0)

@@ -59,12 +59,16 @@ func withMediaServer<T>(
 
 /// A file of `size` random bytes at `directory/name`; its bytes.
 @discardableResult
-func makeRandomFile(_ directory: String, _ name: String = "media.bin", size: Int) throws -> (path: String, bytes: [UInt8]) {
+func makeRandomFile(_ directory: String, _ name: String = "media.bin", size: Int) throws -> (
+    path: String, bytes: [UInt8]
+) {
     var generator = SystemRandomNumberGenerator()
     var bytes = [UInt8](repeating: 0, count: size)
     bytes.withUnsafeMutableBytes { raw in
         let words = raw.count / 8
-        for index in 0..<words { raw.storeBytes(of: generator.next() as UInt64, toByteOffset: index * 8, as: UInt64.self) }
+        for index in 0..<words {
+            raw.storeBytes(of: generator.next() as UInt64, toByteOffset: index * 8, as: UInt64.self)
+        }
         for index in (words * 8)..<raw.count { raw[index] = UInt8.random(in: 0...255, using: &generator) }
     }
     let path = directory + "/" + name

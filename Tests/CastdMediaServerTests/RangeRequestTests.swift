@@ -22,7 +22,8 @@ import Testing
             for item in cases {
                 let response = try await curl(url, ["-H", "Range: \(item.range)"], directory: fixture.directory)
                 #expect(response.status == 206, "\(item.range): \(response)")
-                #expect(response.headers["content-range"] == "bytes \(item.first)-\(item.last)/\(size)", "\(item.range)")
+                #expect(
+                    response.headers["content-range"] == "bytes \(item.first)-\(item.last)/\(size)", "\(item.range)")
                 #expect(response.headers["content-length"] == "\(item.last - item.first + 1)", "\(item.range)")
                 #expect(response.body == Array(bytes[item.first...item.last]), "\(item.range)")
                 #expect(response.headers["accept-ranges"] == "bytes")
@@ -35,7 +36,9 @@ import Testing
             let (path, bytes) = try makeRandomFile(fixture.directory, size: 2 * 1024 * 1024 + 3)
             let url = try fixture.url(try fixture.publish(path))
             // No Range, a malformed one, several ranges: the whole file with 200 (RFC 9110 §14.2).
-            for extra in [[], ["-H", "Range: bytes=9-1"], ["-H", "Range: bytes=0-1,5-9"], ["-H", "Range: pages=1-2"]] {
+            for extra in [
+                [], ["-H", "Range: bytes=9-1"], ["-H", "Range: bytes=0-1,5-9"], ["-H", "Range: pages=1-2"],
+            ] {
                 let response = try await curl(url, extra, directory: fixture.directory)
                 #expect(response.status == 200, "\(extra): \(response)")
                 #expect(response.headers["content-length"] == "\(bytes.count)")
@@ -73,7 +76,8 @@ import Testing
             }
             // An empty file has no satisfiable range, and a whole body of nothing.
             let empty = try fixture.publish(try makeSparseFile(fixture.directory, "empty", size: 0))
-            let ranged = try await curl(try fixture.url(empty), ["-H", "Range: bytes=0-"], directory: fixture.directory)
+            let ranged = try await curl(
+                try fixture.url(empty), ["-H", "Range: bytes=0-"], directory: fixture.directory)
             #expect(ranged.status == 416 && ranged.headers["content-range"] == "bytes */0")
             let whole = try await curl(try fixture.url(empty), [], directory: fixture.directory)
             #expect(whole.status == 200 && whole.headers["content-length"] == "0" && whole.body.isEmpty)
