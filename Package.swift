@@ -178,6 +178,19 @@ let package = Package(
             ]
         ),
 
+        // MARK: media: serves a user's local files to Cast devices over HTTP (a module of its own,
+        // wired into castd separately; see Sources/CastdMediaServer/MediaServer.swift)
+        .target(
+            name: "CastdMediaServer",
+            dependencies: [
+                "CastdSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: clients
         .target(
             name: "CastClient",
@@ -484,6 +497,13 @@ let package = Package(
             dependencies: [
                 "castd-bench", "CastClient", "CastdAPI", "CastEmulator", "CastTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "CastdMediaServerTests",
+            dependencies: [
+                "CastdMediaServer", "CastTestSupport", "CastdSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],
