@@ -131,6 +131,7 @@ let package = Package(
                 "CastdServer",
                 "CastDevices",
                 "CastdLogging",
+                "CastdMediaServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -141,6 +142,7 @@ let package = Package(
             dependencies: [
                 "CastdServer",
                 "CastdHandlers",
+                "CastdMediaServer",
                 "CastDevices",
                 "CastSenderLink",
                 "CastDiscovery",

@@ -26,8 +26,7 @@ extension CastdService {
         }
     }
 
-    func queueInsert(_ request: Castd_V1_QueueInsertRequest, peer: PeerCredentials?) async throws -> CastdMediaStatus
-    {
+    func queueInsert(_ request: Castd_V1_QueueInsertRequest, peer: PeerCredentials?) async throws -> CastdMediaStatus {
         var request = request
         return try await servingFiles(on: request.device, peer: peer, replacing: false) { serve in
             for index in request.items.indices { try await serve(&request.items[index].media) }
@@ -56,7 +55,13 @@ extension CastdService {
                 guard let peer else {
                     throw CastdError(.failedPrecondition, "files can be loaded only by a client of castd's socket")
                 }
-                if address == nil { address = try await served.fixedAddress ?? device.localAddress() }
+                if address == nil {
+                    if let fixed = served.fixedAddress {
+                        address = fixed
+                    } else {
+                        address = try await device.localAddress()
+                    }
+                }
                 guard let address else {
                     throw CastdError(.unavailable, "castd cannot tell which of its addresses \(device.id) reaches")
                 }

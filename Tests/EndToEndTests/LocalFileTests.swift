@@ -33,7 +33,7 @@ extension SystemServiceTests {
     static func fetch(_ url: String, range: String? = nil, to file: String) async throws -> Int {
         var arguments = ["-s", "-o", file, "-w", "%{http_code}", "--max-time", "20"]
         if let range { arguments += ["-H", "Range: bytes=\(range)"] }
-        let result = try await run("curl", arguments + [url])
+        let result = try await run("/usr/bin/curl", arguments + [url])
         return Int(result.stdout) ?? -1
     }
 
