@@ -18,9 +18,9 @@ demo=(avahi-daemon avahi-utils dbus libavahi-client-dev libsystemd-dev systemd)
 # Testing, besides: protoc and protoc-c (scripts/generate-protos.sh --check), iproute2 (the LAN of
 # network namespaces), gcc, make, pkg-config, libprotobuf-c and valgrind (clients/c), python3-venv
 # (clients/python and the pychromecast interop), playerctl (cast-mpris; dbus-daemon and
-# dbus-monitor come with dbus).
+# dbus-monitor come with dbus), curl (an HTTP client independent of castd, for its media server).
 test=("${demo[@]}" protobuf-compiler protobuf-c-compiler libprotobuf-c-dev iproute2 pkg-config make gcc
-    valgrind python3-venv playerctl)
+    valgrind python3-venv playerctl curl)
 
 list=false
 if [ "${1:-}" = "--list" ]; then

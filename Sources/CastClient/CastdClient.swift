@@ -111,15 +111,7 @@ public final class CastdClient: Sendable {
     /// Returns once the connection is closed and SwiftNIO has let go of it.
     public func close() async {
         connection.shutdown(CastdError(.cancelled, "the connection to castd was closed by this client"))
-        guard let channel else { return }
-        try? await channel.close()
-        // NIO completes `close()` before it takes the pipeline apart, in a later turn of the
-        // channel's event loop; the close future completes in that turn. A process that exits as
-        // soon as `close()` returns (castc) would otherwise exit while the event loop still holds
-        // the channel, and LeakSanitizer reported its addresses as leaked (CI, once). One more
-        // turn after the close future: NIO has finished with the channel.
-        try? await channel.closeFuture.get()
-        try? await channel.eventLoop.submit {}.get()
+        await channel?.closeAndLetGo()
     }
 
     private static func open(socketPath: String?, maximumFrameLength: Int) async throws(CastdError) -> CastdClient {

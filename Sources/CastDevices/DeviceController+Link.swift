@@ -8,15 +8,9 @@ import Foundation
 extension DeviceController {
     // MARK: the link
 
-    /// The IP address the device reaches castd at: this end of its link, connecting first if
-    /// needed. Nil if the link's socket does not say.
-    public func localAddress() async throws -> String? {
-        try await link().localAddress
-    }
-
     /// The connected link, connecting first if needed. Fails with UNAVAILABLE if the device
     /// cannot be reached within the connect timeout.
-    func link() async throws -> CastLink {
+    package func link() async throws -> CastLink {
         switch keeper.phase {
         case .connected(let link):
             return link

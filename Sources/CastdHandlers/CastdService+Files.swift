@@ -59,7 +59,8 @@ extension CastdService {
                     if let fixed = served.fixedAddress {
                         address = fixed
                     } else {
-                        address = try await device.localAddress()
+                        // This end of the device's link: the address the device reaches.
+                        address = try await device.link().localAddress
                     }
                 }
                 guard let address else {
