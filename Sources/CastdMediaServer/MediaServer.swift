@@ -123,6 +123,11 @@ public final class MediaServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // FileRegions, not bytes in memory: keep a few chunks queued so the socket never waits for one.
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: 2 * MediaRequestHandler.chunkSize, high: 4 * MediaRequestHandler.chunkSize)
+            )
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel) }
             }

@@ -25,15 +25,15 @@ enum PythonClients {
             return head.decode(), rest
 
         def read_to_end(s):
-            data = b""
+            data = bytearray()
             try:
                 while True:
                     chunk = s.recv(65536)
                     if not chunk:
-                        return data, "eof"
+                        return bytes(data), "eof"
                     data += chunk
             except ConnectionResetError:
-                return data, "reset"
+                return bytes(data), "reset"
 
         """
 
