@@ -72,7 +72,8 @@ public final class MediaServer: Sendable {
     /// for reading) and closes it when the token is revoked (or the server shut down); each
     /// response works on a dup() of it, closed when the response ends.
     /// Without `contentType`, the type is sniffed from the file's first bytes, then from `name`'s
-    /// extension, else application/octet-stream.
+    /// extension, else application/octet-stream. After ``shutdown()`` the descriptor is closed at
+    /// once and the token serves nothing.
     public func publish(descriptor: Int32, name: String, contentType: String?) -> MediaToken {
         let type = contentType ?? Self.sniff(descriptor: descriptor, name: name) ?? "application/octet-stream"
         let token = library.publish(
