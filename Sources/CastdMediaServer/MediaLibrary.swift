@@ -35,12 +35,19 @@ final class MediaLibrary: Sendable {
     }
 
     private let entries = Locked<[MediaToken: Entry]>([:])
+    /// Set by ``revokeAll()`` (the server's shutdown): later publications are closed at once.
+    private let closed = Locked(false)
 
     func publish(descriptor: Int32, contentType: String, fileExtension: String?) -> MediaToken {
         let token = MediaToken.random()
-        entries.withLock {
-            $0[token] = Entry(descriptor: descriptor, contentType: contentType, fileExtension: fileExtension)
+        let accepted = closed.withLock { closed in
+            guard !closed else { return false }
+            entries.withLock {
+                $0[token] = Entry(descriptor: descriptor, contentType: contentType, fileExtension: fileExtension)
+            }
+            return true
         }
+        if !accepted { close(descriptor) }
         return token
     }
 
@@ -83,8 +90,9 @@ final class MediaLibrary: Sendable {
         }
     }
 
-    /// Revokes every token.
+    /// Revokes every token, and every one published later.
     func revokeAll() {
+        closed.withLock { $0 = true }
         entries.withLock { entries in
             for entry in entries.values { close(entry.descriptor) }
             entries.removeAll()

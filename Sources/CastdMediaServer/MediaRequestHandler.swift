@@ -25,6 +25,10 @@ final class MediaRequestHandler: ChannelInboundHandler {
     /// An answer whose head is written and whose end is not.
     var responding = false
     var keepAlive = true
+    /// HTTP/1.0 keep-alive: said in the answer, as HTTP/1.0 does not assume it.
+    var saysKeepAlive = false
+    /// An answer said `Connection: close`: requests pipelined behind it are not answered.
+    var closing = false
     /// The file body being sent.
     var stream: BodyStream?
     var pumping = false
@@ -57,6 +61,7 @@ final class MediaRequestHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             requestInProgress = true
+            guard !closing else { return }
             respond(to: head, context: context)
         case .body:
             break
@@ -94,6 +99,7 @@ final class MediaRequestHandler: ChannelInboundHandler {
         timer?.cancel()
         timer = nil
         keepAlive = head.isKeepAlive && !Self.hasBody(head)
+        saysKeepAlive = keepAlive && head.version == .http1_0
         guard let token = Self.token(inPath: head.uri) else {
             return answer(.notFound, context: context)
         }
@@ -179,7 +185,11 @@ final class MediaRequestHandler: ChannelInboundHandler {
 
     func writeHead(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, context: ChannelHandlerContext) {
         var headers = headers
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        if !keepAlive {
+            headers.add(name: "Connection", value: "close")
+        } else if saysKeepAlive {
+            headers.add(name: "Connection", value: "keep-alive")
+        }
         responding = true
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
@@ -193,6 +203,7 @@ final class MediaRequestHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             scheduleTimer(context)
         } else {
+            closing = true
             let channel = context.channel
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
         }

@@ -72,7 +72,8 @@ public final class MediaServer: Sendable {
     /// for reading) and closes it when the token is revoked (or the server shut down); each
     /// response works on a dup() of it, closed when the response ends.
     /// Without `contentType`, the type is sniffed from the file's first bytes, then from `name`'s
-    /// extension, else application/octet-stream.
+    /// extension, else application/octet-stream. After ``shutdown()`` the descriptor is closed at
+    /// once and the token serves nothing.
     public func publish(descriptor: Int32, name: String, contentType: String?) -> MediaToken {
         let type = contentType ?? Self.sniff(descriptor: descriptor, name: name) ?? "application/octet-stream"
         let token = library.publish(
@@ -123,6 +124,11 @@ public final class MediaServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            // FileRegions, not bytes in memory: keep a few chunks queued so the socket never waits for one.
+            .childChannelOption(
+                .writeBufferWaterMark,
+                value: .init(low: 2 * MediaRequestHandler.chunkSize, high: 4 * MediaRequestHandler.chunkSize)
+            )
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel) }
             }

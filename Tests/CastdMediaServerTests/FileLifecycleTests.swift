@@ -126,6 +126,8 @@ import Testing
             #expect(try await download.value.status != 0)  // cut short
             try await eventually("the descriptors to close") { descriptorsOpen(on: path) == 0 }
             await #expect(throws: MediaServerError.self) { try await server.listen(on: "127.0.0.1") }
+            let late = server.publish(descriptor: open(path, O_RDONLY | O_CLOEXEC), name: "late.mp4", contentType: nil)
+            #expect(descriptorsOpen(on: path) == 0 && server.url(for: late, host: "127.0.0.1") == nil)
             _ = port
         }
     }

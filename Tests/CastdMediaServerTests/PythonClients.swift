@@ -25,20 +25,21 @@ enum PythonClients {
             return head.decode(), rest
 
         def read_to_end(s):
-            data = b""
+            data = bytearray()
             try:
                 while True:
                     chunk = s.recv(65536)
                     if not chunk:
-                        return data, "eof"
+                        return bytes(data), "eof"
                     data += chunk
             except ConnectionResetError:
-                return data, "reset"
+                return bytes(data), "reset"
 
         """
 
     /// Several requests on one connection (http.client's socket stays the same), then a
-    /// `Connection: close` request on a raw socket that the server must close.
+    /// `Connection: close` request on a raw socket that the server must close, pipelined
+    /// requests, and HTTP/1.0 with and without keep-alive.
     /// Arguments: port, path, file.
     static let keepAlive =
         prelude + """
@@ -72,6 +73,39 @@ enum PythonClients {
             assert head.startswith(b"HTTP/1.1 206"), head
             assert b"connection: close" in head.lower(), head
             assert body == expected[:10], body
+
+            # Pipelined: four requests in one write, the last saying close, and a fifth behind it
+            # that is not answered; the answers come in order.
+            s = connect(port)
+            ranged = "GET %s HTTP/1.1\\r\\nHost: x\\r\\nRange: bytes=%d-%d\\r\\n%s\\r\\n"
+            requests = [ranged % (path, i * 100, i * 100 + 99, "") for i in range(3)]
+            requests.append(ranged % (path, 0, 4, "Connection: close\\r\\n"))
+            requests.append("GET %s HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" % path)
+            s.sendall("".join(requests).encode())
+            data, how = read_to_end(s)
+            assert how == "eof", how
+            answers = []
+            while data:
+                head, data = data.split(b"\\r\\n\\r\\n", 1)
+                fields = [l.split(b":", 1) for l in head.split(b"\\r\\n")[1:]]
+                length = int([v for k, v in fields if k.lower() == b"content-length"][0])
+                answers.append((head.split(b" ")[1], data[:length]))
+                data = data[length:]
+            assert [a[0] for a in answers] == [b"206"] * 4, answers
+            assert [a[1] for a in answers] == [expected[0:100], expected[100:200], expected[200:300], expected[0:5]]
+
+            # HTTP/1.0: closed after the answer unless it asks to keep alive.
+            s = connect(port)
+            s.sendall(("GET %s HTTP/1.0\\r\\nRange: bytes=0-9\\r\\n\\r\\n" % path).encode())
+            data, how = read_to_end(s)
+            assert how == "eof" and data.startswith(b"HTTP/1.1 206") and data.endswith(expected[:10]), data
+            s = connect(port)
+            s.sendall(("HEAD %s HTTP/1.0\\r\\nConnection: keep-alive\\r\\n\\r\\n" % path).encode())
+            head, rest = read_head(s)
+            assert "connection: keep-alive" in head.lower(), head
+            s.sendall(("HEAD %s HTTP/1.0\\r\\n\\r\\n" % path).encode())
+            data, how = read_to_end(s)
+            assert how == "eof" and data.startswith(b"HTTP/1.1 200"), data
             print("ok")
             """
 
@@ -224,16 +258,18 @@ enum PythonClients {
             print(json.dumps({"length": length, "received": received, "end": how}))
             """
 
-    /// Opens a connection, asks once, and then waits for the server to close it.
-    /// Prints the seconds waited after the answer. Arguments: port, path.
+    /// Opens a connection, asks once, and then waits for the server to close it; then opens
+    /// one that never asks and waits for that to close too. Prints the seconds from the request
+    /// to the first close (the server's timer starts after the request came, so no less than
+    /// the idle timeout). Arguments: port, path.
     static let idleClose =
         prelude + """
             port, path = int(sys.argv[1]), sys.argv[2]
             s = connect(port)
+            start = time.monotonic()
             s.sendall(("HEAD %s HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" % path).encode())
             head, rest = read_head(s)
             assert head.startswith("HTTP/1.1 200"), head
-            start = time.monotonic()
             data, how = read_to_end(s)
             assert data == b"" and how == "eof", (data, how)
             silent = connect(port)
