@@ -133,10 +133,11 @@ func usageError(_ arguments: [String]) -> String {
     }
 
     @Test func loadRefusesWhatIsNotAURL() throws {
-        #expect(usageError(["load", "movie.mp4"]).contains("'movie.mp4' is not a URL with a scheme"))
-        #expect(usageError(["load", "/home/me/movie.mp4"]).contains("'/home/me/movie.mp4'"))
+        // Without a scheme, it is a file here (castc opens it as it runs: LocalFileTests).
+        #expect(try parse(["load", "movie.mp4"], as: LoadCommand.self).media.contentID == "")
+        #expect(try parse(["load", "/home/me/movie.mp4"], as: LoadCommand.self).media.contentType == "")
         #expect(usageError(["load", "https://"]).contains("has no host"))
-        #expect(usageError(["load", ""]).contains("is not a URL"))
+        #expect(usageError(["load", "https://x.org/a b.mp4"]).contains("contains spaces"))
         _ = usageError(["load"])
         _ = usageError(["load", "https://x.org/a", "--stream-type", "vod"])
         #expect(usageError(["load", "https://x.org/a", "--start", "1:75"]).contains("'1:75' is not a position"))

@@ -116,7 +116,10 @@ import Testing
             ])
         expectHelp(
             QueueLoadCommand.self,
-            ["<url>", "--start-item <n>", "--repeat <mode>", "--start <position>", "1 is the first"])
+            [
+                "<url-or-file>", "natural order", "--start-item <n>", "--repeat <mode>", "--start <position>",
+                "1 is the first",
+            ])
         expectHelp(QueueAddCommand.self, ["--before <item>", "--play-now", "#ID"])
         expectHelp(QueueMoveCommand.self, ["--before <item>", "--to-end", "castc queue move 4 --before 1"])
         expectHelp(QueueRepeatCommand.self, ["off|all|one|shuffle", "castc queue repeat all"])

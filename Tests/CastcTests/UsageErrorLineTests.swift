@@ -18,7 +18,7 @@ import Testing
 
     @Test func eachUsageErrorIsOneLineThatSaysWhereHelpIs() {
         let golden: [([String], String)] = [
-            (["load"], "castc: missing expected argument '<url>'; `castc load --help` says more\n"),
+            (["load"], "castc: missing expected argument '<url-or-file>'; `castc load --help` says more\n"),
             (
                 ["queue", "bogus"],
                 "castc: 'bogus' is not a command of castc queue; they are: list, load, add, remove, move, jump, next, prev, repeat\n"

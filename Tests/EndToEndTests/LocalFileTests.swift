@@ -99,4 +99,43 @@ extension SystemServiceTests {
             #expect(noScheme.status == 66 && noScheme.stderr.contains("https://example.com/movie.mp4"), "\(noScheme)")
         }
     }
+
+    @Test func aFolderIsQueuedInNaturalOrderAndFilesAreAdded() async throws {
+        try await withDaemon { daemon in
+            let album = daemon.directory + "/Album"
+            try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+            // Not in the queue: a hidden file, a cover, a text file.
+            for name in ["Track 10.mp4", "Track 2.mp4", "track 1.mp4", ".hidden.mp4", "cover.jpg", "notes.txt"] {
+                try Self.mp4Bytes(count: 1000 + name.count).write(to: URL(fileURLWithPath: album + "/" + name))
+            }
+            let loaded = try await daemon.castc(["queue", "load", album])
+            #expect(loaded.status == 0, "\(loaded)")
+            let bonus = daemon.directory + "/bonus.mp4"
+            try Self.mp4Bytes(count: 500).write(to: URL(fileURLWithPath: bonus))
+            let added = try await daemon.castc(["queue", "add", bonus])
+            #expect(added.status == 0, "\(added)")
+
+            let listed = try await daemon.castc(["queue", "--json"])
+            #expect(listed.status == 0, "\(listed)")
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            let queue = try Castd_V1_Queue(jsonString: listed.stdout, options: options)
+            #expect(queue.items.map(\.media.metadata.title) == ["track 1", "Track 2", "Track 10", "bonus"])
+            let copy = daemon.directory + "/fetched"
+            for (item, name) in zip(
+                queue.items, ["Album/track 1.mp4", "Album/Track 2.mp4", "Album/Track 10.mp4", "bonus.mp4"])
+            {
+                #expect(item.media.contentID.hasPrefix("http://127.0.0.1:"), "\(item.media.contentID)")
+                #expect(try await Self.fetch(item.media.contentID, to: copy) == 200)
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: copy))
+                        == Data(contentsOf: URL(fileURLWithPath: daemon.directory + "/" + name)))
+            }
+
+            let empty = daemon.directory + "/Empty"
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            let nothing = try await daemon.castc(["queue", "load", empty])
+            #expect(nothing.status == 66 && nothing.stderr.contains("holds nothing castc can play"), "\(nothing)")
+        }
+    }
 }

@@ -5,10 +5,6 @@ import CastClient
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 struct LoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
@@ -206,15 +202,12 @@ struct LoadCommand: MediaStatusCommand {
     }
 
     func run() async throws {
-        guard LocalMedia.isLocal(url) else { return try options.printMedia(try await options.send(call())) }
-        let file = try LocalMedia.open(url)
-        defer { close(file.descriptor) }
-        // Open until castd has answered the load: it lets go of handles no call took.
-        let handover = try CastdFileHandover.connect(socketPath: options.socket)
-        var call = call()
-        call.request.media.file = try handover.handOver([(file.descriptor, file.name)])[0]
-        let status = try await options.send(call)
-        withExtendedLifetime(handover) {}
+        let source: MediaSource = LocalMedia.isLocal(url) ? .file(try LocalMedia.path(url)) : .url(url)
+        let status = try await LocalMedia.withHandles([source], socket: options.socket) { handles in
+            var call = call()
+            if let handle = handles[0] { call.request.media.file = handle }
+            return try await options.send(call)
+        }
         try options.printMedia(status)
     }
 

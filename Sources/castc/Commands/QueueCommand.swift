@@ -21,6 +21,7 @@ struct QueueCommand: ParsableCommand {
             Examples:
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
               castc queue add https://example.com/c.mp3
+              castc queue add ./bonus.flac
               castc queue list
               castc queue jump 3
               castc queue next
@@ -39,10 +40,19 @@ struct QueueCommand: ParsableCommand {
 
 /// Queue items for URLs: content types guessed from the extensions.
 func queueItems(_ urls: [String], _ options: QueueItemOptions = QueueItemOptions()) -> [CastdQueueItem] {
-    urls.enumerated().map { index, url in
-        var item = CastdQueueItem(
-            media: CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? ""))
-        options.apply(to: &item, at: index, of: urls.count)
+    queueItems(urls.map(MediaSource.url), handles: urls.map { _ in nil }, options)
+}
+
+/// The queue items for `sources`: a URL as such, a file by the handle castd gave it.
+func queueItems(_ sources: [MediaSource], handles: [String?], _ options: QueueItemOptions) -> [CastdQueueItem] {
+    zip(sources, handles).enumerated().map { index, entry in
+        var media = CastdMediaInformation()
+        switch entry.0 {
+        case .url(let url): media = CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? "")
+        case .file: media.file = entry.1 ?? ""
+        }
+        var item = CastdQueueItem(media: media)
+        options.apply(to: &item, at: index, of: sources.count)
         return item
     }
 }
@@ -160,19 +170,23 @@ struct QueueListCommand: CastcCommand {
 struct QueueLoadCommand: MediaStatusCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Replace what plays with a queue of URLs.",
+        abstract: "Replace what plays with a queue of URLs, files or folders.",
         usage: GlobalOptions.usage(
-            "queue load", "<url>... [--start-index <n>] [--repeat <mode>]", "[--start <position>]",
+            "queue load", "<url-or-file>... [--start-item <n>] [--repeat <mode>]", "[--start <position>]",
             "[--item-autoplay on|off ...]", "[--item-start <position> ...]", "[--item-preload <seconds> ...]"),
         discussion: """
-            Each URL becomes an item, in order (content types guessed from the extensions). \
-            Without a session, castd starts the Default Media Receiver first.
+            Each URL or file becomes an item, in order (content types guessed from the \
+            extensions, or a file's first bytes); a folder becomes its playable files, in \
+            natural order (track 2 before track 10). Files are opened by castc and served by \
+            castd, as for `castc load`. Without a session, castd starts the Default Media \
+            Receiver first.
 
             \(QueueItemOptions.discussion) --start applies to the first item played and \
             overrides its --item-start.
 
             Examples:
               castc queue load https://example.com/a.mp3 https://example.com/b.mp3
+              castc queue load ./Album/
               castc queue load https://x.org/1.mp4 https://x.org/2.mp4 --start-item 2 \\
                 --start 0:30
               castc queue load https://x.org/a.mp3 https://x.org/b.mp3 --repeat all
@@ -184,11 +198,11 @@ struct QueueLoadCommand: MediaStatusCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup(title: "Each item") var itemOptions: QueueItemOptions
 
-    @Argument(help: ArgumentHelp("The items' URLs, in play order.", valueName: "url"))
+    @Argument(help: ArgumentHelp("The items' URLs, files or folders, in play order.", valueName: "url-or-file"))
     var urls: [String] = []
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("The item to play first: 1 is the first URL.", valueName: "n"))
+        parsing: .unconditional, help: ArgumentHelp("The item to play first: 1 is the first item.", valueName: "n"))
     var startItem: Int?
 
     /// The same counted from 0, as castd.v1's start_index is (for scripts written before
@@ -213,22 +227,36 @@ struct QueueLoadCommand: MediaStatusCommand {
         guard !urls.isEmpty else {
             throw ValidationError("give the URLs to play: castc queue load https://example.com/a.mp3 …")
         }
-        for url in urls { try MediaURL.validate(url) }
+        for url in urls where !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
         if startItem != nil, startIndex != nil { throw ValidationError("give --start-item or --start-index, not both") }
-        guard (0..<urls.count).contains(firstIndex) else {
+        let count = LocalMedia.itemCount(urls)
+        guard (0..<count).contains(firstIndex) else {
             throw ValidationError(
                 startIndex != nil
-                    ? "--start-index \(firstIndex) is not one of the \(urls.count) URLs: give 0 to \(urls.count - 1) (0 is the first)"
-                    : "--start-item \(firstIndex + 1) is not one of the \(urls.count) URLs: give 1 to \(urls.count) (1 is the first)"
+                    ? "--start-index \(firstIndex) is not one of the \(count) items: give 0 to \(count - 1) (0 is the first)"
+                    : "--start-item \(firstIndex + 1) is not one of the \(count) items: give 1 to \(count) (1 is the first)"
             )
         }
-        try itemOptions.validate(count: urls.count)
+        try itemOptions.validate(count: count)
+    }
+
+    func run() async throws {
+        let sources = try LocalMedia.sources(urls)
+        let status = try await LocalMedia.withHandles(sources, socket: options.socket) { handles in
+            try await options.send(call(sources, handles: handles))
+        }
+        try options.printMedia(status)
     }
 
     func call() -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
+        call(urls.map(MediaSource.url), handles: urls.map { _ in nil })
+    }
+
+    /// The QueueLoad call, a file's item naming the handle castd gave it.
+    func call(_ sources: [MediaSource], handles: [String?]) -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueLoadRequest()
         request.device = options.deviceSelector
-        request.items = queueItems(urls, itemOptions)
+        request.items = queueItems(sources, handles: handles, itemOptions)
         request.startIndex = UInt32(firstIndex)
         request.repeatMode = repeatMode.castd
         request.startTime = start ?? 0
@@ -239,13 +267,14 @@ struct QueueLoadCommand: MediaStatusCommand {
 struct QueueAddCommand: QueueItemsCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add URLs to the queue.",
+        abstract: "Add URLs, files or folders to the queue.",
         usage: GlobalOptions.usage(
-            "queue add", "<url>... [--before <item>] [--play-now]",
+            "queue add", "<url-or-file>... [--before <item>] [--play-now]",
             "[--item-autoplay on|off ...]", "[--item-start <position> ...]", "[--item-preload <seconds> ...]"),
         discussion: """
-            Appends the URLs at the end of the queue, or inserts them before an item (its \
-            position, as `castc queue` shows it, or #ID).
+            Appends the URLs or files (a folder: its playable files, in natural order) at the \
+            end of the queue, or inserts them before an item (its position, as `castc queue` \
+            shows it, or #ID).
 
             \(QueueItemOptions.discussion)
 
@@ -260,7 +289,7 @@ struct QueueAddCommand: QueueItemsCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup(title: "Each item") var itemOptions: QueueItemOptions
 
-    @Argument(help: ArgumentHelp("The new items' URLs, in order.", valueName: "url"))
+    @Argument(help: ArgumentHelp("The new items' URLs, files or folders, in order.", valueName: "url-or-file"))
     var urls: [String] = []
 
     @Option(
@@ -278,16 +307,37 @@ struct QueueAddCommand: QueueItemsCommand {
         guard !urls.isEmpty else {
             throw ValidationError("give the URLs to add: castc queue add https://example.com/c.mp3 …")
         }
-        for url in urls { try MediaURL.validate(url) }
-        try itemOptions.validate(count: urls.count)
+        for url in urls where !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
+        try itemOptions.validate(count: LocalMedia.itemCount(urls))
     }
 
     var itemRefs: [QueueItemRef] { before.map { [$0] } ?? [] }
 
+    func run() async throws {
+        let sources = try LocalMedia.sources(urls)
+        let status = try await LocalMedia.withHandles(sources, socket: options.socket) { handles in
+            try await options.withClient { client in
+                let order =
+                    itemRefs.contains(where: \.isPosition)
+                    ? try await client.queue(device: options.deviceSelector).items.map(\.itemID) : []
+                let ids = try itemRefs.map { try $0.itemID(in: order) }
+                return try await call(ids: ids, sources: sources, handles: handles).send(client)
+            }
+        }
+        try options.printMedia(status)
+    }
+
     func call(ids: [Int64]) -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
+        call(ids: ids, sources: urls.map(MediaSource.url), handles: urls.map { _ in nil })
+    }
+
+    /// The QueueInsert call, a file's item naming the handle castd gave it.
+    func call(ids: [Int64], sources: [MediaSource], handles: [String?])
+        -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus>
+    {
         var request = Castd_V1_QueueInsertRequest()
         request.device = options.deviceSelector
-        request.items = queueItems(urls, itemOptions)
+        request.items = queueItems(sources, handles: handles, itemOptions)
         request.insertBeforeItemID = ids.first ?? 0
         request.playNow = playNow
         return CastcCall(CastdMethods.queueInsert, request)
