@@ -53,6 +53,7 @@ struct Castc: AsyncParsableCommand {
               6  ALREADY_EXISTS          15  DATA_LOSS
               7  PERMISSION_DENIED       16  UNAUTHENTICATED
               8  RESOURCE_EXHAUSTED      64  usage error (bad arguments)
+                                         66  a local file castc cannot open
             Errors are one line on stderr: `castc: CODE_NAME: message`. When the device \
             refused, the line says what it refused, why and what to do: `castc: Living Room \
             TV refused the load: it cannot play this media's format (LOAD_FAILED, \

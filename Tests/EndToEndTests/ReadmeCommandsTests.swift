@@ -123,6 +123,13 @@ import Testing
                 let home = directory + "/home"
                 try FileManager.default.createDirectory(atPath: home + "/.cache", withIntermediateDirectories: true)
                 try #"{"type":"MOVE","x":3}"#.write(toFile: home + "/message.json", atomically: true, encoding: .utf8)
+                // The files "Your own files" casts, as a newcomer has them.
+                for path in ["holiday.mp4", "Album/01 Intro.mp3", "Album/02 Song.mp3", "bonus.mp3", "extras/outtake.mp4"] {
+                    let url = URL(fileURLWithPath: home + "/" + path)
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(repeating: 0, count: 4096).write(to: url)
+                }
                 let environment = [
                     "CASTD_SOCKET": socket, "HOME": home, "XDG_CACHE_HOME": home + "/.cache", "TOKEN": "token-1",
                     "PATH": productsDirectory.path + ":/usr/bin:/bin",
