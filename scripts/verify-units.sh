@@ -178,11 +178,12 @@ if [ "$bindir" != "$work/bin" ]; then
             failed=1
             return
         }
-        listen=$(sed -n 's/^ListenStream=//p' "$dir/castd.socket" | sed "s|%t|$runtime|")
-        if [ "$listen" = "$expected" ]; then
-            echo "ok: $what socket $listen, as castd${args[*]:+ ${args[*]}} says" >&2
+        # The RPC socket, then its files socket beside it (rpc.proto, "The files socket").
+        listen=$(sed -n 's/^ListenStream=//p' "$dir/castd.socket" | sed "s|%t|$runtime|" | paste -sd ' ')
+        if [ "$listen" = "$expected $expected.files" ]; then
+            echo "ok: $what sockets $listen, as castd${args[*]:+ ${args[*]}} says" >&2
         else
-            echo "FAIL: $what: castd.socket listens on '$listen', castd${args[*]:+ ${args[*]}} would serve '$expected'" >&2
+            echo "FAIL: $what: castd.socket listens on '$listen', castd${args[*]:+ ${args[*]}} would serve '$expected' and '$expected.files'" >&2
             failed=1
         fi
     }
