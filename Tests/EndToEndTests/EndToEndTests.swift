@@ -1,6 +1,7 @@
 import CastClient
 import CastTestSupport
 import CastdAPI
+import CastdSupport
 import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -711,6 +712,33 @@ struct EndToEndTests {
             #expect(activator.stderr.contains("socket activated"))
             let status = try await run("castc", ["status"], environment: ["CASTD_SOCKET": socket])
             #expect(status.stdout.contains(socket), "castd reports the socket it was given")
+        }
+    }
+
+    /// The system and user units pass castd its files socket too (a second ListenStream=): a
+    /// client's first connection may be to it, and starts castd, which serves it.
+    @Test func socketActivationPassesTheFilesSocket() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = directory + "/castd.sock"
+            let castd = productsDirectory.appendingPathComponent("castd").path
+            let activator = try ChildProcess(
+                "/usr/bin/systemd-socket-activate",
+                ["-l", socket, "-l", socket + ".files", castd, "--mode", "user", "--socket", socket]
+                    + ["--no-discovery", "--state-directory", "", "--device", "Static TV=127.0.0.1:9"],
+                directory: directory)
+            defer { activator.signal(SIGKILL) }
+            try await eventually("the activation sockets") { FileManager.default.fileExists(atPath: socket + ".files") }
+            let file = directory + "/clip.mp4"
+            try Data(repeating: 3, count: 100).write(to: URL(fileURLWithPath: file))
+            let fd = open(file, O_RDONLY | O_CLOEXEC)
+            defer { close(fd) }
+            let handles = try await onThread {
+                try CastdFileHandover.connect(socketPath: socket).handOver([(fd, "clip.mp4")])
+            }
+            #expect(handles.count == 1, "activator: \(activator.stderr)")
+            let devices = try await run("castc", ["devices"], environment: ["CASTD_SOCKET": socket])
+            #expect(devices.status == 0 && devices.stdout.contains("Static TV"), "\(devices)")
+            #expect(activator.stderr.contains("socket activated"))
         }
     }
 }

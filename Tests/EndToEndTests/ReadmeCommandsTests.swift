@@ -124,7 +124,9 @@ import Testing
                 try FileManager.default.createDirectory(atPath: home + "/.cache", withIntermediateDirectories: true)
                 try #"{"type":"MOVE","x":3}"#.write(toFile: home + "/message.json", atomically: true, encoding: .utf8)
                 // The files "Your own files" casts, as a newcomer has them.
-                for path in ["holiday.mp4", "Album/01 Intro.mp3", "Album/02 Song.mp3", "bonus.mp3", "extras/outtake.mp4"] {
+                for path in [
+                    "holiday.mp4", "Album/01 Intro.mp3", "Album/02 Song.mp3", "bonus.mp3", "extras/outtake.mp4",
+                ] {
                     let url = URL(fileURLWithPath: home + "/" + path)
                     try FileManager.default.createDirectory(
                         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
