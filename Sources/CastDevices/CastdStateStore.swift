@@ -18,6 +18,8 @@ public final class CastdStateStore: Sendable {
         var media: [String: CastdMediaStatus] { fold.media }  // by device id
         var castState: CastdCastState { fold.castState }
         var watchers: [Int: Watcher] = [:]
+        /// The watchers that are castd's own (`watch(ownedByCastd:)`), not its clients'.
+        var ownWatchers: Set<Int> = []
         var nextWatcherID = 0
         /// With a discovery criterion (castd.toml's `launch.filter_devices`), what each device
         /// answered when asked whether it can run the criterion's app: only those that can count
@@ -257,7 +259,9 @@ public final class CastdStateStore: Sendable {
     // MARK: watching
 
     /// A new watcher: its first event is a snapshot, then every change after it, in order.
-    public func watch() -> CastdEventSubscription {
+    /// `ownedByCastd`: one of castd's own parts follows the state (the media server), and is not
+    /// counted among the watchers (`watcherCount`: clients').
+    public func watch(ownedByCastd: Bool = false) -> CastdEventSubscription {
         let watcher = Watcher()
         let id = state.withLock { state -> Int in
             var e = CastdEvent()
@@ -267,14 +271,19 @@ public final class CastdStateStore: Sendable {
             _ = watcher.enqueue(e, limit: .max)
             defer { state.nextWatcherID += 1 }
             state.watchers[state.nextWatcherID] = watcher
+            if ownedByCastd { state.ownWatchers.insert(state.nextWatcherID) }
             return state.nextWatcherID
         }
         return CastdEventSubscription(watcher: watcher) { [weak self] in
-            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.watchers.removeValue(forKey: id)
+                state.ownWatchers.remove(id)
+            }
         }
     }
 
-    public var watcherCount: Int { state.withLock { $0.watchers.count } }
+    /// Clients' watchers (castd's own are not counted).
+    public var watcherCount: Int { state.withLock { $0.watchers.count - $0.ownWatchers.count } }
 
     /// Ends every watcher's stream (daemon shutdown).
     public func finishAll() {

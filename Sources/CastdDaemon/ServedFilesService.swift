@@ -14,7 +14,7 @@ struct ServedFilesService: Service {
     let server: MediaServer
 
     func run() async throws {
-        let events = store.watch()
+        let events = store.watch(ownedByCastd: true)
         await cancelWhenGracefulShutdown {
             for await event in events {
                 switch event.kind {

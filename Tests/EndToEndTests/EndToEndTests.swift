@@ -190,9 +190,12 @@ struct EndToEndTests {
 
     @Test func badInputGetsClearErrorsAndExitCodes() async throws {
         try await withSetup { setup in
-            let url = try await setup.castc(["load", "not a url", "--device", setup.deviceName])
+            let url = try await setup.castc(["load", "https://not a url", "--device", setup.deviceName])
             #expect(url.status == 64, "\(url)")
             #expect(url.stderr.contains("not a url"))
+            // Without a scheme, a file here: one castc cannot open exits 66 (EX_NOINPUT).
+            let file = try await setup.castc(["load", "not a file", "--device", setup.deviceName])
+            #expect(file.status == 66 && file.stderr.contains("cannot open not a file"), "\(file)")
 
             let unknown = try await setup.castc(["pause", "--device", "No Such TV"])
             #expect(unknown.status == 5, "\(unknown)")  // NOT_FOUND
