@@ -72,6 +72,8 @@ struct MediaFetchControl {
     /// A seek read to make before anything else.
     private(set) var seekOffset: Int64?
     private var seeksSeen = 0
+    /// The item's fetch has just ended: an item that starts later than 0 is read there next.
+    private var justLoaded = false
     private var rate = 1.0
     private var job: Job?
     private var task: Task<Void, Never>?
@@ -106,8 +108,8 @@ struct MediaFetchControl {
             if job != .load { start(.load, view, emulator) }
             return
         }
-        let seeked = view.seeks != seeksSeen
-        seeksSeen = view.seeks
+        let seeked = view.seeks != seeksSeen || (justLoaded && view.position > 0)
+        (seeksSeen, justLoaded) = (view.seeks, false)
         if seeked, let size, size > 0, let duration = item.duration, duration > 0, item.content != nil {
             let offset = min(size - 1, max(0, Int64(Double(size) * view.position / duration)))
             (seekOffset, nextOffset, atEnd) = (offset, offset, false)
@@ -174,6 +176,7 @@ struct MediaFetchControl {
     private mutating func loaded(_ token: Int, _ record: EmulatorFetchRecord) {
         guard current(token) != nil else { return }
         size = record.size
+        justLoaded = true
         advance(past: 0, record)
     }
 

@@ -167,7 +167,8 @@ struct MediaFetchTests {
         }
     }
 
-    @Test("A SEEK reads 64 KiB at the offset its position maps to: size × position / duration")
+    @Test(
+        "A SEEK (and a LOAD's currentTime) reads 64 KiB at the offset the position maps to: size × position / duration")
     func seek() async throws {
         try await MediaTestServer.with { server in
             try await Self.withFetchingDevice { emulator, _, sender, transportID in
@@ -192,6 +193,15 @@ struct MediaFetchTests {
                 // Paused: nothing more is read.
                 try await CastTestSupport.eventually("the reader to stop") { await !emulator.state().isFetchingMedia }
                 #expect(server.requests(for: path).map(\.range) == ["bytes=0-65535", range])
+
+                // A LOAD that starts later reads there once it has the content's size.
+                let later = "/media/\(Self.size)/later.mp4"
+                _ = try await Self.load(
+                    sender, transportID, Self.media(server.url(later)), requestID: 802,
+                    extra: ["autoplay": false, "currentTime": 500])
+                try await CastTestSupport.eventually("the read at the start position") {
+                    server.requests(for: later).map(\.range) == ["bytes=0-65535", "bytes=32768000-32833535"]
+                }
             }
         }
     }
@@ -309,12 +319,13 @@ struct MediaFetchTests {
     @Test("A LOAD replaced while its media is being fetched is answered LOAD_CANCELLED")
     func cancelledLoad() async throws {
         try await MediaTestServer.with { server in
-            try await Self.withFetchingDevice { _, _, sender, transportID in
+            // The first answer would take a minute, and the device waits for it that long.
+            try await Self.withFetchingDevice(timeout: .seconds(60)) { _, _, sender, transportID in
                 try await sender.media(
                     transportID,
-                    ["type": "LOAD", "requestId": 800, "media": Self.media(server.url("/slow/3/movie.mp4"))])
+                    ["type": "LOAD", "requestId": 800, "media": Self.media(server.url("/slow/60/movie.mp4"))])
                 try await CastTestSupport.eventually("the slow request") {
-                    !server.requests(for: "/slow/3/movie.mp4").isEmpty
+                    !server.requests(for: "/slow/60/movie.mp4").isEmpty
                 }
                 try await sender.media(
                     transportID,
