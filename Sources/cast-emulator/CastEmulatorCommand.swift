@@ -194,7 +194,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("log"),
         help: ArgumentHelp(
-            "Write every CastV2 message received and sent to FILE, one JSON object per line.", valueName: "file")
+            "Write every CastV2 message received and sent (and every media fetch) to FILE, one JSON object per line.",
+            valueName: "file")
     )
     var logFile: String?
 
