@@ -19,8 +19,8 @@ TYPE_LIMIT = 600
 
 # Types over TYPE_LIMIT when the check came, with their size then; each to be split.
 OVER = {
-    "CastDeviceEmulator": 1872,  # the emulator's public face: devices, faults, the log
-    "EmulatedDevice": 1544,  # one emulated device, a file per namespace
+    "CastDeviceEmulator": 1864,  # the emulator's public face: devices, faults, the log
+    "EmulatedDevice": 1541,  # one emulated device, a file per namespace
     "CastdClient": 887,  # the Swift client: a method per castd.v1 call
 }
 

@@ -51,34 +51,20 @@ extension CastDeviceEmulator {
 
     func currentState() -> EmulatorState {
         let now = clock.now()
-        let (snapshot, app, faults, listener) = core.withLock {
-            ($0.device.snapshot(at: now), $0.device.running?.app, $0.faults, $0.listener)
+        let (snapshot, app, faults, listener, fetching) = core.withLock {
+            (EmulatorState($0.device, at: now), $0.device.running?.app, $0.faults, $0.listener, $0.mediaFetch.isBusy)
         }
         var state = snapshot
+        state.isFetchingMedia = fetching
         state.faults = faults
         state.isListening = listener.isListening
         state.endpoints = listener.endpoints
         if case .object(var fields) = state.json {
-            fields["device"] = deviceJSON(runningApp: app)
+            fields["device"] = configuration.deviceJSON(txt: deviceDescription.txtRecord(runningApp: app))
             fields["faults"] = Self.faultsJSON(faults, isListening: listener.isListening)
             fields["endpoints"] = listener.endpoints?.json ?? .null
             state.json = .object(fields)
         }
         return state
-    }
-
-    /// The `device` part of the state: how the device presents itself.
-    func deviceJSON(runningApp: EmulatorApp?) -> JSONValue {
-        [
-            "id": .string(configuration.deviceID),
-            "name": .string(configuration.name),
-            "model": .string(configuration.model),
-            "capabilities": .number(Double(configuration.announcedCapabilities)),
-            "isGroup": .bool(!configuration.groupMembers.isEmpty),
-            "groupMembers": .array(configuration.groupMembers.map(\.json)),
-            "fixedVolume": .bool(configuration.fixedVolume),
-            "unplayableContentTypes": .array(configuration.unplayableContentTypes.sorted().map(JSONValue.string)),
-            "txt": .object(deviceDescription.txtRecord(runningApp: runningApp).mapValues(JSONValue.string)),
-        ]
     }
 }

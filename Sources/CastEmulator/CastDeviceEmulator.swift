@@ -48,6 +48,7 @@ public final class CastDeviceEmulator: Sendable {
         var links: [Int: Link] = [:]
         /// Links the emulator cut on purpose (fault injection), so that their end is told as such.
         var cutLinks: Set<Int> = []
+        var mediaFetch = MediaFetchControl()
 
         /// Queues `message` for `connection`: dropped while the device is silent, due later when
         /// replies are delayed (all but `tp.*`).
@@ -223,7 +224,10 @@ public final class CastDeviceEmulator: Sendable {
             }
         }
         guard let servers else { return }
-        defer { runFinished.signal() }
+        defer {
+            core.withLock { $0.mediaFetch.stop() }
+            runFinished.signal()
+        }
 
         struct ShutdownRequested: Error {}
         do {
@@ -367,6 +371,7 @@ public final class CastDeviceEmulator: Sendable {
             try self.makeIdentity()
         }
         let messageLog = try configuration.logFile.map { try EmulatorMessageLog(path: $0) }
+        core.withLock { $0.mediaFetch.log = messageLog }
         let castV2 = CastV2Context(tls: tls, messageLog: messageLog, authentication: authentication)
         var bound: [any Channel] = []
         do {
@@ -398,13 +403,14 @@ public final class CastDeviceEmulator: Sendable {
         }
     }
 
-    /// Runs a device transition under the lock: delivers its messages in order, and tells TXT
-    /// watchers when the running app (and so `st`/`rs`) changed.
+    /// Runs a device transition under the lock: delivers its messages in order, tells TXT
+    /// watchers when the running app (and so `st`/`rs`) changed, and media fetching of the change.
     func transition(_ body: (inout EmulatedDevice) -> DeviceOutcome) -> DeviceOutcome {
         core.withLock { core in
             let appBefore = core.device.running?.app
             let outcome = body(&core.device)
             core.deliver(outcome.deliveries)
+            core.mediaFetch.deviceChanged(core.device, outcome, now: clock.now(), emulator: self)
             let appAfter = core.device.running?.app
             if appAfter != appBefore, !core.txtWatchers.isEmpty {
                 let record = deviceDescription.txtRecord(runningApp: appAfter)

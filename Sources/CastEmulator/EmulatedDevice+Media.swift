@@ -42,6 +42,8 @@ extension EmulatedDevice {
     /// detailedErrorCode of LOAD_FAILED for content the device cannot play: CAF's
     /// MEDIA_SRC_NOT_SUPPORTED.
     static let mediaSourceNotSupported = 104
+    /// detailedErrorCode of LOAD_FAILED for media the device could not fetch: MEDIA_NETWORK.
+    static let mediaNetwork = 103
 
     mutating func handleMediaRequest(
         _ payload: JSONValue, from sender: String, on connection: Int, now: Duration,
@@ -92,8 +94,8 @@ extension EmulatedDevice {
 
         let result: MediaCommandResult
         switch command.type {
-        case "PLAY": result = modifyPlayer { $0.playerState = MediaPlayer.playing }
-        case "PAUSE": result = modifyPlayer { $0.playerState = MediaPlayer.paused }
+        case "PLAY": result = modifyPlayer { $0.request(MediaPlayer.playing) }
+        case "PAUSE": result = modifyPlayer { $0.request(MediaPlayer.paused) }
         case "STOP": result = stop(command, into: &outcome)
         case "SEEK":
             result = modifyPlayer { player throws(MediaPlayer.Refusal) in
@@ -152,6 +154,7 @@ extension EmulatedDevice {
     private mutating func stop(_ command: MediaCommand, into outcome: inout DeviceOutcome) -> MediaCommandResult {
         guard let session = player else { return .refused(.invalidPlayerState) }
         player = nil
+        cancelLoad(awaiting: session.fetch, &outcome)
         outcome.note(.info, "media session \(session.mediaSessionID): STOP → IDLE (CANCELLED)")
         replyAndBroadcast(session.idleEntry(reason: "CANCELLED"), command, &outcome)
         return .answered
@@ -186,10 +189,11 @@ extension EmulatedDevice {
         let startTime = command.startTime
         var extra: [String: JSONValue] = [:]
         if let customData = payload["customData"], !customData.isNull { extra["customData"] = customData }
-        let item = MediaQueueItem(
-            itemID: nextItemID, media: media, autoplay: payload["autoplay"]?.boolValue ?? true,
+        var item = MediaQueueItem(
+            itemID: nextItemID, media: media, autoplay: payload["autoplay"]?.lenientBool ?? true,
             startTime: startTime ?? 0, activeTrackIDs: tracks, extra: extra
         )
+        item.statesDuration = MediaQueueItem.statesDuration(payload["media"])
         nextItemID += 1
         startSession(
             command, items: [item], startIndex: 0, startTime: startTime, repeatMode: .off, rate: rate, record: record,
@@ -225,6 +229,7 @@ extension EmulatedDevice {
         var record = record
         let previous = player
         if let previous {
+            cancelLoad(awaiting: previous.fetch, &outcome)
             broadcastStatus(previous.idleEntry(reason: "INTERRUPTED"), command.transportID, &outcome)
         }
         player = nil
@@ -244,7 +249,7 @@ extension EmulatedDevice {
         player = session
         // LoadRequestData's `autoplay` covers a whole queue loaded by LOAD (or RESUME_SESSION);
         // QUEUE_LOAD's items say it each.
-        let autoplay = command.type == "QUEUE_LOAD" ? nil : command.payload["autoplay"]?.boolValue
+        let autoplay = command.type == "QUEUE_LOAD" ? nil : command.payload["autoplay"]?.lenientBool
         guard
             enterItem(
                 at: startIndex, position: startTime, autoplay: autoplay, command.transportID, now: command.now,
@@ -253,6 +258,10 @@ extension EmulatedDevice {
             record.result = .loadFailed
             history.record(record)
             reply(loadFailed(command.requestID, itemID: items[startIndex].itemID), to: command, &outcome)
+            return
+        }
+        if player?.fetch != nil {  // answered once the media has been fetched
+            player?.fetch?.load = (command, record)
             return
         }
         record.result = .loaded
@@ -266,10 +275,10 @@ extension EmulatedDevice {
         replyAndBroadcastStatus(command, includeMedia: true, &outcome)
     }
 
-    func loadFailed(_ requestID: JSONValue, itemID: Int) -> JSONValue {
+    func loadFailed(_ requestID: JSONValue, itemID: Int, code: Int = mediaSourceNotSupported) -> JSONValue {
         [
-            "type": "LOAD_FAILED", "requestId": requestID,
-            "detailedErrorCode": .number(Double(Self.mediaSourceNotSupported)), "itemId": .number(Double(itemID)),
+            "type": "LOAD_FAILED", "requestId": requestID, "detailedErrorCode": .number(Double(code)),
+            "itemId": .number(Double(itemID)),
         ]
     }
 

@@ -116,6 +116,7 @@ extension EmulatedDevice {
         _ outcome: inout DeviceOutcome
     ) -> Bool {
         guard var session = player else { return false }
+        cancelLoad(awaiting: session.fetch, &outcome)
         session.start(itemAt: index, at: now, position: position, autoplay: autoplay)
         if isUnplayable(session.current) {
             player = nil
@@ -126,6 +127,7 @@ extension EmulatedDevice {
             broadcastStatus(session.idleEntry(reason: "ERROR"), transportID, &outcome)
             return false
         }
+        if settings.fetchMedia { holdForFetch(&session, at: now, &outcome) }
         var loading = session
         loading.playerState = MediaPlayer.buffering
         broadcastStatus(

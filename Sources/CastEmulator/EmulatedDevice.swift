@@ -18,6 +18,8 @@ struct DeviceOutcome {
     var notes: [Note] = []
     /// Playback started, stopped or moved: the end-of-media timer must be re-armed.
     var playbackChanged = false
+    /// Media URLs the device left alone (``EmulatorConfiguration/fetchMedia``), for `--log`.
+    var fetchRecords: [EmulatorFetchRecord] = []
 
     mutating func note(_ level: Logger.Level, _ message: String) {
         notes.append(Note(level: level, message: message))
@@ -60,14 +62,17 @@ struct EmulatedDevice {
         var tv: EmulatorTV?
         /// Set: MEDIA_STATUS carries only this many queue items around the current one.
         var queueWindow: Int?
+        /// Items wait, BUFFERING, for their media to be fetched (``EmulatorConfiguration/fetchMedia``).
+        var fetchMedia: Bool
 
         init(
             defaultMediaDuration: Double = 596.5,
             unplayableContentTypes: Set<String> = EmulatorConfiguration.defaultUnplayableContentTypes,
             fixedVolume: Bool = false, groupMembers: [EmulatorGroupMember] = [], hasDisplay: Bool = true,
-            tv: EmulatorTV? = nil, queueWindow: Int? = nil
+            tv: EmulatorTV? = nil, queueWindow: Int? = nil, fetchMedia: Bool = false
         ) {
             self.queueWindow = queueWindow
+            self.fetchMedia = fetchMedia
             self.defaultMediaDuration = defaultMediaDuration
             self.unplayableContentTypes = Set(unplayableContentTypes.map { $0.lowercased() })
             self.fixedVolume = fixedVolume
@@ -83,7 +88,7 @@ struct EmulatedDevice {
                 fixedVolume: configuration.fixedVolume,
                 groupMembers: configuration.groupMembers,
                 hasDisplay: configuration.capabilities & 1 != 0,
-                tv: configuration.tv, queueWindow: configuration.queueWindow
+                tv: configuration.tv, queueWindow: configuration.queueWindow, fetchMedia: configuration.fetchMedia
             )
         }
     }

@@ -70,6 +70,22 @@ public struct EmulatorConfiguration: Sendable {
     /// starting in this state; it changes with ``CastDeviceEmulator/changeTV(standBy:activeInput:)``
     /// or `POST /emulator/tv`. `nil`: the device says nothing of a TV, as most do.
     public var tv: EmulatorTV? = nil
+    /// Fetch media as a real device does: when an item becomes current (LOAD, QUEUE_LOAD, the
+    /// next item) the device stays BUFFERING while it GETs the start of `contentId`
+    /// (`Range: bytes=0-65535`) and each text track (whole, at most 1 MiB); if a fetch fails
+    /// (refused, no answer within ``mediaFetchTimeout``, an HTTP status other than 2xx) the
+    /// session ends IDLE ERROR and the LOAD fails with LOAD_FAILED, detailedErrorCode 103
+    /// (MEDIA_NETWORK). After a SEEK it reads at the byte offset the position maps to, and while
+    /// playing it reads onward in 64 KiB ranges at the rate the content plays.
+    ///
+    /// Only `http://` URLs whose host is an IP address or `localhost` are fetched, what castd's
+    /// media server and local test servers hand out; any other URL (`https://`, a host name:
+    /// no name is ever resolved) is left alone, recorded as not fetched, and loads as if the
+    /// device had played it. Every fetch is in ``EmulatorState/fetches`` and the `--log` file.
+    /// Off by default (cast-emulator turns it on with `--publish`).
+    public var fetchMedia = false
+    /// How long a media fetch may take, connection and answer (a device's player gives up too).
+    public var mediaFetchTimeout: Duration = .seconds(5)
 
     public init() {}
 
@@ -96,6 +112,24 @@ public struct EmulatorConfiguration: Sendable {
     /// A random device id in the form real devices use.
     public static func randomDeviceID() -> String {
         (0..<16).map { _ in hex2(UInt8.random(in: .min ... .max)) }.joined()
+    }
+}
+
+extension EmulatorConfiguration {
+    /// The `device` part of the state: how the device presents itself, with its TXT record now.
+    func deviceJSON(txt: [String: String]) -> JSONValue {
+        [
+            "id": .string(deviceID),
+            "name": .string(name),
+            "model": .string(model),
+            "capabilities": .number(Double(announcedCapabilities)),
+            "isGroup": .bool(!groupMembers.isEmpty),
+            "groupMembers": .array(groupMembers.map(\.json)),
+            "fixedVolume": .bool(fixedVolume),
+            "unplayableContentTypes": .array(unplayableContentTypes.sorted().map(JSONValue.string)),
+            "fetchMedia": .bool(fetchMedia),
+            "txt": .object(txt.mapValues(JSONValue.string)),
+        ]
     }
 }
 

@@ -12,6 +12,16 @@ import NIOCore
 /// ```
 /// `payload` is the parsed JSON, or `{"binary": base64}` for binary payloads, or the raw text
 /// with `"payloadError"` when the text is not JSON.
+///
+/// A device that fetches its media (``EmulatorConfiguration/fetchMedia``) adds a line per request,
+/// and per URL it leaves alone (``EmulatorFetchRecord``):
+///
+/// ```json
+/// {"fetch":{"bytes":65536,"mediaSessionId":1,"purpose":"load","range":"bytes=0-65535","size":1048576,
+///  "status":206,"url":"http://127.0.0.1:8000/a.mp4"},"time":"2025-01-01T12:00:00.000Z"}
+/// {"fetch":{"bytes":0,"error":"cannot connect: …","mediaSessionId":2,"purpose":"load",…},"time":…}
+/// {"fetch":{"mediaSessionId":3,"notFetched":"https:// is not fetched …","purpose":"load","url":…},"time":…}
+/// ```
 final class EmulatorMessageLog: Sendable {
     enum Direction: String, Sendable {
         case incoming = "in"
@@ -53,7 +63,10 @@ final class EmulatorMessageLog: Sendable {
     }
 
     func record(_ direction: Direction, connection: Int, message: CastMessage) {
-        let data = Data(Self.line(direction, connection: connection, message: message).utf8)
+        write(Data(Self.line(direction, connection: connection, message: message).utf8))
+    }
+
+    private func write(_ data: Data) {
         handle.withLock { handle in
             // A full disk must not take the device down; the log just stops.
             do {
@@ -62,6 +75,18 @@ final class EmulatorMessageLog: Sendable {
                 handle = nil
             }
         }
+    }
+
+    static func line(fetch: EmulatorFetchRecord, time: Date = Date()) -> String {
+        let entry: JSONValue = [
+            "time": .string(time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "fetch": fetch.json,
+        ]
+        return entry.jsonString + "\n"
+    }
+
+    func record(fetch: EmulatorFetchRecord) {
+        write(Data(Self.line(fetch: fetch).utf8))
     }
 
     func close() {

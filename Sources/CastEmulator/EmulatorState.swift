@@ -26,6 +26,12 @@ public struct EmulatorState: Sendable {
     public var launches: [EmulatorLaunchRecord]
     /// The last 100 LOADs and QUEUE_LOADs that reached a media player, oldest first.
     public var loads: [EmulatorLoadRecord]
+    /// The last 500 media fetches, and URLs left alone (``EmulatorConfiguration/fetchMedia``),
+    /// oldest first.
+    public var fetches: [EmulatorFetchRecord] = []
+    /// Whether a media fetch is under way (a load's, a seek's, or reading onward while playing,
+    /// sleeping between reads included); false once reading has stopped (PAUSE, STOP, the end).
+    public var isFetchingMedia = false
     /// The whole snapshot as `GET /emulator/state` serves it (see ``CastDeviceEmulator``).
     public var json: JSONValue
     /// The faults being played (`faults` in the JSON, with `listening`).
@@ -47,31 +53,34 @@ public struct EmulatorState: Sendable {
     }
 }
 
-extension EmulatedDevice {
-    func snapshot(at now: Duration) -> EmulatorState {
-        let connections = connections.keys.sorted().map { number in
-            EmulatorState.Connection(
+extension EmulatorState {
+    /// What `device` would report at `now`, and what it saw.
+    init(_ device: EmulatedDevice, at now: Duration) {
+        let connections = device.connections.keys.sorted().map { number in
+            Connection(
                 number: number,
-                virtualConnections: self.connections[number, default: []]
-                    .map { EmulatorState.VirtualConnection(sender: $0.sender, endpoint: $0.endpoint) }
+                virtualConnections: device.connections[number, default: []]
+                    .map { VirtualConnection(sender: $0.sender, endpoint: $0.endpoint) }
                     .sorted { ($0.sender, $0.endpoint) < ($1.sender, $1.endpoint) }
             )
         }
-        return EmulatorState(
-            receiverStatusJSON: receiverStatusObject,
-            mediaStatusJSON: player?.statusEntry(at: now, includeMedia: true),
+        self.init(
+            receiverStatusJSON: device.receiverStatusObject,
+            mediaStatusJSON: device.player?.statusEntry(at: now, includeMedia: true),
             connections: connections,
-            launches: history.launches,
-            loads: history.loads,
-            json: stateJSON(at: now, connections: connections)
+            launches: device.history.launches,
+            loads: device.history.loads,
+            fetches: device.history.fetches,
+            json: Self.json(of: device, at: now, connections: connections)
         )
     }
 
     /// The state endpoint's JSON: small, flat facts a test can assert on without parsing
     /// MEDIA_STATUS.
-    private func stateJSON(at now: Duration, connections: [EmulatorState.Connection]) -> JSONValue {
+    private static func json(of device: EmulatedDevice, at now: Duration, connections: [Connection]) -> JSONValue {
+        let history = device.history
         var app: JSONValue = .null
-        if let running {
+        if let running = device.running {
             app = [
                 "appId": .string(running.app.appID), "displayName": .string(running.app.displayName),
                 "sessionId": .string(running.sessionID), "transportId": .string(running.transportID),
@@ -80,7 +89,7 @@ extension EmulatedDevice {
             ]
         }
         var playerJSON: JSONValue = .null
-        if let player {
+        if let player = device.player {
             var breakJSON: JSONValue = .null
             if let ad = player.ad {
                 breakJSON = [
@@ -107,11 +116,17 @@ extension EmulatedDevice {
             "time": .number(MediaPlayer.rounded(now.seconds)),
             "app": app,
             "player": playerJSON,
-            "volume": volumeJSON,
-            "tv": tv?.json ?? .null,
+            "volume": device.volumeJSON,
+            "tv": device.tv?.json ?? .null,
             "launches": .array(history.launches.map(\.json)),
             "loads": .array(history.loads.map(\.json)),
-            "senders": .array(senders.map(JSONValue.string)),
+            "fetches": .array(
+                history.fetches.suffix(EmulatorHistory.limit).map {
+                    var entry = $0.json.objectValue ?? [:]
+                    entry["time"] = .number(MediaPlayer.rounded($0.time.seconds))
+                    return .object(entry)
+                }),
+            "senders": .array(device.senders.map(JSONValue.string)),
             "connections": .array(
                 connections.map { connection in
                     [

@@ -36,10 +36,11 @@ extension MediaPlayer {
         let range = seekableRange(at: now)
         position = min(range.upperBound, max(range.lowerBound, target))
         switch request["resumeState"]?.stringValue {
-        case "PLAYBACK_START": playerState = Self.playing
-        case "PLAYBACK_PAUSE": playerState = Self.paused
+        case "PLAYBACK_START": self.request(Self.playing)
+        case "PLAYBACK_PAUSE": self.request(Self.paused)
         default: break
         }
+        seeks += 1
         // A status after the seek already names the preloaded item, if any.
         preloadAnnounced = preloadedItemID(at: now) != nil
     }

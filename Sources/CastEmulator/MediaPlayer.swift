@@ -50,6 +50,12 @@ struct MediaPlayer {
     var queueWindow: Int?
     /// Counts the queue's changes (QUEUE_CHANGE's `sequenceNumber`).
     var queueSequence = 0
+    /// Counts the times an item became current, so that a fetch can tell which entry it was for.
+    var entries = 0
+    /// Counts SEEKs: a device fetching its media reads where each one lands.
+    var seeks = 0
+    /// Set: the current item is BUFFERING until its media has been fetched.
+    var fetch: PendingMediaFetch?
 
     init(mediaSessionID: Int, items: [MediaQueueItem], startIndex: Int, now: Duration) {
         self.mediaSessionID = mediaSessionID
@@ -133,12 +139,27 @@ struct MediaPlayer {
         }
         since = now
         ad = nil
+        fetch = nil
+        entries += 1
         preloadAnnounced = false
         live = item.isLive ? LiveEdge(edge: position, at: now, joinedAt: position) : nil
         playerState = (autoplay ?? item.autoplay) ? Self.playing : Self.paused
         if let preRoll = unwatchedBreaks.first(where: \.isPreRoll) {
             ad = AdPlayback(adBreak: preRoll)
         }
+    }
+
+    /// PLAYING or PAUSED as a command asks: at once, or once the media has been fetched.
+    mutating func request(_ state: String) {
+        if fetch != nil { fetch?.targetState = state } else { playerState = state }
+    }
+
+    /// The fetch for the current item ended well: it plays (or pauses) from where it was.
+    mutating func mediaArrived(at now: Duration) {
+        guard let waiting = fetch else { return }
+        fetch = nil
+        playerState = waiting.targetState
+        since = now
     }
 
     func index(ofItem id: Int64?) -> Int? {

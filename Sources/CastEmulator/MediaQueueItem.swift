@@ -16,6 +16,8 @@ struct MediaQueueItem {
     var activeTrackIDs: [Int64]
     /// The item's other fields as the sender sent them (`customData`, `playbackDuration`, …).
     var extra: [String: JSONValue]
+    /// Whether the sender said how long the media is (else `duration` is the device's default).
+    var statesDuration = true
 
     /// Fields of a queue item that the device owns or that are kept in their own property.
     static let ownFields: Set<String> = [
@@ -34,6 +36,11 @@ struct MediaQueueItem {
         if let type = bareContentType, manifests.contains(type) { return true }
         let path = contentID.lowercased().split(separator: "?").first ?? ""
         return path.hasSuffix(".m3u8") || path.hasSuffix(".mpd")
+    }
+
+    /// Whether `media` as sent says how long it is.
+    static func statesDuration(_ media: JSONValue?) -> Bool {
+        media?["duration"]?.doubleValue.map { $0 > 0 && $0.isFinite } ?? false
     }
 
     /// The ids of the media's tracks.
@@ -101,11 +108,12 @@ struct MediaQueueItem {
         guard startTime.isFinite, startTime >= 0 else { return nil }
         self.itemID = itemID
         self.media = media
-        self.autoplay = fields["autoplay"]?.boolValue ?? true
+        self.autoplay = fields["autoplay"]?.lenientBool ?? true
         self.startTime = startTime
         self.preloadTime = fields["preloadTime"]?.doubleValue.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         self.activeTrackIDs = tracks
         self.extra = fields.filter { !Self.ownFields.contains($0.key) }
+        self.statesDuration = Self.statesDuration(fields["media"])
     }
 
     init(
@@ -128,8 +136,9 @@ struct MediaQueueItem {
         if let media = fields["media"] {
             guard let normalized = Self.normalizedMedia(media, defaultDuration: defaultDuration) else { return false }
             updated.media = normalized
+            updated.statesDuration = Self.statesDuration(media)
         }
-        if let autoplay = fields["autoplay"]?.boolValue { updated.autoplay = autoplay }
+        if let autoplay = fields["autoplay"]?.lenientBool { updated.autoplay = autoplay }
         if let startTime = fields["startTime"]?.doubleValue {
             guard startTime.isFinite, startTime >= 0 else { return false }
             updated.startTime = startTime
@@ -169,4 +178,17 @@ enum RepeatMode: String {
     case all = "REPEAT_ALL"
     case single = "REPEAT_SINGLE"
     case allAndShuffle = "REPEAT_ALL_AND_SHUFFLE"
+}
+
+extension JSONValue {
+    /// A flag as senders send it: a boolean, a number (0 is false), or a string "true" or
+    /// "false" in any case ("True", from Python's `str`).
+    var lenientBool: Bool? {
+        guard case .string(let text) = self else { return boolValue }
+        switch text.filter({ !$0.isWhitespace }).lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: return nil
+        }
+    }
 }

@@ -74,6 +74,23 @@ struct CastEmulatorCommand: AsyncParsableCommand {
               cast-emulator --unplayable-content-type video/x-flv \\
                 --unplayable-content-type application/vnd.ms-sstr+xml
 
+            Media fetching (--fetch-media, on by default with --publish): like a real \
+            device, the media player GETs what it plays. When an item becomes current (LOAD, \
+            QUEUE_LOAD, the next item) it stays BUFFERING while it fetches the start of \
+            contentId (Range: bytes=0-65535, 200 or 206) and each text track (whole, at most \
+            1 MiB); a refused connection, no answer within 5 s or an HTTP error ends the \
+            session IDLE ERROR and fails the LOAD with LOAD_FAILED, detailedErrorCode 103 \
+            (MEDIA_NETWORK). After a SEEK it reads 64 KiB where the position maps to in the \
+            file, and while PLAYING it reads on, 64 KiB at a time, at the rate the content \
+            plays (size / duration x playbackRate; 256 KiB/s without a duration), one request \
+            at a time, until PAUSE, STOP, the end or another load. Only http:// URLs whose host \
+            is an IP address or localhost are fetched (what castd's media server hands out); \
+            https:// URLs and host names are left alone, never resolved, and load as before. \
+            --log records every fetch as {"fetch": {"url", "purpose", "range", "status", \
+            "bytes", "size", "error" or "notFetched"}}; /emulator/state lists them in "fetches":
+
+              cast-emulator --port 0 --fetch-media --log /tmp/cast.jsonl
+
             A multizone group: each --group-member ID=NAME is a member (MULTIZONE_STATUS on \
             urn:x-cast:com.google.cast.multizone); TXT ca gains bit 32 and the model is \
             "Google Cast Group" unless --model says otherwise:
@@ -177,7 +194,8 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("log"),
         help: ArgumentHelp(
-            "Write every CastV2 message received and sent to FILE, one JSON object per line.", valueName: "file")
+            "Write every CastV2 message received and sent (and every media fetch) to FILE, one JSON object per line.",
+            valueName: "file")
     )
     var logFile: String?
 
@@ -215,6 +233,14 @@ struct CastEmulatorCommand: AsyncParsableCommand {
 
     @Flag(help: "Announce the device over mDNS (_googlecast._tcp).")
     var publish = false
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Fetch media as a real device does (default: on with --publish, off without): a LOAD waits for the start of the content (Range bytes=0-65535) and each text track, and fails (LOAD_FAILED 103) when a fetch does; SEEK and playing read on. Only http:// URLs whose host is an IP address or localhost are fetched: https:// and host names are never fetched nor resolved (logged as not fetched)."
+        )
+    )
+    var fetchMedia: Bool?
 
     @Option(
         name: .customLong("app"),
@@ -358,6 +384,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         if !unplayableContentTypes.isEmpty { configuration.unplayableContentTypes = Set(unplayableContentTypes) }
         configuration.fixedVolume = fixedVolume
         configuration.queueWindow = queueWindow
+        configuration.fetchMedia = fetchMedia ?? publish
         if tv { configuration.tv = EmulatorTV() }
         configuration.replyDelay = .milliseconds(replyDelay)
         configuration.impostor = impostor
