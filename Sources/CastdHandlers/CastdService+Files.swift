@@ -44,6 +44,8 @@ extension CastdService {
         let device = try await registry.sessionController(for: selector)
         var tokens: [MediaToken] = []
         var address: String?
+        /// `http://ADDRESS:PORT` where castd offers the files, for a device that cannot fetch them.
+        var offered: String?
         let served = self.served
         let call: MediaCall
         do {
@@ -67,6 +69,9 @@ extension CastdService {
                     throw CastdError(.unavailable, "castd cannot tell which of its addresses \(device.id) reaches")
                 }
                 tokens.append(try await served.serve(&media, uid: peer.uid, address: address))
+                if offered == nil, let slash = media.contentID.dropFirst("http://".count).firstIndex(of: "/") {
+                    offered = String(media.contentID[..<slash])
+                }
             }
         } catch {
             served?.revoke(tokens)
@@ -76,6 +81,14 @@ extension CastdService {
             let status = try await device.media(call)
             if replacing || !tokens.isEmpty { served?.adopt(tokens, deviceID: device.id, replacing: replacing) }
             return status
+        } catch var error as CastdError {
+            served?.revoke(tokens)
+            // The device could not fetch what castd served: say where castd offered it.
+            if !tokens.isEmpty, error.deviceError?.type == "LOAD_FAILED", let offered {
+                error.message +=
+                    "; castd offered the file at \(offered): if the device cannot reach that address and port (a firewall on this machine, or an address the device has no route to), open the port or set http.address and http.port (README: Your own files)"
+            }
+            throw error
         } catch {
             served?.revoke(tokens)
             throw error

@@ -38,6 +38,10 @@ import Testing
         if_running = "relaunch"
         filter_devices = true
 
+        [http]
+        address = "192.168.1.10"
+        port = 8095
+
         [log]
         level = "debug"
 
@@ -59,6 +63,7 @@ import Testing
         #expect(layer[.maxMDNSServicesPerHost] == .integer(8))
         #expect(layer[.frameTimeoutSeconds] == .integer(20))
         #expect(layer[.logLevel] == .string("debug"))
+        #expect(layer[.httpAddress] == .string("192.168.1.10") && layer[.httpPort] == .integer(8095))
         // The file's order, which decides which filter wins.
         #expect(
             layer[.logFilters]

@@ -160,6 +160,7 @@ import Testing
             .logLevel: .string("info"),
             .logFilters: .table([("CastChannel*", "verbose"), ("Discovery*", "debug")]),
             .launchAndroidTV: .bool(false), .launchIfRunning: .string("join"), .launchFilterDevices: .bool(false),
+            .httpPort: .integer(0),
         ]
         #expect(layer.values == expected)
     }
@@ -186,7 +187,8 @@ import Testing
         #expect(seed[.maxMDNSServicesPerHost] == .integer(16))
         #expect(seed[.logFilters] == .table([("Cast*", "verbose")]))
         #expect(seed[.launchIfRunning] == .string("relaunch"))
-        #expect(seed.values.count == 19)
+        #expect(seed[.httpPort] == .integer(8095))
+        #expect(seed.values.count == 21)
     }
 
     /// Every input in the fuzzer's corpus is read or refused with a line of its own.
