@@ -73,7 +73,11 @@ func check(_ method: CastdMethod, request bytes: [UInt8]) {
         try CastdValidation.check(request, for: method)
         try checkAccepted(request, for: method)
     } catch let error as CastdError {
-        fuzzRequire(error.code == .invalidArgument && !error.message.isEmpty, "refused with \(error)")
+        // INVALID_ARGUMENT, or OUT_OF_RANGE for a position outside the media the request
+        // describes (a load's start past its own duration: issue 36's one rule for positions).
+        fuzzRequire(
+            (error.code == .invalidArgument || error.code == .outOfRange) && !error.message.isEmpty,
+            "refused with \(error)")
     } catch {
         fuzzRequire(false, "refused with a non-castd error \(error)")
     }
