@@ -1510,6 +1510,10 @@ public nonisolated struct Castd_V1_Image: Sendable {
 
   public var height: UInt32 = 0
 
+  /// A file handed to castd over its files socket (rpc.proto: FileHandover), in place of url:
+  /// castd serves it (JPEG, PNG, WebP or GIF) and sets url to its own URL for it. Requests only.
+  public var file: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1689,6 +1693,12 @@ public nonisolated struct Castd_V1_MediaTrack: Sendable {
   public var language: String = String()
 
   public var customDataJson: String = String()
+
+  /// A file handed to castd over its files socket (rpc.proto: FileHandover), in place of
+  /// content_id: castd serves it as WebVTT (a SubRip file converted, a WebVTT file as it is) and
+  /// sets content_id to its own URL for it and content_type to "text/vtt". Text tracks only;
+  /// requests only.
+  public var file: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -4211,7 +4221,7 @@ nonisolated extension Castd_V1_EndSessionResponse: SwiftProtobuf.Message, SwiftP
 
 nonisolated extension Castd_V1_Image: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Image"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}url\0\u{1}width\0\u{1}height\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}url\0\u{1}width\0\u{1}height\0\u{1}file\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4222,6 +4232,7 @@ nonisolated extension Castd_V1_Image: SwiftProtobuf.Message, SwiftProtobuf._Mess
       case 1: try { try decoder.decodeSingularStringField(value: &self.url) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.file) }()
       default: break
       }
     }
@@ -4237,6 +4248,9 @@ nonisolated extension Castd_V1_Image: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if self.height != 0 {
       try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 3)
     }
+    if !self.file.isEmpty {
+      try visitor.visitSingularStringField(value: self.file, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4244,6 +4258,7 @@ nonisolated extension Castd_V1_Image: SwiftProtobuf.Message, SwiftProtobuf._Mess
     if lhs.url != rhs.url {return false}
     if lhs.width != rhs.width {return false}
     if lhs.height != rhs.height {return false}
+    if lhs.file != rhs.file {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -4471,7 +4486,7 @@ nonisolated extension Castd_V1_MediaMetadata: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Castd_V1_MediaTrack: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".MediaTrack"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}track_id\0\u{1}type\0\u{1}subtype\0\u{3}content_id\0\u{3}content_type\0\u{1}name\0\u{1}language\0\u{3}custom_data_json\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}track_id\0\u{1}type\0\u{1}subtype\0\u{3}content_id\0\u{3}content_type\0\u{1}name\0\u{1}language\0\u{3}custom_data_json\0\u{1}file\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -4487,6 +4502,7 @@ nonisolated extension Castd_V1_MediaTrack: SwiftProtobuf.Message, SwiftProtobuf.
       case 6: try { try decoder.decodeSingularStringField(value: &self.name) }()
       case 7: try { try decoder.decodeSingularStringField(value: &self.language) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.customDataJson) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.file) }()
       default: break
       }
     }
@@ -4517,6 +4533,9 @@ nonisolated extension Castd_V1_MediaTrack: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.customDataJson.isEmpty {
       try visitor.visitSingularStringField(value: self.customDataJson, fieldNumber: 8)
     }
+    if !self.file.isEmpty {
+      try visitor.visitSingularStringField(value: self.file, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -4529,6 +4548,7 @@ nonisolated extension Castd_V1_MediaTrack: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.name != rhs.name {return false}
     if lhs.language != rhs.language {return false}
     if lhs.customDataJson != rhs.customDataJson {return false}
+    if lhs.file != rhs.file {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -4531,7 +4531,7 @@ const ProtobufCMessageDescriptor castd__v1__end_session_response__descriptor =
   (ProtobufCMessageInit) castd__v1__end_session_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor castd__v1__image__field_descriptors[3] =
+static const ProtobufCFieldDescriptor castd__v1__image__field_descriptors[4] =
 {
   {
     "url",
@@ -4569,8 +4569,21 @@ static const ProtobufCFieldDescriptor castd__v1__image__field_descriptors[3] =
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "file",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__Image, file),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned castd__v1__image__field_indices_by_name[] = {
+  3,   /* field[3] = file */
   2,   /* field[2] = height */
   0,   /* field[0] = url */
   1,   /* field[1] = width */
@@ -4578,7 +4591,7 @@ static const unsigned castd__v1__image__field_indices_by_name[] = {
 static const ProtobufCIntRange castd__v1__image__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor castd__v1__image__descriptor =
 {
@@ -4588,7 +4601,7 @@ const ProtobufCMessageDescriptor castd__v1__image__descriptor =
   "Castd__V1__Image",
   "castd.v1",
   sizeof(Castd__V1__Image),
-  3,
+  4,
   castd__v1__image__field_descriptors,
   castd__v1__image__field_indices_by_name,
   1,  castd__v1__image__number_ranges,
@@ -4919,7 +4932,7 @@ const ProtobufCMessageDescriptor castd__v1__media_metadata__descriptor =
   (ProtobufCMessageInit) castd__v1__media_metadata__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor castd__v1__media_track__field_descriptors[8] =
+static const ProtobufCFieldDescriptor castd__v1__media_track__field_descriptors[9] =
 {
   {
     "track_id",
@@ -5017,11 +5030,24 @@ static const ProtobufCFieldDescriptor castd__v1__media_track__field_descriptors[
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "file",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Castd__V1__MediaTrack, file),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned castd__v1__media_track__field_indices_by_name[] = {
   3,   /* field[3] = content_id */
   4,   /* field[4] = content_type */
   7,   /* field[7] = custom_data_json */
+  8,   /* field[8] = file */
   6,   /* field[6] = language */
   5,   /* field[5] = name */
   2,   /* field[2] = subtype */
@@ -5031,7 +5057,7 @@ static const unsigned castd__v1__media_track__field_indices_by_name[] = {
 static const ProtobufCIntRange castd__v1__media_track__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor castd__v1__media_track__descriptor =
 {
@@ -5041,7 +5067,7 @@ const ProtobufCMessageDescriptor castd__v1__media_track__descriptor =
   "Castd__V1__MediaTrack",
   "castd.v1",
   sizeof(Castd__V1__MediaTrack),
-  8,
+  9,
   castd__v1__media_track__field_descriptors,
   castd__v1__media_track__field_indices_by_name,
   1,  castd__v1__media_track__number_ranges,

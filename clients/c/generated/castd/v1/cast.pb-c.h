@@ -758,10 +758,15 @@ struct  Castd__V1__Image
   char *url;
   uint32_t width;
   uint32_t height;
+  /*
+   * A file handed to castd over its files socket (rpc.proto: FileHandover), in place of url:
+   * castd serves it (JPEG, PNG, WebP or GIF) and sets url to its own URL for it. Requests only.
+   */
+  char *file;
 };
 #define CASTD__V1__IMAGE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&castd__v1__image__descriptor) \
-    , (char *)protobuf_c_empty_string, 0, 0 }
+    , (char *)protobuf_c_empty_string, 0, 0, (char *)protobuf_c_empty_string }
 
 
 /*
@@ -885,10 +890,17 @@ struct  Castd__V1__MediaTrack
    */
   char *language;
   char *custom_data_json;
+  /*
+   * A file handed to castd over its files socket (rpc.proto: FileHandover), in place of
+   * content_id: castd serves it as WebVTT (a SubRip file converted, a WebVTT file as it is) and
+   * sets content_id to its own URL for it and content_type to "text/vtt". Text tracks only;
+   * requests only.
+   */
+  char *file;
 };
 #define CASTD__V1__MEDIA_TRACK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&castd__v1__media_track__descriptor) \
-    , 0, CASTD__V1__TRACK_TYPE__TRACK_TYPE_UNSPECIFIED, CASTD__V1__TEXT_TRACK_SUBTYPE__TEXT_TRACK_SUBTYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , 0, CASTD__V1__TRACK_TYPE__TRACK_TYPE_UNSPECIFIED, CASTD__V1__TEXT_TRACK_SUBTYPE__TEXT_TRACK_SUBTYPE_UNSPECIFIED, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
 /*

@@ -437,14 +437,16 @@ class GroupMember(_message.Message):
     def __init__(self, device_id: _Optional[str] = ..., name: _Optional[str] = ..., capabilities: _Optional[int] = ...) -> None: ...
 
 class Image(_message.Message):
-    __slots__ = ["height", "url", "width"]
+    __slots__ = ["file", "height", "url", "width"]
+    FILE_FIELD_NUMBER: _ClassVar[int]
     HEIGHT_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     WIDTH_FIELD_NUMBER: _ClassVar[int]
+    file: str
     height: int
     url: str
     width: int
-    def __init__(self, url: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ...) -> None: ...
+    def __init__(self, url: _Optional[str] = ..., width: _Optional[int] = ..., height: _Optional[int] = ..., file: _Optional[str] = ...) -> None: ...
 
 class Lagged(_message.Message):
     __slots__ = ["dropped"]
@@ -712,10 +714,11 @@ class MediaStatus(_message.Message):
     def __init__(self, device_id: _Optional[str] = ..., media_session_id: _Optional[int] = ..., player_state: _Optional[_Union[PlayerState, str]] = ..., idle_reason: _Optional[str] = ..., current_time: _Optional[float] = ..., playback_rate: _Optional[float] = ..., media: _Optional[_Union[MediaInformation, _Mapping]] = ..., volume: _Optional[_Union[Volume, _Mapping]] = ..., supported_media_commands: _Optional[int] = ..., updated_at_ms: _Optional[int] = ..., supported_commands: _Optional[_Iterable[str]] = ..., active_track_ids: _Optional[_Iterable[int]] = ..., items: _Optional[_Iterable[_Union[QueueItem, _Mapping]]] = ..., current_item_id: _Optional[int] = ..., loading_item_id: _Optional[int] = ..., preloaded_item_id: _Optional[int] = ..., repeat_mode: _Optional[_Union[RepeatMode, str]] = ..., break_status: _Optional[_Union[BreakStatus, _Mapping]] = ..., video_info: _Optional[_Union[VideoInfo, _Mapping]] = ..., live_seekable_range: _Optional[_Union[LiveSeekableRange, _Mapping]] = ..., custom_data_json: _Optional[str] = ..., queue_item_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class MediaTrack(_message.Message):
-    __slots__ = ["content_id", "content_type", "custom_data_json", "language", "name", "subtype", "track_id", "type"]
+    __slots__ = ["content_id", "content_type", "custom_data_json", "file", "language", "name", "subtype", "track_id", "type"]
     CONTENT_ID_FIELD_NUMBER: _ClassVar[int]
     CONTENT_TYPE_FIELD_NUMBER: _ClassVar[int]
     CUSTOM_DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     SUBTYPE_FIELD_NUMBER: _ClassVar[int]
@@ -724,12 +727,13 @@ class MediaTrack(_message.Message):
     content_id: str
     content_type: str
     custom_data_json: str
+    file: str
     language: str
     name: str
     subtype: TextTrackSubtype
     track_id: int
     type: TrackType
-    def __init__(self, track_id: _Optional[int] = ..., type: _Optional[_Union[TrackType, str]] = ..., subtype: _Optional[_Union[TextTrackSubtype, str]] = ..., content_id: _Optional[str] = ..., content_type: _Optional[str] = ..., name: _Optional[str] = ..., language: _Optional[str] = ..., custom_data_json: _Optional[str] = ...) -> None: ...
+    def __init__(self, track_id: _Optional[int] = ..., type: _Optional[_Union[TrackType, str]] = ..., subtype: _Optional[_Union[TextTrackSubtype, str]] = ..., content_id: _Optional[str] = ..., content_type: _Optional[str] = ..., name: _Optional[str] = ..., language: _Optional[str] = ..., custom_data_json: _Optional[str] = ..., file: _Optional[str] = ...) -> None: ...
 
 class Queue(_message.Message):
     __slots__ = ["complete", "current_item_id", "device_id", "items", "media_session_id"]
