@@ -16,6 +16,8 @@ import SwiftProtobuf
 public final class CastdFileHandover: Sendable {
     /// Descriptors in one request (castd's bound).
     public static let batch = 64
+    /// Handles one connection may hold that no call has taken yet (castd's bound).
+    public static let maximumUntaken = 4096
     let fd: Int32
     public let path: String
 
@@ -29,7 +31,7 @@ public final class CastdFileHandover: Sendable {
     /// Connects to the files socket beside castd's socket at `socketPath` (default: as
     /// `CastdClient` finds it).
     public static func connect(socketPath: String? = nil) throws(CastdError) -> CastdFileHandover {
-        let path = CastdSocketPath.resolve(explicit: socketPath) + ".files"
+        let path = CastdSocketPath.files(forSocket: CastdSocketPath.resolve(explicit: socketPath))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

@@ -160,4 +160,10 @@ public enum CastdSocketPath {
         if !exists(user) && exists(system) { return system }
         return user
     }
+
+    /// The files socket beside the RPC socket at `socketPath` (rpc.proto: "The files socket").
+    public static func files(forSocket socketPath: String) -> String { socketPath + filesSuffix }
+
+    /// What the files socket's path ends in: the RPC socket's path is the rest.
+    public static let filesSuffix = ".files"
 }

@@ -228,6 +228,16 @@ public enum CastdValidation {
     /// The longest handle castd gives for a handed-over file (rpc.proto: FileHandover).
     public static let maximumFileHandleLength = 64
 
+    /// A handed-over file's handle where `what` names one, given `alone` (not beside `other`).
+    static func fileHandle(_ handle: String, alone: Bool, what: String, other: String) throws(CastdError) {
+        guard alone else {
+            throw CastdError(.invalidArgument, "\(what) gives both a file and \(other); give one of them")
+        }
+        guard handle.utf8.count <= maximumFileHandleLength else {
+            throw CastdError(.invalidArgument, "\(what)'s file is not a handle castd gave (too long)")
+        }
+    }
+
     /// Media information: content, URLs, times, enum values, tracks, ad breaks.
     public static func media(_ media: CastdMediaInformation, what: String = "media") throws(CastdError) {
         let content = media.contentURL.isEmpty ? media.contentID : media.contentURL
@@ -236,9 +246,7 @@ public enum CastdValidation {
                 throw CastdError(
                     .invalidArgument, "\(what) gives both a file and content_id or content_url; give one of them")
             }
-            guard media.file.utf8.count <= maximumFileHandleLength else {
-                throw CastdError(.invalidArgument, "\(what)'s file is not a handle castd gave (too long)")
-            }
+            try fileHandle(media.file, alone: true, what: what, other: "content_id")
         } else {
             guard !content.isEmpty || !media.entity.isEmpty else {
                 throw CastdError(
@@ -256,7 +264,13 @@ public enum CastdValidation {
             if case .UNRECOGNIZED(let n) = media.metadata.metadataType {
                 throw CastdError(.invalidArgument, "unknown metadata type \(n) (0 generic … 4 photo)")
             }
-            for image in media.metadata.images { try url(image.url, what: "image URL") }
+            for image in media.metadata.images {
+                if image.file.isEmpty {
+                    try url(image.url, what: "image URL")
+                } else {
+                    try fileHandle(image.file, alone: image.url.isEmpty, what: "an image", other: "url")
+                }
+            }
         }
         var trackIDs: Set<Int64> = []
         for track in media.tracks {
@@ -266,7 +280,15 @@ public enum CastdValidation {
             guard track.type != .unspecified else {
                 throw CastdError(.invalidArgument, "track \(track.trackID) needs a type (text, audio or video)")
             }
-            if !track.contentID.isEmpty, track.contentID.contains("://") { try url(track.contentID, what: "track URL") }
+            if !track.file.isEmpty {
+                guard track.type == .text else {
+                    throw CastdError(
+                        .invalidArgument, "track \(track.trackID) gives a file: only text tracks (subtitles) can")
+                }
+                try fileHandle(track.file, alone: track.contentID.isEmpty, what: "track \(track.trackID)", other: "content_id")
+            } else if !track.contentID.isEmpty, track.contentID.contains("://") {
+                try url(track.contentID, what: "track URL")
+            }
         }
         if media.hasTextTrackStyle { try style(media.textTrackStyle) }
         let clipIDs = Set(media.breakClips.map(\.id))

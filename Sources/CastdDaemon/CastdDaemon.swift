@@ -28,7 +28,7 @@ public struct CastdDaemon: Sendable {
         /// The socket systemd passed (socket activation); nil: the daemon binds `settings.socket`.
         public var activatedSocket: (fd: Int32, path: String)?
         /// The files socket systemd passed beside it; nil: the daemon binds it itself, at the
-        /// RPC socket's path with ".files" appended (`FileHandoverServer.path(forSocket:)`).
+        /// RPC socket's path with ".files" appended (`CastdSocketPath.files(forSocket:)`).
         public var activatedFilesSocket: Int32?
         /// castd's logs (served by StreamLogs and SetLogFilter); nil: those methods answer
         /// FAILED_PRECONDITION.
@@ -118,7 +118,7 @@ public struct CastdDaemon: Sendable {
         service.served = served
         servedFilesService = ServedFilesService(store: store, served: served, server: mediaServer)
         filesService = FilesService(
-            path: FileHandoverServer.path(forSocket: socketPath), activated: options.activatedFilesSocket,
+            path: CastdSocketPath.files(forSocket: socketPath), activated: options.activatedFilesSocket,
             policy: settings.access, files: files, logger: logger(CastdSubsystem.media))
 
         let target: CastdListenTarget =

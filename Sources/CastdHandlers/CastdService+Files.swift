@@ -34,6 +34,23 @@ extension CastdService {
         }
     }
 
+    /// QueueRemove: the files castd served for the items removed are no longer served.
+    func queueRemove(_ request: Castd_V1_QueueRemoveRequest) async throws -> CastdMediaStatus {
+        let device = try await registry.sessionController(for: request.device)
+        var urls: [String] = []
+        if let served, served.serves(deviceID: device.id) {
+            // What the items are, as castd knows the queue (asked of the device if castd lacks
+            // it); when it cannot be had, their files are let go with the session.
+            let removed = Set(request.itemIds)
+            if let queue = try? await device.queue() {
+                urls = queue.items.filter { removed.contains($0.itemID) }.flatMap(\.media.urls)
+            }
+        }
+        let status = try await device.media(MediaCall.queueRemove(itemIDs: request.itemIds))
+        served?.release(urls: urls, deviceID: device.id)
+        return status
+    }
+
     /// Runs the media call `make` builds on the device `selector` names; `make` passes each
     /// media of its request through `serve`, which serves a named file and rewrites it to the
     /// file's URL.
@@ -50,7 +67,7 @@ extension CastdService {
         let call: MediaCall
         do {
             call = try await make { media in
-                guard !media.file.isEmpty else { return }
+                guard media.namesFiles else { return }
                 guard let served else {
                     throw CastdError(.failedPrecondition, "this castd serves no files (it runs without a media server)")
                 }
@@ -68,9 +85,9 @@ extension CastdService {
                 guard let address else {
                     throw CastdError(.unavailable, "castd cannot tell which of its addresses \(device.id) reaches")
                 }
-                tokens.append(try await served.serve(&media, uid: peer.uid, address: address))
-                if offered == nil, let slash = media.contentID.dropFirst("http://".count).firstIndex(of: "/") {
-                    offered = String(media.contentID[..<slash])
+                tokens += try await served.serve(&media, uid: peer.uid, address: address)
+                if offered == nil, let port = served.server.port {
+                    offered = "http://" + MediaServer.authority(host: address, port: port)
                 }
             }
         } catch {

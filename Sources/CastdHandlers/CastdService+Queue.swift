@@ -13,7 +13,7 @@ extension CastdService {
             return try await service.queueInsert(request, peer: context.peer)
         }
         router.unary(CastdMethods.queueRemove) { service, request, _ in
-            return try await service.media(.queueRemove(itemIDs: request.itemIds), on: request.device)
+            return try await service.queueRemove(request)
         }
         router.unary(CastdMethods.queueReorder) { service, request, _ in
             return try await service.media(.queueReorder(request), on: request.device)

@@ -8,10 +8,11 @@ import Logging
     import Glibc
 #endif
 
-/// The files castd serves to devices: a load that names a handed-over file (`media.file`)
-/// takes it, publishes it on castd's media server at the address the device reaches castd at,
-/// and loads that URL. A device's files stay served while they are its media: until the next
-/// load on it, or its session ends (`CastdService.followSessions`).
+/// The files castd serves to devices: a load that names handed-over files (`media.file`, an
+/// image's `file`, a text track's `file`) takes them, publishes them on castd's media server at
+/// the address the device reaches castd at, and loads their URLs. A device's files stay served
+/// while they are its media: until the next load on it, or its session ends
+/// (`CastdService.followSessions`).
 public final class ServedFiles: Sendable {
     let server: MediaServer
     let files: HandedFiles
@@ -21,6 +22,8 @@ public final class ServedFiles: Sendable {
     public let fixedAddress: String?
     /// The tokens serving each device's media, by device id.
     private let byDevice = Locked<[String: [MediaToken]]>([:])
+    /// The largest subtitles file castd converts to WebVTT and holds while it is served.
+    static let maximumSubtitlesBytes = 8 << 20
 
     public init(server: MediaServer, files: HandedFiles, fixedAddress: String? = nil, logger: Logger) {
         self.server = server
@@ -29,39 +32,99 @@ public final class ServedFiles: Sendable {
         self.logger = logger
     }
 
-    /// Takes the file `media.file` names (handed over by `uid`) and serves it on `address`:
-    /// `media` then names the URL, with a content type and a title if it had none. The token
-    /// is for `adopt` once the device has taken the media, or `revoke` if it has not.
-    func serve(_ media: inout CastdMediaInformation, uid: UInt32, address: String) async throws -> MediaToken {
-        let file = try files.take(media.file, uid: uid)
-        let port: Int
+    /// Takes the files `media` names (handed over by `uid`: its own, its images' and its text
+    /// tracks') and serves them on `address`: `media` then names their URLs, with a content type
+    /// and a title if it had none. The tokens are for `adopt` once the device has taken the
+    /// media, or `revoke` if it has not.
+    func serve(_ media: inout CastdMediaInformation, uid: UInt32, address: String) async throws -> [MediaToken] {
+        var tokens: [MediaToken] = []
         do {
-            port = try await server.listen(on: address)
+            let port: Int
+            do {
+                port = try await server.listen(on: address)
+            } catch {
+                throw CastdError(
+                    .unavailable, "castd cannot serve files on \(address), the address the device reaches it at: \(error)")
+            }
+            if !media.file.isEmpty {
+                let file = try files.take(media.file, uid: uid)
+                let sniffed = MediaServer.sniff(descriptor: file.descriptor, name: file.name)
+                let url = try publish(file, contentType: sniffed, address: address, into: &tokens)
+                media.file = ""
+                media.contentID = url
+                media.contentURL = url
+                if media.contentType.isEmpty { media.contentType = sniffed ?? "application/octet-stream" }
+                if media.metadata.title.isEmpty, !file.name.isEmpty {
+                    media.metadata.title = Self.title(fromName: file.name)
+                }
+                logger.info(
+                    "serving a file",
+                    metadata: ["media.token": "\(tokens[0])", "http.address": "\(address)", "http.port": "\(port)"])
+            }
+            for index in media.metadata.images.indices where !media.metadata.images[index].file.isEmpty {
+                let file = try files.take(media.metadata.images[index].file, uid: uid)
+                guard let type = MediaServer.sniff(descriptor: file.descriptor, name: file.name),
+                    type.hasPrefix("image/")
+                else {
+                    files.discard(file)
+                    throw CastdError(.invalidArgument, "the image file '\(file.name)' is not a JPEG, PNG, WebP or GIF image")
+                }
+                media.metadata.images[index].url = try publish(file, contentType: type, address: address, into: &tokens)
+                media.metadata.images[index].file = ""
+            }
+            for index in media.tracks.indices where !media.tracks[index].file.isEmpty {
+                let file = try files.take(media.tracks[index].file, uid: uid)
+                let converted = try subtitles(file)
+                let token = server.publish(descriptor: converted, name: "subtitles.vtt", contentType: "text/vtt")
+                tokens.append(token)
+                guard let url = server.url(for: token, host: address) else { throw Self.noURL }
+                media.tracks[index].file = ""
+                media.tracks[index].contentID = url
+                media.tracks[index].contentType = "text/vtt"
+                if media.tracks[index].name.isEmpty { media.tracks[index].name = Self.title(fromName: file.name) }
+            }
         } catch {
-            files.discard(file)
-            throw CastdError(
-                .unavailable, "castd cannot serve files on \(address), the address the device reaches it at: \(error)")
+            revoke(tokens)
+            throw error
         }
-        var head = [UInt8](repeating: 0, count: 64)
-        let count = head.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
-        head.removeSubrange(max(count, 0)...)
-        let sniffed = MediaContentType.sniff(head: head, name: file.name)
-        let token = server.publish(descriptor: file.descriptor, name: file.name, contentType: sniffed)
-        guard let url = server.url(for: token, host: address) else {
-            revoke([token])
-            throw CastdError(.internal, "castd's media server gave no URL for a file it serves")
+        return tokens
+    }
+
+    static let noURL = CastdError(.internal, "castd's media server gave no URL for a file it serves")
+
+    /// Publishes a taken file (the server closes it, and says so to `files`); its URL.
+    private func publish(
+        _ file: HandedFile, contentType: String?, address: String, into tokens: inout [MediaToken]
+    ) throws(CastdError) -> String {
+        let files = self.files
+        let token = server.publish(
+            descriptor: file.descriptor, name: file.name, contentType: contentType, closed: { files.released() })
+        tokens.append(token)
+        guard let url = server.url(for: token, host: address) else { throw Self.noURL }
+        return url
+    }
+
+    /// A subtitles file as WebVTT, in a file of castd's own (unlinked: it goes when the media
+    /// server closes it); the handed-over file is closed.
+    private func subtitles(_ file: HandedFile) throws(CastdError) -> Int32 {
+        defer { files.discard(file) }
+        let bytes: [UInt8]
+        do {
+            bytes = try FileBytes.read(descriptor: file.descriptor, limit: Self.maximumSubtitlesBytes)
+        } catch {
+            throw CastdError(.invalidArgument, "the subtitles file '\(file.name)' cannot be read: \(error)")
         }
-        media.file = ""
-        media.contentID = url
-        media.contentURL = url
-        if media.contentType.isEmpty { media.contentType = sniffed ?? "application/octet-stream" }
-        if media.metadata.title.isEmpty, !file.name.isEmpty {
-            media.metadata.title = Self.title(fromName: file.name)
+        let vtt: [UInt8]
+        do {
+            vtt = try WebVTT.convert(bytes: bytes, name: file.name)
+        } catch {
+            throw CastdError(.invalidArgument, "the subtitles file '\(file.name)' is neither SubRip nor WebVTT: \(error)")
         }
-        logger.info(
-            "serving a file",
-            metadata: ["media.token": "\(token)", "http.address": "\(address)", "http.port": "\(port)"])
-        return token
+        do {
+            return try FileBytes.unlinkedFile(holding: vtt)
+        } catch {
+            throw CastdError(.resourceExhausted, "castd cannot hold the subtitles of '\(file.name)': \(error)")
+        }
     }
 
     /// `tokens` now serve `deviceID`'s media, in place of what did before (revoked).
@@ -74,6 +137,22 @@ public final class ServedFiles: Sendable {
         }
         revoke(old)
     }
+
+    /// Items left the device's queue: the files among `urls` are no longer served.
+    func release(urls: [String], deviceID: String) {
+        let gone = Set(urls.compactMap(MediaToken.init(url:)))
+        guard !gone.isEmpty else { return }
+        let revoked = byDevice.withLock { served -> [MediaToken] in
+            guard let tokens = served[deviceID] else { return [] }
+            served[deviceID] = tokens.filter { !gone.contains($0) }
+            if served[deviceID]?.isEmpty == true { served[deviceID] = nil }
+            return tokens.filter { gone.contains($0) }
+        }
+        revoke(revoked)
+    }
+
+    /// Whether castd serves files for `deviceID`'s media.
+    func serves(deviceID: String) -> Bool { byDevice.withLock { $0[deviceID] != nil } }
 
     /// The device's media left it (its session ended): its files are no longer served.
     public func release(deviceID: String) {
@@ -89,10 +168,7 @@ public final class ServedFiles: Sendable {
     }
 
     func revoke(_ tokens: [MediaToken]) {
-        for token in tokens {
-            server.revoke(token)
-            files.released()
-        }
+        for token in tokens { server.revoke(token) }
     }
 
     /// The devices whose media castd serves files for.
@@ -105,5 +181,17 @@ public final class ServedFiles: Sendable {
     static func title(fromName name: String) -> String {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
+    }
+}
+
+extension CastdMediaInformation {
+    /// The URLs of the media, its images and its tracks: those castd serves among them.
+    var urls: [String] {
+        [contentID, contentURL] + metadata.images.map(\.url) + tracks.map(\.contentID)
+    }
+
+    /// Whether the media, one of its images or one of its tracks names a handed-over file.
+    var namesFiles: Bool {
+        !file.isEmpty || metadata.images.contains { !$0.file.isEmpty } || tracks.contains { !$0.file.isEmpty }
     }
 }

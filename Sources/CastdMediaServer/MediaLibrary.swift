@@ -16,6 +16,8 @@ final class MediaLibrary: Sendable {
         var descriptor: Int32
         var contentType: String
         var fileExtension: String?
+        /// Called once the descriptor is closed (revoked, or the server shut down).
+        var closed: (@Sendable () -> Void)?
         var active = 0
     }
 
@@ -38,16 +40,22 @@ final class MediaLibrary: Sendable {
     /// Set by ``revokeAll()`` (the server's shutdown): later publications are closed at once.
     private let closed = Locked(false)
 
-    func publish(descriptor: Int32, contentType: String, fileExtension: String?) -> MediaToken {
+    func publish(
+        descriptor: Int32, contentType: String, fileExtension: String?, closed onClose: (@Sendable () -> Void)?
+    ) -> MediaToken {
         let token = MediaToken.random()
         let accepted = closed.withLock { closed in
             guard !closed else { return false }
             entries.withLock {
-                $0[token] = Entry(descriptor: descriptor, contentType: contentType, fileExtension: fileExtension)
+                $0[token] = Entry(
+                    descriptor: descriptor, contentType: contentType, fileExtension: fileExtension, closed: onClose)
             }
             return true
         }
-        if !accepted { close(descriptor) }
+        if !accepted {
+            close(descriptor)
+            onClose?()
+        }
         return token
     }
 
@@ -83,19 +91,23 @@ final class MediaLibrary: Sendable {
     /// Stops serving `token` and closes its descriptor; false if it was not published.
     @discardableResult
     func revoke(_ token: MediaToken) -> Bool {
-        entries.withLock { entries in
-            guard let entry = entries.removeValue(forKey: token) else { return false }
+        let entry = entries.withLock { entries -> Entry? in
+            guard let entry = entries.removeValue(forKey: token) else { return nil }
             close(entry.descriptor)
-            return true
+            return entry
         }
+        entry?.closed?()
+        return entry != nil
     }
 
     /// Revokes every token, and every one published later.
     func revokeAll() {
         closed.withLock { $0 = true }
-        entries.withLock { entries in
+        let revoked = entries.withLock { entries in
+            defer { entries.removeAll() }
             for entry in entries.values { close(entry.descriptor) }
-            entries.removeAll()
+            return Array(entries.values)
         }
+        for entry in revoked { entry.closed?() }
     }
 }

@@ -73,11 +73,15 @@ public final class MediaServer: Sendable {
     /// response works on a dup() of it, closed when the response ends.
     /// Without `contentType`, the type is sniffed from the file's first bytes, then from `name`'s
     /// extension, else application/octet-stream. After ``shutdown()`` the descriptor is closed at
-    /// once and the token serves nothing.
-    public func publish(descriptor: Int32, name: String, contentType: String?) -> MediaToken {
+    /// once and the token serves nothing. `closed` is called once the server has closed the
+    /// descriptor.
+    public func publish(
+        descriptor: Int32, name: String, contentType: String?, closed: (@Sendable () -> Void)? = nil
+    ) -> MediaToken {
         let type = contentType ?? Self.sniff(descriptor: descriptor, name: name) ?? "application/octet-stream"
         let token = library.publish(
-            descriptor: descriptor, contentType: type, fileExtension: MediaContentType.fileExtension(of: name))
+            descriptor: descriptor, contentType: type, fileExtension: MediaContentType.fileExtension(of: name),
+            closed: closed)
         logger.debug("published", metadata: ["token": "\(token)", "type": "\(type)"])
         return token
     }
@@ -92,12 +96,17 @@ public final class MediaServer: Sendable {
     /// (a zone's % escaped); nil before the first listen or for a token not published. Of the
     /// file's name it shows the extension alone.
     public func url(for token: MediaToken, host: String) -> String? {
-        guard let port = state.withLock({ $0.port }), let ext = library.fileExtension(of: token) else { return nil }
-        var authority = host
-        if host.contains(":") && !host.hasPrefix("[") {
-            authority = "[" + host.replacingPercent() + "]"
-        }
-        return "http://\(authority):\(port)/\(token.hex)" + (ext.map { "." + $0 } ?? "")
+        guard let port, let ext = library.fileExtension(of: token) else { return nil }
+        return "http://\(Self.authority(host: host, port: port))/\(token.hex)" + (ext.map { "." + $0 } ?? "")
+    }
+
+    /// The port the server listens on; nil before the first listen.
+    public var port: Int? { state.withLock { $0.port } }
+
+    /// HOST:PORT as a URL writes it: an IPv6 host bracketed, a zone's % escaped (RFC 6874).
+    public static func authority(host: String, port: Int) -> String {
+        guard host.contains(":"), !host.hasPrefix("[") else { return "\(host):\(port)" }
+        return "[" + host.replacingPercent() + "]:\(port)"
     }
 
     /// Stops listening, closes every connection (responses in flight end) and revokes every token.
@@ -168,7 +177,9 @@ public final class MediaServer: Sendable {
     }
 
     /// The Content-Type of the file `descriptor` reads, from its first bytes or `name`.
-    private static func sniff(descriptor: Int32, name: String) -> String? {
+    /// The content type of the open file `descriptor` from its first bytes, then `name`'s
+    /// extension; nil if neither says.
+    public static func sniff(descriptor: Int32, name: String) -> String? {
         var head = [UInt8](repeating: 0, count: MediaContentType.headLength)
         let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         return MediaContentType.sniff(head: Array(head.prefix(max(0, count))), name: name)

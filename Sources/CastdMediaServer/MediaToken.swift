@@ -40,6 +40,14 @@ public struct MediaToken: Hashable, Sendable, CustomStringConvertible {
         self.init(high: words.0, low: words.1)
     }
 
+    /// The token a URL of the media server names (http://HOST:PORT/TOKEN[.ext]); nil for any
+    /// other URL.
+    public init?(url: String) {
+        guard url.hasPrefix("http://"), let slash = url.lastIndex(of: "/") else { return nil }
+        let segment = url[url.index(after: slash)...].prefix { $0 != "." && $0 != "?" }
+        self.init(hexDigits: Array(segment.utf8))
+    }
+
     private static func hexWord(_ word: UInt64) -> String {
         let digits = String(word, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

@@ -62,9 +62,6 @@ public final class FileHandoverServer: Sendable {
         _ = fcntl(listening, F_SETFL, fcntl(listening, F_GETFL) | O_NONBLOCK)
     }
 
-    /// The files socket's path for the RPC socket at `socketPath`.
-    public static func path(forSocket socketPath: String) -> String { socketPath + ".files" }
-
     /// Starts serving on a thread of its own.
     public func start() {
         let thread = Thread { [self] in

@@ -404,7 +404,7 @@ struct Castd: AsyncParsableCommand {
         let activated = sd_listen_fds(1)
         // The RPC socket, and optionally the files socket (its path ends in ".files").
         let passed = activated > 0 ? Array(SD_LISTEN_FDS_START..<(SD_LISTEN_FDS_START + activated)) : []
-        let filesSockets = passed.filter { Self.boundPath(of: $0)?.hasSuffix(".files") == true }
+        let filesSockets = passed.filter { Self.boundPath(of: $0)?.hasSuffix(CastdSocketPath.filesSuffix) == true }
         let rpcSockets = passed.filter { !filesSockets.contains($0) }
         if activated > 2 || rpcSockets.count > 1 || filesSockets.count > 1 || (activated > 0 && rpcSockets.isEmpty) {
             logger.critical(

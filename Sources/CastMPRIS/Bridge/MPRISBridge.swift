@@ -192,6 +192,8 @@ public actor MPRISBridge {
                 request.device = deviceID
                 request.media = CastdMediaInformation(url: url)
                 _ = try await client.unary(CastdMethods.load, request, timeout: timeout)
+            case .loadFile(let path):
+                try await loadFile(path, on: deviceID, client: client)
             case .setRepeatMode(let mode):
                 var request = Castd_V1_QueueUpdateRequest()
                 request.device = deviceID
@@ -209,11 +211,43 @@ public actor MPRISBridge {
                 _ = try await client.unary(CastdMethods.setVolume, request, timeout: timeout)
             }
             loop.post { reply.succeed() }
+        } catch let error as LocalFileError {
+            logger.info("\(deviceID): \(action) failed: \(error)")
+            loop.post { reply.fail(BusError(name: "org.castd.Error.CANNOT_OPEN", message: error.message)) }
         } catch let error as CastdError {
             logger.info("\(deviceID): \(action) failed: \(error)")
             loop.post { reply.fail(BusError(name: "org.castd.Error.\(error.code.name)", message: error.message)) }
         } catch {
             loop.post { reply.fail(.failed("\(error)")) }
+        }
+    }
+
+    /// Casts a file (with the subtitles or cover beside it), or queues a folder's playable
+    /// files, opened here with the user's permissions and handed to castd.
+    private func loadFile(_ path: String, on deviceID: String, client: CastdClient) async throws {
+        let sources = try LocalFiles.sources([path])
+        let timeout = options.callTimeout
+        try await LocalFiles.withHandles(LocalFiles.items(sources), socket: client.socketPath) { handles in
+            var items: [CastdQueueItem] = []
+            for handle in handles {
+                var media = CastdMediaInformation()
+                let tracks = handle.apply(to: &media)
+                var item = CastdQueueItem(media: media)
+                item.activeTrackIds = Array(tracks.prefix(1))
+                items.append(item)
+            }
+            if items.count == 1 {
+                var request = Castd_V1_LoadRequest()
+                request.device = deviceID
+                request.media = items[0].media
+                request.activeTrackIds = items[0].activeTrackIds
+                _ = try await client.unary(CastdMethods.load, request, timeout: timeout)
+            } else {
+                var request = Castd_V1_QueueLoadRequest()
+                request.device = deviceID
+                request.items = items
+                _ = try await client.unary(CastdMethods.queueLoad, request, timeout: timeout)
+            }
         }
     }
 

@@ -26,6 +26,9 @@ public enum MPRISAction: Sendable, Equatable {
     /// Seconds from the start.
     case seek(to: Double)
     case load(url: String)
+    /// A file or folder on this machine (`OpenUri("file:///…")`): castd serves it; a folder's
+    /// playable files are queued.
+    case loadFile(path: String)
     case setRepeatMode(CastdRepeatMode)
     case setRate(Double)
     case setVolume(Double)
@@ -71,9 +74,14 @@ extension MPRISProperties {
             guard supportedURISchemes.contains(where: { uri.lowercased().hasPrefix($0 + "://") }) else {
                 throw BusError(
                     name: "org.freedesktop.DBus.Error.NotSupported",
-                    message: "castd plays http and https URIs, not \(uri.prefix(64))")
+                    message: "castd plays http, https and file URIs, not \(uri.prefix(64))")
             }
-            return .load(url: uri)
+            guard uri.lowercased().hasPrefix("file:") else { return .load(url: uri) }
+            do {
+                return .loadFile(path: try LocalFiles.path(uri))
+            } catch {
+                throw BusError.invalidArguments(error.message)
+            }
         case .setLoopStatus(let status):
             guard let mode = repeatMode(loopStatus: status, current: media.repeatMode) else {
                 throw BusError.invalidArguments("LoopStatus is None, Track or Playlist, not \(status.prefix(64))")

@@ -35,7 +35,7 @@ public enum MPRISProperties {
 
     /// What the Default Media Receiver plays (Google's list of supported media), by scheme and
     /// by type.
-    public static let supportedURISchemes = ["http", "https"]
+    public static let supportedURISchemes = ["http", "https", "file"]
     public static let supportedMIMETypes = [
         "video/mp4", "video/webm", "video/mp2t", "video/x-matroska",
         "audio/mp4", "audio/mpeg", "audio/aac", "audio/flac", "audio/ogg", "audio/wav", "audio/webm",

@@ -8,18 +8,22 @@ import CastClient
 
 /// Queue items for URLs: content types guessed from the extensions.
 func queueItems(_ urls: [String], _ options: QueueItemOptions = QueueItemOptions()) -> [CastdQueueItem] {
-    queueItems(urls.map(MediaSource.url), handles: urls.map { _ in nil }, options)
+    queueItems(urls.map(MediaSource.url), handles: urls.map { _ in LocalItemHandles() }, options)
 }
 
-/// The queue items for `sources`: a URL as such, a file by the handle castd gave it.
-func queueItems(_ sources: [MediaSource], handles: [String?], _ options: QueueItemOptions) -> [CastdQueueItem] {
+/// The queue items for `sources`: a URL as such, a file by the handle castd gave it, with the
+/// subtitles (the first shown) and cover beside it.
+func queueItems(_ sources: [MediaSource], handles: [LocalItemHandles], _ options: QueueItemOptions)
+    -> [CastdQueueItem]
+{
     zip(sources, handles).enumerated().map { index, entry in
         var media = CastdMediaInformation()
-        switch entry.0 {
-        case .url(let url): media = CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? "")
-        case .file: media.file = entry.1 ?? ""
+        if case .url(let url) = entry.0 {
+            media = CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? "")
         }
+        let subtitles = entry.1.apply(to: &media)
         var item = CastdQueueItem(media: media)
+        if let first = subtitles.first { item.activeTrackIds = [first] }
         options.apply(to: &item, at: index, of: sources.count)
         return item
     }

@@ -154,7 +154,7 @@ struct LoadCommand: MediaStatusCommand {
     var entity: String?
 
     func validate() throws {
-        if !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
+        if !LocalFiles.isLocal(url) { try MediaURL.validate(url) }
         if let contentType { try MediaURL.validateContentType(contentType) }
         if let customData { try JSONArgument.validateObject(customData, option: "--custom-data") }
         if credentialsType != nil, credentials == nil {
@@ -185,7 +185,7 @@ struct LoadCommand: MediaStatusCommand {
 
     /// The media to send.
     var media: CastdMediaInformation {
-        let local = LocalMedia.isLocal(url)
+        let local = LocalFiles.isLocal(url)
         var media = CastdMediaInformation(
             url: local ? "" : url,
             contentType: contentType ?? (local ? nil : MediaURL.guessContentType(url)) ?? "",
@@ -202,10 +202,17 @@ struct LoadCommand: MediaStatusCommand {
     }
 
     func run() async throws {
-        let source: MediaSource = LocalMedia.isLocal(url) ? .file(try LocalMedia.path(url)) : .url(url)
-        let status = try await LocalMedia.withHandles([source], socket: options.socket) { handles in
+        let source: MediaSource = LocalFiles.isLocal(url) ? .file(try LocalMedia.path(url)) : .url(url)
+        // Subtitles given, or else those beside a video; a cover beside an audio file.
+        var item = LocalFiles.items([source], companions: subtitles.sidecars)[0]
+        if !subtitles.urls.isEmpty { item.subtitles = try subtitles.localFiles() }
+        if !metadata.images.isEmpty { item.cover = nil }
+        let status = try await LocalMedia.withHandles([item], socket: options.socket) { handles in
             var call = call()
-            if let handle = handles[0] { call.request.media.file = handle }
+            let added = handles[0].apply(to: &call.request.media)
+            if call.request.activeTrackIds.isEmpty, subtitles.subtitlesActive, let first = added.first {
+                call.request.activeTrackIds = [first]
+            }
             return try await options.send(call)
         }
         try options.printMedia(status)
@@ -354,15 +361,26 @@ struct MetadataOptions: ParsableArguments {
 struct SubtitleOptions: ParsableArguments {
     @Option(
         name: .customLong("subtitles"),
-        help: ArgumentHelp("A subtitles file (WebVTT) the device can fetch (repeatable).", valueName: "url"),
+        help: ArgumentHelp(
+            "Subtitles: a file here (SubRip .srt or WebVTT .vtt) or the URL of a WebVTT file (repeatable).",
+            valueName: "file|url"),
         transform: { text in
+            if LocalFiles.isLocal(text) { return text }
             do { try MediaURL.validate(text) } catch {
-                throw ValidationError("--subtitles '\(text)' is not a URL: give the URL of a WebVTT file")
+                throw ValidationError("--subtitles '\(text)' is not a URL: give a file or the URL of a WebVTT file")
             }
             return text
         }
     )
     var urls: [String] = []
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Offer the subtitles beside a video file (movie.srt, movie.en.vtt) when --subtitles gives none.")
+    var sidecarSubtitles = true
+
+    /// Whether to look beside the file for subtitles.
+    var sidecars: Bool { sidecarSubtitles && urls.isEmpty }
 
     @Option(
         name: .customLong("subtitles-lang"),
@@ -397,11 +415,21 @@ struct SubtitleOptions: ParsableArguments {
         languages.count == urls.count ? languages[index] : languages.first ?? ""
     }
 
-    /// One text track per URL, ids 1, 2, … .
+    /// The --subtitles files on this machine, each with its language.
+    func localFiles() throws(CastcExit) -> [LocalSubtitles] {
+        var files: [LocalSubtitles] = []
+        for (index, text) in urls.enumerated() where LocalFiles.isLocal(text) {
+            files.append(LocalSubtitles(path: try LocalMedia.path(text), language: language(at: index)))
+        }
+        return files
+    }
+
+    /// One text track per URL, ids 1, 2, … (the files' tracks follow once castd has them).
     var tracks: [CastdMediaTrack] {
-        urls.enumerated().map { index, url in
-            CastdMediaTrack(
-                subtitlesID: Int64(index + 1),
+        urls.indices.filter { !LocalFiles.isLocal(urls[$0]) }.enumerated().map { id, index in
+            let url = urls[index]
+            return CastdMediaTrack(
+                subtitlesID: Int64(id + 1),
                 url: url,
                 language: language(at: index),
                 name: URL(string: url)?.lastPathComponent ?? "",
@@ -411,5 +439,5 @@ struct SubtitleOptions: ParsableArguments {
     }
 
     /// The tracks to show at once: the first, unless --no-subtitles-active.
-    var activeTrackIDs: [Int64] { subtitlesActive && !urls.isEmpty ? [1] : [] }
+    var activeTrackIDs: [Int64] { subtitlesActive && urls.contains { !LocalFiles.isLocal($0) } ? [1] : [] }
 }

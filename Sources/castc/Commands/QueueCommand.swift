@@ -151,9 +151,9 @@ struct QueueLoadCommand: MediaStatusCommand {
         guard !urls.isEmpty else {
             throw ValidationError("give the URLs to play: castc queue load https://example.com/a.mp3 …")
         }
-        for url in urls where !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
+        for url in urls where !LocalFiles.isLocal(url) { try MediaURL.validate(url) }
         if startItem != nil, startIndex != nil { throw ValidationError("give --start-item or --start-index, not both") }
-        let count = LocalMedia.itemCount(urls)
+        let count = LocalFiles.itemCount(urls)
         guard (0..<count).contains(firstIndex) else {
             throw ValidationError(
                 startIndex != nil
@@ -166,18 +166,18 @@ struct QueueLoadCommand: MediaStatusCommand {
 
     func run() async throws {
         let sources = try LocalMedia.sources(urls)
-        let status = try await LocalMedia.withHandles(sources, socket: options.socket) { handles in
+        let status = try await LocalMedia.withHandles(LocalFiles.items(sources), socket: options.socket) { handles in
             try await options.send(call(sources, handles: handles))
         }
         try options.printMedia(status)
     }
 
     func call() -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
-        call(urls.map(MediaSource.url), handles: urls.map { _ in nil })
+        call(urls.map(MediaSource.url), handles: urls.map { _ in LocalItemHandles() })
     }
 
-    /// The QueueLoad call, a file's item naming the handle castd gave it.
-    func call(_ sources: [MediaSource], handles: [String?]) -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
+    /// The QueueLoad call, a file's item naming the handles castd gave it.
+    func call(_ sources: [MediaSource], handles: [LocalItemHandles]) -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
         var request = Castd_V1_QueueLoadRequest()
         request.device = options.deviceSelector
         request.items = queueItems(sources, handles: handles, itemOptions)
@@ -231,15 +231,15 @@ struct QueueAddCommand: QueueItemsCommand {
         guard !urls.isEmpty else {
             throw ValidationError("give the URLs to add: castc queue add https://example.com/c.mp3 …")
         }
-        for url in urls where !LocalMedia.isLocal(url) { try MediaURL.validate(url) }
-        try itemOptions.validate(count: LocalMedia.itemCount(urls))
+        for url in urls where !LocalFiles.isLocal(url) { try MediaURL.validate(url) }
+        try itemOptions.validate(count: LocalFiles.itemCount(urls))
     }
 
     var itemRefs: [QueueItemRef] { before.map { [$0] } ?? [] }
 
     func run() async throws {
         let sources = try LocalMedia.sources(urls)
-        let status = try await LocalMedia.withHandles(sources, socket: options.socket) { handles in
+        let status = try await LocalMedia.withHandles(LocalFiles.items(sources), socket: options.socket) { handles in
             try await options.withClient { client in
                 let order =
                     itemRefs.contains(where: \.isPosition)
@@ -252,11 +252,11 @@ struct QueueAddCommand: QueueItemsCommand {
     }
 
     func call(ids: [Int64]) -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus> {
-        call(ids: ids, sources: urls.map(MediaSource.url), handles: urls.map { _ in nil })
+        call(ids: ids, sources: urls.map(MediaSource.url), handles: urls.map { _ in LocalItemHandles() })
     }
 
-    /// The QueueInsert call, a file's item naming the handle castd gave it.
-    func call(ids: [Int64], sources: [MediaSource], handles: [String?])
+    /// The QueueInsert call, a file's item naming the handles castd gave it.
+    func call(ids: [Int64], sources: [MediaSource], handles: [LocalItemHandles])
         -> CastcCall<Castd_V1_QueueInsertRequest, CastdMediaStatus>
     {
         var request = Castd_V1_QueueInsertRequest()
