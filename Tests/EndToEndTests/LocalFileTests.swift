@@ -138,4 +138,30 @@ extension SystemServiceTests {
             #expect(nothing.status == 66 && nothing.stderr.contains("holds nothing castc can play"), "\(nothing)")
         }
     }
+
+    /// The system castd runs as its own user, which cannot open a file that only the caller may
+    /// read; it serves it all the same, from the descriptor the caller handed it.
+    @Test func castdAsAnotherUserServesAFileOnlyTheCallerCanRead() async throws {
+        try await withDaemon(castdArguments: ["--state-directory", ""], castdUser: Self.stranger) { daemon in
+            let privateDirectory = daemon.directory + "/private"
+            try FileManager.default.createDirectory(
+                atPath: privateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let movie = privateDirectory + "/mine.mp4"
+            let bytes = Self.mp4Bytes(count: 50_000)
+            try bytes.write(to: URL(fileURLWithPath: movie))
+            chmod(movie, 0o600)
+            // castd's user cannot open it by its path.
+            let byPath = try await run(
+                "/usr/bin/setpriv",
+                ["--reuid", "\(Self.stranger)", "--regid", "\(Self.stranger)", "--clear-groups", "/bin/cat", movie])
+            #expect(byPath.status != 0 && byPath.stderr.contains("Permission denied"), "\(byPath)")
+
+            let loaded = try await daemon.castc(["load", movie])
+            #expect(loaded.status == 0, "\(loaded)")
+            let media = try #require(try await Self.loadedMedia(daemon))
+            let copy = daemon.directory + "/fetched"
+            #expect(try await Self.fetch(media.contentID, to: copy) == 200)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == bytes)
+        }
+    }
 }

@@ -58,9 +58,11 @@ struct SystemServiceTests {
 
     /// An emulated "Test TV" (not published) and a castd that uses it by address and trusts its
     /// root; waits until castd answers.
+    /// `castdUser`: castd runs as this uid and gid (no other groups), as the system castd runs
+    /// as its own user; its socket is then in a directory of its own.
     func withDaemon<T>(
         castdArguments: [String] = [], environment: [String: String] = [:], waitUntilServing: Bool = true,
-        _ body: (Daemon) async throws -> T
+        castdUser: UInt32? = nil, _ body: (Daemon) async throws -> T
     ) async throws -> T {
         try await withTemporaryDirectory { directory in
             try await withProcesses { launch in
@@ -79,10 +81,24 @@ struct SystemServiceTests {
                     as? [String: Any]
                 let port = try #require(readyFile?["port"] as? Int)
                 let httpPort = try #require(readyFile?["httpPort"] as? Int)
-                let socket = directory + "/castd.sock"
+                var socket = directory + "/castd.sock"
+                var program = "castd"
+                var programArguments: [String] = []
+                if let castdUser {
+                    let own = directory + "/castd-user"
+                    try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+                    chown(own, castdUser, castdUser)
+                    socket = own + "/castd.sock"
+                    program = "/usr/bin/setpriv"
+                    programArguments = [
+                        "--reuid", "\(castdUser)", "--regid", "\(castdUser)", "--clear-groups",
+                        productsDirectory.appendingPathComponent("castd").path,
+                    ]
+                }
                 let castd = try launch(
-                    "castd",
-                    ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
+                    program,
+                    programArguments
+                        + ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
                         + [
                             "--trust-root", directory + "/authority/root.pem", "--state-directory",
                             directory + "/state",
