@@ -72,7 +72,7 @@ struct LocalFilesTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for name in ["Film.mkv", "Film.de.srt", "Song.flac", "cover.jpg"] {
-            FileManager.default.createFile(atPath: folder + "/" + name, contents: Data([0]))
+            #expect(FileManager.default.createFile(atPath: folder + "/" + name, contents: Data([0])))
         }
         let items = LocalFiles.items([
             .file(folder + "/Film.mkv"), .file(folder + "/Song.flac"), .url("https://example.com/a.mp4"),

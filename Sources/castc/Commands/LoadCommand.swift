@@ -13,7 +13,7 @@ struct LoadCommand: MediaStatusCommand {
             "load",
             "<url-or-file> [--content-type <type>] [--title <title>]",
             "[--stream-type <type>] [--start <position>] [--no-autoplay]",
-            "[--subtitles <url> ...] [--image <url> ...]",
+            "[--subtitles <file-or-url> ...] [--image <url> ...]",
             "[--ad-break <ad> ...] [<other options>]"
         ),
         discussion: """
@@ -23,16 +23,20 @@ struct LoadCommand: MediaStatusCommand {
             opens the path. A file castc cannot open exits 66. Without a session, castd starts \
             the Default Media Receiver first. The content type is guessed from the URL's \
             extension (.mp4, .m3u8, .mp3, …), or from a file's first bytes, unless given; a \
-            file's title is its name unless --title gives one.
+            file's title is its tags' or its name unless --title gives one. A cover.jpg, \
+            folder.jpg or front.png beside an audio file is its image unless --image gives one.
 
             Metadata (title, artist, poster images, …) shows on the device and in `castc \
             status`. Its kind follows from the fields given (--series: a TV show; --album: a \
             music track) unless --metadata-type says it.
 
-            Subtitles: each --subtitles URL (WebVTT) becomes a text track, ids 1, 2, … in order. \
-            One --subtitles-lang is the language of them all; one per --subtitles pairs them in \
-            order. The first track is shown unless --no-subtitles-active. Switch them later with \
-            `castc tracks`.
+            Subtitles: each --subtitles URL (WebVTT) or file (SubRip or WebVTT: castd serves it \
+            as WebVTT) becomes a text track, ids 1, 2, … in order, URLs first. One \
+            --subtitles-lang is the language of them all; one per --subtitles pairs them in \
+            order. Without --subtitles, the subtitles beside a video file are offered: \
+            Film.srt, Film.vtt, and Film.LANG.srt such as Film.en.srt or Film.pt-BR.vtt (the \
+            language from the name). The first track is shown unless --no-subtitles-active. \
+            Switch them later with `castc tracks`.
 
             Ads: each --ad-break adds a clip at a position (pre = before the content, post = \
             after it, else seconds or m:ss); clips at the same position play as one break. \
