@@ -285,7 +285,8 @@ public enum CastdValidation {
                     throw CastdError(
                         .invalidArgument, "track \(track.trackID) gives a file: only text tracks (subtitles) can")
                 }
-                try fileHandle(track.file, alone: track.contentID.isEmpty, what: "track \(track.trackID)", other: "content_id")
+                try fileHandle(
+                    track.file, alone: track.contentID.isEmpty, what: "track \(track.trackID)", other: "content_id")
             } else if !track.contentID.isEmpty, track.contentID.contains("://") {
                 try url(track.contentID, what: "track URL")
             }

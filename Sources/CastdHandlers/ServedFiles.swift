@@ -44,7 +44,8 @@ public final class ServedFiles: Sendable {
                 port = try await server.listen(on: address)
             } catch {
                 throw CastdError(
-                    .unavailable, "castd cannot serve files on \(address), the address the device reaches it at: \(error)")
+                    .unavailable,
+                    "castd cannot serve files on \(address), the address the device reaches it at: \(error)")
             }
             if !media.file.isEmpty {
                 let file = try files.take(media.file, uid: uid)
@@ -67,7 +68,8 @@ public final class ServedFiles: Sendable {
                     type.hasPrefix("image/")
                 else {
                     files.discard(file)
-                    throw CastdError(.invalidArgument, "the image file '\(file.name)' is not a JPEG, PNG, WebP or GIF image")
+                    throw CastdError(
+                        .invalidArgument, "the image file '\(file.name)' is not a JPEG, PNG, WebP or GIF image")
                 }
                 media.metadata.images[index].url = try publish(file, contentType: type, address: address, into: &tokens)
                 media.metadata.images[index].file = ""
@@ -118,7 +120,8 @@ public final class ServedFiles: Sendable {
         do {
             vtt = try WebVTT.convert(bytes: bytes, name: file.name)
         } catch {
-            throw CastdError(.invalidArgument, "the subtitles file '\(file.name)' is neither SubRip nor WebVTT: \(error)")
+            throw CastdError(
+                .invalidArgument, "the subtitles file '\(file.name)' is neither SubRip nor WebVTT: \(error)")
         }
         do {
             return try FileBytes.unlinkedFile(holding: vtt)

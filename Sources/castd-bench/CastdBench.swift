@@ -26,6 +26,9 @@ struct CastdBench: AsyncParsableCommand {
               8  an mDNS flood: castd's CPU per fake id, and its memory once they leave
               9  the C and Python clients: castd-c-status beside castc status (process start to exit), and a
                  warm GetStatus from C and Python beside CastClient and the socket floor
+              10 cast-mpris: a change at the device to the PropertiesChanged signal, and its cost
+              11 your own files: castd's media server against python3 -m http.server (1 and 8 readers of 1 GiB),
+                 its memory meanwhile, and castc load FILE to the device's first fetch
 
             Examples:
               castd-bench --bin .build/release --python .build/venv-bench/bin/python --catt .build/venv-bench/bin/catt \
@@ -102,15 +105,15 @@ struct Run: AsyncParsableCommand {
     func validate() throws {
         if let only {
             for part in only.split(separator: ",") {
-                guard let number = Int(part), (1...10).contains(number) else {
-                    throw ValidationError("--only takes figure numbers 1 to 10, like 1,3,5")
+                guard let number = Int(part), (1...11).contains(number) else {
+                    throw ValidationError("--only takes figure numbers 1 to 11, like 1,3,5")
                 }
             }
         }
     }
 
     var figures: Set<Int> {
-        guard let only else { return Set(1...10) }
+        guard let only else { return Set(1...11) }
         return Set(only.split(separator: ",").compactMap { Int($0) })
     }
 
@@ -219,6 +222,13 @@ struct Run: AsyncParsableCommand {
                     })
             }
             await device.shutdown()
+        }
+        if wanted.contains(11) {
+            log("figure 11: your own files")
+            results.append(
+                try await figure(11, "Your own files") {
+                    try await FilesFigure(environment: environment, authority: authority).run()
+                })
         }
         if wanted.contains(8) {
             log("figure 8: mDNS flood")

@@ -114,10 +114,11 @@ final class HostedEmulator: Sendable {
 
     static func start(
         name: String, host: String = "127.0.0.1", port: Int = 0, httpPort: Int? = nil, httpsPort: Int? = nil,
-        authority: EmulatorDeviceAuthority, tapped: Bool = true
+        authority: EmulatorDeviceAuthority, tapped: Bool = true, fetchMedia: Bool = false
     ) async throws -> HostedEmulator {
         var configuration = EmulatorConfiguration()
         configuration.name = name
+        configuration.fetchMedia = fetchMedia
         configuration.host = host
         configuration.port = port
         configuration.httpPort = httpPort

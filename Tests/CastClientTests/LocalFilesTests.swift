@@ -42,9 +42,10 @@ struct LocalFilesTests {
             "Movie.SDH.srt", "Movie 2.srt", "Movies.srt", "Other.srt", "Movie.txt", "Movie.en.ass",
         ]
         let found = LocalFiles.sidecarSubtitles(for: "Movie.mp4", among: names)
-        #expect(found.map(\.path) == [
-            "Movie.srt", "Movie.en.vtt", "Movie.forced.en.srt", "movie.fr.srt", "Movie.pt-BR.srt", "Movie.SDH.srt",
-        ])
+        #expect(
+            found.map(\.path) == [
+                "Movie.srt", "Movie.en.vtt", "Movie.forced.en.srt", "movie.fr.srt", "Movie.pt-BR.srt", "Movie.SDH.srt",
+            ])
         #expect(found.map(\.language) == ["", "en", "en", "fr", "pt-BR", ""])
         #expect(found.map(\.name) == ["", "en", "forced.en", "fr", "pt-BR", "SDH"])
         #expect(LocalFiles.sidecarSubtitles(for: "noextension", among: names).isEmpty)
@@ -77,8 +78,11 @@ struct LocalFilesTests {
         let items = LocalFiles.items([
             .file(folder + "/Film.mkv"), .file(folder + "/Song.flac"), .url("https://example.com/a.mp4"),
         ])
-        #expect(items[0] == LocalItemFiles(
-            media: folder + "/Film.mkv", subtitles: [LocalSubtitles(path: folder + "/Film.de.srt", language: "de", name: "de")]))
+        #expect(
+            items[0]
+                == LocalItemFiles(
+                    media: folder + "/Film.mkv",
+                    subtitles: [LocalSubtitles(path: folder + "/Film.de.srt", language: "de", name: "de")]))
         #expect(items[1] == LocalItemFiles(media: folder + "/Song.flac", cover: folder + "/cover.jpg"))
         #expect(items[2] == LocalItemFiles(media: nil))
         #expect(LocalFiles.items([.file(folder + "/Film.mkv")], companions: false)[0].subtitles.isEmpty)
@@ -97,7 +101,8 @@ struct LocalFilesTests {
         var media = CastdMediaInformation()
         media.tracks = [CastdMediaTrack(subtitlesID: 1, url: "https://example.com/en.vtt", language: "en")]
         let handles = LocalItemHandles(
-            media: "m", subtitles: [.init(handle: "s1", language: "de", name: "de"), .init(handle: "s2", language: "", name: "")],
+            media: "m",
+            subtitles: [.init(handle: "s1", language: "de", name: "de"), .init(handle: "s2", language: "", name: "")],
             cover: "c")
         #expect(handles.apply(to: &media) == [2, 3])
         #expect(media.file == "m")

@@ -28,7 +28,8 @@ extension CastMPRISEndToEndTests {
                     return media.metadata.title == "Home Movie" && media.contentID.hasPrefix("http://127.0.0.1:")
                 }
                 let url = try #require(try await client.status().media.first?.media.contentID)
-                let fetched = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-o", directory + "/copy", url])
+                let fetched = try await run(
+                    "/usr/bin/curl", ["-s", "--max-time", "20", "-o", directory + "/copy", url])
                 #expect(fetched.status == 0, "\(fetched)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/copy")) == bytes)
 

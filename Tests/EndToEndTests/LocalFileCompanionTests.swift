@@ -9,7 +9,8 @@ import Testing
 /// when it is removed.
 extension SystemServiceTests {
     /// A SubRip file as Windows tools write it: a BOM, CRLF, commas in the times.
-    static let subRip = "\u{FEFF}1\r\n00:00:01,500 --> 00:00:03,000\r\n<i>Hello</i>, world\r\n\r\n2\r\n00:00:04,000 --> 00:00:05,250\r\nBye\r\n"
+    static let subRip =
+        "\u{FEFF}1\r\n00:00:01,500 --> 00:00:03,000\r\n<i>Hello</i>, world\r\n\r\n2\r\n00:00:04,000 --> 00:00:05,250\r\nBye\r\n"
 
     @Test func subtitlesBesideAVideoOrGivenAreServedAsWebVTT() async throws {
         try await withDaemon { daemon in

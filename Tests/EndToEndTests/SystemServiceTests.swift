@@ -98,7 +98,10 @@ struct SystemServiceTests {
                 let castd = try launch(
                     program,
                     programArguments
-                        + ["--mode", "user", "--socket", socket, "--no-discovery", "--device", "Test TV=127.0.0.1:\(port)"]
+                        + [
+                            "--mode", "user", "--socket", socket, "--no-discovery", "--device",
+                            "Test TV=127.0.0.1:\(port)",
+                        ]
                         + [
                             "--trust-root", directory + "/authority/root.pem", "--state-directory",
                             directory + "/state",

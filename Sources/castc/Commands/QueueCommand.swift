@@ -177,7 +177,9 @@ struct QueueLoadCommand: MediaStatusCommand {
     }
 
     /// The QueueLoad call, a file's item naming the handles castd gave it.
-    func call(_ sources: [MediaSource], handles: [LocalItemHandles]) -> CastcCall<Castd_V1_QueueLoadRequest, CastdMediaStatus> {
+    func call(_ sources: [MediaSource], handles: [LocalItemHandles]) -> CastcCall<
+        Castd_V1_QueueLoadRequest, CastdMediaStatus
+    > {
         var request = Castd_V1_QueueLoadRequest()
         request.device = options.deviceSelector
         request.items = queueItems(sources, handles: handles, itemOptions)
