@@ -71,7 +71,8 @@ enum ID3 {
             default:
                 // Synchsafe, but for the writers (old iTunes) that wrote plain sizes in ID3v2.4.
                 frameSize =
-                    header[4..<8].allSatisfy { $0 < 0x80 } ? synchsafe(header, at: 4) : header.bigEndian(at: 4, count: 4)
+                    header[4..<8].allSatisfy { $0 < 0x80 }
+                    ? synchsafe(header, at: 4) : header.bigEndian(at: 4, count: 4)
             }
             let dataStart = position + headerLength
             guard frameSize <= size - dataStart else { return }
@@ -115,7 +116,8 @@ enum ID3 {
         case 1, 2:
             var end = body.startIndex
             while end + 1 < body.endIndex && (body[end] != 0 || body[end + 1] != 0) { end += 2 }
-            return MediaTags.utf16(body[body.startIndex..<min(end, body.endIndex)], littleEndian: encoding == 1 ? nil : false)
+            return MediaTags.utf16(
+                body[body.startIndex..<min(end, body.endIndex)], littleEndian: encoding == 1 ? nil : false)
         default: return nil
         }
     }

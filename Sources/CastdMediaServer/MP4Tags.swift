@@ -22,7 +22,9 @@ enum MP4Tags {
     static func read(_ file: inout TagFile, into tags: inout MediaTags) {
         guard let moov = child("moov", of: 0..<file.size, in: &file) else { return }
         var meta = child("meta", of: moov.content, in: &file)
-        if let udta = child("udta", of: moov.content, in: &file), let inUdta = child("meta", of: udta.content, in: &file) {
+        if let udta = child("udta", of: moov.content, in: &file),
+            let inUdta = child("meta", of: udta.content, in: &file)
+        {
             meta = inUdta
         }
         guard var meta else { return }

@@ -62,6 +62,11 @@ public struct MediaTags: Equatable, Sendable {
     /// ``maximumBytesRead`` bytes read; anything in the file may be wrong or hostile.
     public static func read(descriptor: Int32) -> MediaTags? {
         guard var file = TagFile(descriptor: descriptor) else { return nil }
+        return read(&file)
+    }
+
+    /// The tags of `file` (see ``read(descriptor:)``).
+    static func read(_ file: inout TagFile) -> MediaTags? {
         var tags = MediaTags()
         let head = file.read(at: 0, count: 12)
         if head.starts(with: Array("ID3".utf8)) {
@@ -226,8 +231,8 @@ struct TagFile {
         return buffer
     }
 
-    /// Whether a read can still return anything.
-    var exhausted: Bool { bytesLeft == 0 || readsLeft == 0 }
+    /// How many bytes the reads so far asked for and got (or failed to get).
+    var bytesRead: Int { MediaTags.maximumBytesRead - bytesLeft }
 }
 
 extension Array where Element == UInt8 {
@@ -243,6 +248,7 @@ extension Array where Element == UInt8 {
     /// The little-endian 32-bit number at `offset`; nil where the array is short.
     func littleEndian32(at offset: Int) -> Int? {
         guard offset >= 0, offset <= count - 4 else { return nil }
-        return Int(self[offset]) | Int(self[offset + 1]) << 8 | Int(self[offset + 2]) << 16 | Int(self[offset + 3]) << 24
+        return Int(self[offset]) | Int(self[offset + 1]) << 8 | Int(self[offset + 2]) << 16 | Int(self[offset + 3])
+            << 24
     }
 }

@@ -113,7 +113,8 @@ enum SubRip {
             index += 1
         }
         guard fields.count >= 2 else { return nil }
-        let (hours, minutes, seconds) = fields.count == 3 ? (fields[0], fields[1], fields[2]) : (0, fields[0], fields[1])
+        let (hours, minutes, seconds) =
+            fields.count == 3 ? (fields[0], fields[1], fields[2]) : (0, fields[0], fields[1])
         guard minutes < 60 || fields.count == 2, seconds < 60, minutes < 1000 else { return nil }
         var milliseconds = 0
         if index < line.endIndex && (line[index] == 0x2C || line[index] == 0x2E) {

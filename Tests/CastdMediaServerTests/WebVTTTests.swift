@@ -148,7 +148,8 @@ import Testing
     }
 
     @Test func latin1AndWindows1252() throws {
-        let latin1: [UInt8] = Self.bytes("1\n00:00:01,000 --> 00:00:02,000\nCaf") + [0xE9] + Self.bytes(" ") + [0x93]
+        let latin1: [UInt8] =
+            Self.bytes("1\n00:00:01,000 --> 00:00:02,000\nCaf") + [0xE9] + Self.bytes(" ") + [0x93]
             + Self.bytes("ok") + [0x94, 0x20, 0x80, 0x0A]
         let vtt = String(decoding: try WebVTT.fromSubRip(latin1), as: UTF8.self)
         #expect(vtt == "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nCafé “ok” €\n\n")
@@ -168,7 +169,8 @@ import Testing
     }
 
     @Test func webVTTPassesThrough() throws {
-        let vtt = Self.bytes("WEBVTT - a title\n\nNOTE kept as is\n\n00:01.000 --> 00:02.000 line:0\n<c.yellow>Hi</c>\n")
+        let vtt = Self.bytes(
+            "WEBVTT - a title\n\nNOTE kept as is\n\n00:01.000 --> 00:02.000 line:0\n<c.yellow>Hi</c>\n")
         #expect(try WebVTT.convert(vtt) == vtt)
         #expect(try WebVTT.convert([0xEF, 0xBB, 0xBF] + vtt) == vtt)
         #expect(try WebVTT.convert(Self.bytes("WEBVTT")) == Self.bytes("WEBVTT"))
