@@ -55,8 +55,8 @@ public enum WebVTT {
         return try fromSubRip(text: SubtitleText.utf8(bytes).bytes)
     }
 
-    /// SubRip `text` (UTF-8, no byte order mark) to WebVTT.
-    static func fromSubRip(text: [UInt8]) throws(ConversionError) -> [UInt8] {
+    /// SubRip `text` (UTF-8, no byte order mark) to WebVTT, of at most `maximumCues` cues.
+    static func fromSubRip(text: [UInt8], maximumCues: Int = maximumCues) throws(ConversionError) -> [UInt8] {
         var cues = try SubRip.cues(in: text, limit: maximumCues)
         cues.removeAll { $0.end <= $0.start || $0.text.isEmpty }
         guard !cues.isEmpty else { throw .noCues }
