@@ -11,7 +11,9 @@ enum SubtitleText {
     /// - a UTF-8 byte order mark: UTF-8 (ill-formed sequences become U+FFFD);
     /// - a UTF-16 byte order mark (FF FE, FE FF), or no mark but the pattern of UTF-16 text (every
     ///   other byte zero): UTF-16 (an odd last byte is dropped; unpaired surrogates become U+FFFD);
-    /// - else well-formed UTF-8 as it is, and anything else as Windows-1252 (Latin-1 with the
+    /// - else well-formed UTF-8 as it is; UTF-8 with a few ill-formed sequences (more well-formed
+    ///   characters of several bytes than ill-formed sequences: a stray Latin-1 byte in a UTF-8
+    ///   file) as UTF-8, those as U+FFFD; anything else as Windows-1252 (Latin-1 with the
     ///   printable characters Windows puts at 0x80–0x9F).
     static func utf8(_ bytes: [UInt8]) -> (bytes: [UInt8], encoding: Encoding) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
@@ -31,12 +33,29 @@ enum SubtitleText {
             )
         }
         if isWellFormedUTF8(bytes) { return (bytes, .utf8) }
+        if isMostlyUTF8(bytes) { return (Array(String(decoding: bytes, as: UTF8.self).utf8), .utf8) }
         return (fromWindows1252(bytes), .windows1252)
     }
 
     static func isWellFormedUTF8(_ bytes: [UInt8]) -> Bool {
         // The standard library's validation: fast in a debug build too, unlike a loop here.
         String(validating: bytes, as: UTF8.self) != nil
+    }
+
+    /// Whether ill-formed UTF-8 `bytes` have more well-formed characters of two to four bytes
+    /// than ill-formed sequences.
+    static func isMostlyUTF8(_ bytes: [UInt8]) -> Bool {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var characters = 0
+        var errors = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): if encoded.count > 1 { characters += 1 }
+            case .error: errors += 1
+            case .emptyInput: return characters > errors
+            }
+        }
     }
 
     /// Without a byte order mark: whether the first bytes look like UTF-16 text (ASCII in UTF-16:

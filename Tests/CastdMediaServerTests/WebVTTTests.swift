@@ -153,6 +153,11 @@ import Testing
             + Self.bytes("ok") + [0x94, 0x20, 0x80, 0x0A]
         let vtt = String(decoding: try WebVTT.fromSubRip(latin1), as: UTF8.self)
         #expect(vtt == "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nCafé “ok” €\n\n")
+        // UTF-8 but for a stray Latin-1 byte: UTF-8, the stray byte U+FFFD.
+        let mostlyUTF8 = Self.bytes("1\n00:00:01,000 --> 00:00:02,000\nCafé, crème, ") + [0xE9, 0x0A]
+        #expect(
+            String(decoding: try WebVTT.fromSubRip(mostlyUTF8), as: UTF8.self)
+                == "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nCafé, crème, \u{FFFD}\n\n")
     }
 
     @Test func utf16WithAndWithoutByteOrderMark() throws {
