@@ -26,6 +26,8 @@ import Testing
         ("stream.flac", []),
         ("vorbis.ogg", ["-c:a", "libvorbis"]),
         ("stream.opus", ["-c:a", "libopus"]),
+        ("flac-in-ogg.oga", ["-c:a", "flac"]),
+        ("speex.spx", ["-c:a", "libspeex", "-ar", "16000"]),
         ("moov-at-end.m4a", ["-c:a", "aac"]),
         ("moov-first.m4a", ["-c:a", "aac", "-movflags", "+faststart"]),
     ]
@@ -70,8 +72,10 @@ import Testing
                 defer { close(descriptor) }
                 var file = try #require(TagFile(descriptor: descriptor))
                 #expect(file.size > 1_900_000)
+                #expect(lseek(descriptor, 123, SEEK_SET) == 123)
                 #expect(MediaTags.read(&file) == Self.expected, "\(name)")
                 #expect(file.bytesRead < 64 * 1024, "\(name)")
+                #expect(lseek(descriptor, 0, SEEK_CUR) == 123, "the descriptor's offset is left alone")
             }
         }
     }
