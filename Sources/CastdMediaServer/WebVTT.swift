@@ -32,8 +32,8 @@ public enum WebVTT {
 
     /// WebVTT for the SubRip file `bytes` (see ``convert(_:)`` for a file that may be either).
     ///
-    /// Reads the files people have: UTF-8 with or without a byte order mark, UTF-16 with one,
-    /// else Windows-1252; CRLF, LF or CR line ends; cue numbers missing, not numeric or not in
+    /// Reads the files people have: UTF-8 with or without a byte order mark (a stray ill-formed
+    /// byte as U+FFFD), UTF-16 with one or with the look of it, else Windows-1252; CRLF, LF or CR line ends; cue numbers missing, not numeric or not in
     /// order; blank lines (of white space or not) between cues or none; times with a comma or
     /// a dot before the milliseconds, hours of one to three digits or none, SubRip's position
     /// hints after them (`X1:… Y1:…`, dropped).
