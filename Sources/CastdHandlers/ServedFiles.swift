@@ -23,7 +23,7 @@ public final class ServedFiles: Sendable {
     /// The tokens serving each device's media, by device id.
     private let byDevice = Locked<[String: [MediaToken]]>([:])
     /// The largest subtitles file castd converts to WebVTT and holds while it is served.
-    static let maximumSubtitlesBytes = 8 << 20
+    static let maximumSubtitlesBytes = WebVTT.maximumInputBytes
 
     public init(server: MediaServer, files: HandedFiles, fixedAddress: String? = nil, logger: Logger) {
         self.server = server
@@ -55,6 +55,11 @@ public final class ServedFiles: Sendable {
                 media.contentID = url
                 media.contentURL = url
                 if media.contentType.isEmpty { media.contentType = sniffed ?? "application/octet-stream" }
+                if media.metadata.title.isEmpty, (sniffed ?? "").hasPrefix("audio/"),
+                    let tags = MediaTags.read(descriptor: file.descriptor)
+                {
+                    Self.apply(tags, to: &media.metadata)
+                }
                 if media.metadata.title.isEmpty, !file.name.isEmpty {
                     media.metadata.title = Self.title(fromName: file.name)
                 }
@@ -118,16 +123,43 @@ public final class ServedFiles: Sendable {
         }
         let vtt: [UInt8]
         do {
-            vtt = try WebVTT.convert(bytes: bytes, name: file.name)
+            vtt = try WebVTT.convert(bytes)
         } catch {
-            throw CastdError(
-                .invalidArgument, "the subtitles file '\(file.name)' is neither SubRip nor WebVTT: \(error)")
+            throw CastdError(.invalidArgument, "the subtitles file '\(file.name)' \(Self.reason(error))")
         }
         do {
             return try FileBytes.unlinkedFile(holding: vtt)
         } catch {
             throw CastdError(.resourceExhausted, "castd cannot hold the subtitles of '\(file.name)': \(error)")
         }
+    }
+
+    /// Why a subtitles file could not be converted, after its name.
+    static func reason(_ error: WebVTT.ConversionError) -> String {
+        switch error {
+        case .tooLarge(_, let limit): "is larger than \(limit >> 20) MiB, more than subtitles take"
+        case .tooManyCues(let limit): "has more than \(limit) cues"
+        case .noCues: "holds no subtitles: it is neither WebVTT nor SubRip (.srt) with a cue in it"
+        }
+    }
+
+    /// An audio file's tags as its metadata (the caller gave no title): a music track's fields.
+    static func apply(_ tags: MediaTags, to metadata: inout CastdMediaMetadata) {
+        guard !tags.isEmpty else { return }
+        if metadata.metadataType == .generic {
+            metadata.metadataType = .musicTrack
+        }
+        if let title = tags.title { metadata.title = title }
+        if metadata.artist.isEmpty, let artist = tags.artist { metadata.artist = artist }
+        if metadata.albumName.isEmpty, let album = tags.album { metadata.albumName = album }
+        if metadata.albumArtist.isEmpty, let albumArtist = tags.albumArtist { metadata.albumArtist = albumArtist }
+        if metadata.trackNumber == 0, let track = tags.trackNumber, (1...9999).contains(track) {
+            metadata.trackNumber = UInt32(track)
+        }
+        if metadata.discNumber == 0, let disc = tags.discNumber, (1...999).contains(disc) {
+            metadata.discNumber = UInt32(disc)
+        }
+        if metadata.releaseDate.isEmpty, let date = tags.date { metadata.releaseDate = date }
     }
 
     /// `tokens` now serve `deviceID`'s media, in place of what did before (revoked).
