@@ -115,6 +115,19 @@ bool test_load_file(test_env *env) {
           "the second load: %s %s", m ? title_of(m) : "(none)", m ? m->content_id : "");
     castd_free(seen);
     CHECK(open_fds() == before, "nothing left open: %d then %d", before, open_fds());
+
+    /* castd-c-control load: a path (no URL scheme) is a file here. */
+    char program[512], out[512], missing[400];
+    snprintf(program, sizeof program, "%s/castd-c-control", build_dir());
+    rc = run_program(out, sizeof out, program, "--socket", env->sock, "--device", DEVICE, "load", movie, "By path",
+                     NULL);
+    CHECK(rc == 0, "control load PATH exited %d", rc);
+    m = media_seen(env, &seen);
+    CHECK(m && !strcmp(title_of(m), "By path") && !strncmp(m->content_id, "http://", 7), "loaded by castd-c-control");
+    castd_free(seen);
+    snprintf(missing, sizeof missing, "%s/nope.mp4", env->dir);
+    rc = run_program(out, sizeof out, program, "--socket", env->sock, "load", missing, NULL);
+    CHECK(rc == CASTD_NOT_FOUND, "a missing file exits 5: %d", rc);
     castd_error_clear(&error);
     castd_client_close(client);
     return true;
