@@ -8,6 +8,7 @@ of castd's answers.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import socket
 import stat
@@ -21,6 +22,7 @@ import pytest
 
 import castd
 from castd import rpc_pb2
+from castd._files import open_file
 from conftest import DEVICE, Castd, scaled
 
 
@@ -221,14 +223,10 @@ async def test_handover_and_castds_answers(fake_castd: tuple[socket.socket, Path
 
 
 def test_mode_of_handed_over_file_is_read_only(tmp_path: Path) -> None:
-    from castd._files import open_file
-
     path = tmp_path / "a.mp4"
     path.write_bytes(b"x")
     fd = open_file(str(path))
     try:
-        import fcntl
-
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         assert flags & os.O_ACCMODE == os.O_RDONLY and not flags & os.O_NONBLOCK
         assert fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
