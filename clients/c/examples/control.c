@@ -1,4 +1,6 @@
 /* castd-c-control: pause, play, stop, seek, volume, next, previous or load on a device. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,17 @@ static const char *shown(const char *text) {
 
 static int usage(FILE *out, int code) {
     fprintf(out, "usage: castd-c-control [--socket PATH] [--device NAME] "
-                 "pause|play|stop|seek SECONDS|volume LEVEL|next|previous|load URL [TITLE]\n");
+                 "pause|play|stop|seek SECONDS|volume LEVEL|next|previous|load URL|PATH [TITLE]\n");
     return code;
+}
+
+/* Whether `text` is a URL (a scheme: a letter, then letters, digits, +, - or ., then ':'), as
+ * castc tells them apart; anything else is a file on this machine. */
+static bool is_url(const char *text) {
+    if (!isalpha((unsigned char)text[0])) return false;
+    const char *p = text + 1;
+    while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.') p++;
+    return *p == ':';
 }
 
 static int number(const char *text, double *value) {
@@ -59,7 +70,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(command, "previous")) castd_previous(client, device, &media, &error);
         else if (!strcmp(command, "seek")) castd_seek(client, device, value, false, &media, &error);
         else if (!strcmp(command, "volume")) castd_set_volume(client, device, value, &volume, &error);
-        else castd_load(client, device, argv[i], rest == 2 ? argv[i + 1] : NULL, NULL, &media, &error);
+        else if (is_url(argv[i]))
+            castd_load(client, device, argv[i], rest == 2 ? argv[i + 1] : NULL, NULL, &media, &error);
+        else /* opened here, and handed to castd */
+            castd_load_file(client, device, argv[i], rest == 2 ? argv[i + 1] : NULL, NULL, &media, &error);
     }
     int code = error.code;
     if (code != CASTD_OK) {

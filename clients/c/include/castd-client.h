@@ -222,6 +222,28 @@ CASTD_API castd_code castd_list_devices(castd_client *client, bool all,
 CASTD_API castd_code castd_load(castd_client *client, const char *device, const char *url,
                                 const char *title, const char *content_type,
                                 Castd__V1__MediaStatus **out, castd_error *error);
+/* Load the file at `path` on this machine: castd serves it to the device from its own media
+ * server (the device is given castd's http:// URL, never the path). castd never opens a path:
+ * this opens the file (O_RDONLY, with this process's permissions), checks that it is a regular
+ * file, hands the open descriptor to castd over its files socket (castd_client_socket_path +
+ * ".files", SCM_RIGHTS; rpc.proto "The files socket"), then calls Load with the handle castd
+ * gave for it (MediaInformation.file), keeping the files connection open until the Load is
+ * answered, and closes it and the descriptor before returning. castd is told the file's name
+ * (the last path component), from which it takes a content type when the file's first bytes do
+ * not say and, when `title` is NULL or "", the title (the name without its extension).
+ * `content_type` (NULL: castd's guess) and `title` as for castd_load.
+ *
+ * A file that cannot be cast is reported before castd is asked anything, with reason
+ * "LOCAL_FILE" and a message naming the path: NOT_FOUND (it does not exist), PERMISSION_DENIED
+ * (this process may not read it), INVALID_ARGUMENT (a directory, or not a regular file),
+ * RESOURCE_EXHAUSTED (no descriptors left). Handing it over fails with UNAVAILABLE (no files
+ * socket: castd not running, or too old to take files), castd's status (PERMISSION_DENIED
+ * without control access, RESOURCE_EXHAUSTED past its bounds), or DEADLINE_EXCEEDED if castd
+ * does not answer within the client's timeout (castd_client_set_timeout; at most 10 s). Then
+ * the Load's own errors, as for castd_load. */
+CASTD_API castd_code castd_load_file(castd_client *client, const char *device, const char *path,
+                                     const char *title, const char *content_type,
+                                     Castd__V1__MediaStatus **out, castd_error *error);
 CASTD_API castd_code castd_play(castd_client *client, const char *device,
                                 Castd__V1__MediaStatus **out, castd_error *error);
 CASTD_API castd_code castd_pause(castd_client *client, const char *device,

@@ -123,6 +123,15 @@ static void error_from_status(castd_error *dst, const Castd__V1__Status *status)
     }
 }
 
+castd_code castd_set_error_from_status(castd_error *error, const Castd__V1__Status *status) {
+    castd_error local = CASTD_ERROR_INIT;
+    castd_error *dst = error ? error : &local;
+    error_from_status(dst, status);
+    castd_code code = dst->code;
+    castd_error_clear(&local);
+    return code;
+}
+
 const char *castd_code_name(castd_code code) {
     static const char *const names[] = {
         "OK",        "CANCELLED",         "UNKNOWN",         "INVALID_ARGUMENT",

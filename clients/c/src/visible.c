@@ -7,7 +7,7 @@
 
 /* The length of the valid UTF-8 sequence at `s` (1…4), or 0 if none starts there. Overlong
  * forms, surrogates and values past U+10FFFF are not valid. */
-static size_t utf8_length(const unsigned char *s) {
+size_t castd_utf8_length(const unsigned char *s) {
     unsigned char c = s[0];
     if (c < 0x80) return 1;
     if (c >= 0xC2 && c <= 0xDF) return (s[1] & 0xC0) == 0x80 ? 2 : 0;
@@ -28,7 +28,7 @@ size_t castd_visible(const char *text, char *buffer, size_t size) {
     bool fits = buffer && size > 0;
     while (*s) {
         char piece[8];
-        size_t piece_len, take = utf8_length(s);
+        size_t piece_len, take = castd_utf8_length(s);
         if (take == 1 && *s != '\n' && *s != '\t' && (*s < 0x20 || *s == 0x7F)) {
             snprintf(piece, sizeof piece, "\\u%04x", (unsigned)*s); /* C0, DEL */
             piece_len = 6;

@@ -78,4 +78,9 @@ bool test_decode_limits(test_env *env);
 bool test_visible(test_env *env);
 bool test_example_escapes(test_env *env);
 
+/* Tests in load_file.c. */
+bool test_load_file(test_env *env);
+bool test_load_file_local_errors(test_env *env);
+bool test_load_file_handover(test_env *env);
+
 #endif

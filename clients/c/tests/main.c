@@ -660,6 +660,8 @@ static const struct {
     {"decode_limits", test_decode_limits, NONE, NULL},
     {"visible", test_visible, NONE, NULL},
     {"example_escapes", test_example_escapes, NONE, NULL},
+    {"load_file_local_errors", test_load_file_local_errors, NONE, NULL},
+    {"load_file_handover", test_load_file_handover, NONE, NULL},
     {"status_and_devices", test_status_and_devices, CASTD, NULL},
     {"load_play_pause_stop", test_load_play_pause_stop, CASTD, NULL},
     {"seek", test_seek, CASTD, NULL},
@@ -676,6 +678,7 @@ static const struct {
     {"poll_driven_watch", test_poll_driven_watch, CASTD, NULL},
     {"stream_logs_end", test_stream_logs_end, CASTD, NULL},
     {"examples", test_examples, CASTD, NULL},
+    {"load_file", test_load_file, CASTD, NULL},
 };
 
 int main(int argc, char **argv) {

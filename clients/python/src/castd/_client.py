@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Generator
 from types import TracebackType
 from typing import Any, TypeVar
@@ -10,6 +12,7 @@ from google.protobuf import message as _message
 
 from castd._connection import MAX_FRAME_BYTES, CallStream, Connection, Limits, decode, method_path
 from castd._errors import CastdError, Code
+from castd._files import HANDOVER_TIMEOUT, FileHandover, hand_over_file
 from castd._socket import resolve_socket_path
 from castd.v1 import cast_pb2 as pb
 from castd.v1.cast_methods import CastMethods
@@ -142,6 +145,45 @@ class Client(CastMethods):
             request.autoplay = autoplay
         return await self.load(request, timeout=timeout)
 
+    async def load_file(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        device: str = "",
+        title: str | None = None,
+        content_type: str = "",
+        autoplay: bool | None = None,
+        start_time: float = 0.0,
+        timeout: float | None = None,
+    ) -> pb.MediaStatus:
+        """Loads a file on this machine, which castd serves to the device from its own media
+        server (the device gets castd's http:// URL, never the path). castd never opens a path:
+        the file is opened here, with this process's permissions, and its descriptor handed to
+        castd over the files socket beside castd's (``socket_path + ".files"``); the Load
+        names the handle castd gave for it. castd takes a content type from the file's first
+        bytes or its name's extension, and without ``title`` the name without its extension.
+        Options as for :meth:`load_url`.
+
+        A file that cannot be cast raises :class:`castd.CastdError` with reason "LOCAL_FILE"
+        before castd is asked anything: NOT_FOUND, PERMISSION_DENIED, INVALID_ARGUMENT (a
+        directory, or not a regular file). The handover fails with UNAVAILABLE (no files
+        socket), castd's status (PERMISSION_DENIED without control access), or
+        DEADLINE_EXCEEDED (no answer within ``timeout``, at most 10 s).
+        """
+        bound = HANDOVER_TIMEOUT if timeout is None else min(timeout, HANDOVER_TIMEOUT)
+        handover, handle = await _handed_over(os.fspath(path), self.socket_path, bound)
+        try:
+            media = pb.MediaInformation(file=handle, content_type=content_type)
+            if title is not None:
+                media.metadata.title = title
+            request = pb.LoadRequest(device=device, media=media, start_time=start_time)
+            if autoplay is not None:
+                request.autoplay = autoplay
+            return await self.load(request, timeout=timeout)
+        finally:
+            # Only now: castd lets go of a handle no call took when this connection closes.
+            handover.close()
+
     # -- castd.v1.Cast: every method is CastMethods's (generated from cast.proto), but this one
 
     async def set_volume(
@@ -169,6 +211,24 @@ class Client(CastMethods):
                 fields["level"] = level
             request = None
         return await self._call("SetVolume", pb.SetVolumeRequest, request, fields, pb.Volume, timeout)
+
+
+async def _handed_over(path: str, rpc_socket: str, timeout: float) -> tuple[FileHandover, str]:
+    # In a thread: asyncio's socket methods (Python 3.11) cannot send a descriptor
+    # (SCM_RIGHTS needs sendmsg), and opening the file may block too (a network file system).
+    # The handover is one small request, bounded by `timeout`.
+    task = asyncio.ensure_future(asyncio.to_thread(hand_over_file, path, rpc_socket, timeout))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        # The thread cannot be stopped: what it opened is closed when it ends (within timeout).
+        task.add_done_callback(_close_handover)
+        raise
+
+
+def _close_handover(task: asyncio.Future[tuple[FileHandover, str]]) -> None:
+    if not task.cancelled() and task.exception() is None:
+        task.result()[0].close()
 
 
 def _check_kind(path: str, *, streaming: bool) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import functools
 import inspect
+import os
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from types import TracebackType
@@ -174,6 +175,9 @@ class SyncClient:
 
     def load_url(self, url: str, **kw: Any) -> pb.MediaStatus:
         return self._runner.run(self._client.load_url(url, **kw))
+
+    def load_file(self, path: str | os.PathLike[str], **kw: Any) -> pb.MediaStatus:
+        return self._runner.run(self._client.load_file(path, **kw))
 
     def play(self, request: pb.MediaRequest | None = None, /, **kw: Any) -> pb.MediaStatus:
         return self._runner.run(self._client.play(request, **kw))
