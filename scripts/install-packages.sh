@@ -18,9 +18,10 @@ demo=(avahi-daemon avahi-utils dbus libavahi-client-dev libsystemd-dev systemd)
 # Testing, besides: protoc and protoc-c (scripts/generate-protos.sh --check), iproute2 (the LAN of
 # network namespaces), gcc, make, pkg-config, libprotobuf-c and valgrind (clients/c), python3-venv
 # (clients/python and the pychromecast interop), playerctl (cast-mpris; dbus-daemon and
-# dbus-monitor come with dbus), curl (an HTTP client independent of castd, for its media server).
+# dbus-monitor come with dbus), curl (an HTTP client independent of castd, for its media server),
+# ffmpeg (audio files with real tags for castd's tag reader).
 test=("${demo[@]}" protobuf-compiler protobuf-c-compiler libprotobuf-c-dev iproute2 pkg-config make gcc
-    valgrind python3-venv playerctl curl)
+    valgrind python3-venv playerctl curl ffmpeg)
 
 list=false
 if [ "${1:-}" = "--list" ]; then

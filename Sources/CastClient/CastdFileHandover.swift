@@ -15,9 +15,9 @@ import SwiftProtobuf
 /// lets go of handles no call took when it closes.
 public final class CastdFileHandover: Sendable {
     /// Descriptors in one request (castd's bound).
-    public static let batch = 64
+    public static let batch = FilesSocketProtocol.descriptorsPerRequest
     /// Handles one connection may hold that no call has taken yet (castd's bound).
-    public static let maximumUntaken = 4096
+    public static let maximumUntaken = FilesSocketProtocol.untakenPerConnection
     let fd: Int32
     public let path: String
 
@@ -84,7 +84,7 @@ public final class CastdFileHandover: Sendable {
         do { body = try request.serializedBytes() } catch {
             throw CastdError(.internal, "cannot encode a FileHandover: \(error)")
         }
-        var frame = Self.prefix(body.count)
+        var frame = FilesSocketProtocol.prefix(body.count)
         frame += body
         var sent = 0
         var descriptors = files.map(\.descriptor)
@@ -110,7 +110,7 @@ public final class CastdFileHandover: Sendable {
 
     private func readResponse() throws(CastdError) -> Castd_V1_FileHandoverResponse {
         let header = try read(4)
-        let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        let length = FilesSocketProtocol.length(header)
         guard length <= 1 << 20 else {
             throw CastdError(.internal, "castd's files socket answered a frame of \(length) bytes")
         }
@@ -138,10 +138,5 @@ public final class CastdFileHandover: Sendable {
             }
         }
         return bytes
-    }
-
-    static func prefix(_ count: Int) -> [UInt8] {
-        let length = UInt32(count)
-        return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
     }
 }

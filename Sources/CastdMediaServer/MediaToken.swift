@@ -1,3 +1,5 @@
+import CastdSupport
+
 /// The unguessable name of one published file: 128 bits from `SystemRandomNumberGenerator`
 /// (the kernel's getrandom), written in a URL as 32 lowercase hex digits.
 ///
@@ -22,8 +24,8 @@ public struct MediaToken: Hashable, Sendable, CustomStringConvertible {
     var hex: String { Self.hexWord(high) + Self.hexWord(low) }
 
     /// The first 8 hex digits and an ellipsis (32 of the 128 bits): enough to tell tokens apart in
-    /// a log, too little to guess the rest.
-    public var description: String { String(Self.hexWord(high).prefix(8)) + "…" }
+    /// a log, too little to guess the rest (`LogText.prefix`, as every secret castd logs).
+    public var description: String { LogText.prefix(hex, keeping: 8) }
 
     /// Reads the 32 hex digits of a URL path segment (either case); nil for anything else.
     init?<Bytes: Collection<UInt8>>(hexDigits: Bytes) {

@@ -165,7 +165,7 @@ struct FileHandoverLoop {
     mutating func takeRequests(_ fd: Int32) {
         while let connection = connections[fd], !connection.closing, connection.input.count >= 4 {
             let input = connection.input
-            let length = Int(input[0]) << 24 | Int(input[1]) << 16 | Int(input[2]) << 8 | Int(input[3])
+            let length = FilesSocketProtocol.length(input)
             guard length > 0, length <= server.limits.requestBytes else {
                 return refuse(
                     fd,
@@ -282,11 +282,7 @@ struct FileHandoverLoop {
         case .failure(let error): response.status = error.status
         }
         guard let body: [UInt8] = try? response.serializedBytes() else { return }
-        let length = UInt32(body.count)
-        connections[fd]?.output += [
-            UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF),
-        ]
-        connections[fd]?.output += body
+        connections[fd]?.output += FilesSocketProtocol.prefix(body.count) + body
         flush(fd)
     }
 

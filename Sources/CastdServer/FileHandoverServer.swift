@@ -18,9 +18,9 @@ import SwiftProtobuf
 public final class FileHandoverServer: Sendable {
     public struct Limits: Sendable {
         /// Descriptors in one request.
-        public var descriptorsPerRequest = 64
+        public var descriptorsPerRequest = FilesSocketProtocol.descriptorsPerRequest
         /// A request's FileHandover, encoded.
-        public var requestBytes = 64 * 1024
+        public var requestBytes = FilesSocketProtocol.requestBytes
         /// Connections open at once; more are refused with RESOURCE_EXHAUSTED.
         public var connections = 64
         /// Time for a request to arrive whole once its first byte has.

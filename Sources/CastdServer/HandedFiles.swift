@@ -47,7 +47,10 @@ public final class HandedFiles: Sendable {
 
     private let state = Locked(State())
 
-    public init(maximumOpen: Int = 16384, maximumUntakenPerConnection: Int = 4096) {
+    public init(
+        maximumOpen: Int = FilesSocketProtocol.openInCastd,
+        maximumUntakenPerConnection: Int = FilesSocketProtocol.untakenPerConnection
+    ) {
         self.maximumOpen = maximumOpen
         self.maximumUntakenPerConnection = maximumUntakenPerConnection
     }

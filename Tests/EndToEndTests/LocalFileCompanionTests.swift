@@ -105,3 +105,31 @@ extension SystemServiceTests {
         }
     }
 }
+
+extension SystemServiceTests {
+    /// An audio file's tags (written by ffmpeg, as people's files are) become its metadata when
+    /// castc gives none; --title still wins.
+    @Test func anAudioFilesTagsAreItsMetadata() async throws {
+        try await withDaemon { daemon in
+            let song = daemon.directory + "/01 track.mp3"
+            let made = try await run(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-metadata",
+                    "title=Hoppípolla",
+                    "-metadata", "artist=Sigur Rós", "-metadata", "album=Takk...", "-metadata", "track=3/11", song,
+                ])
+            #expect(made.status == 0, "\(made)")
+            let loaded = try await daemon.castc(["load", song])
+            #expect(loaded.status == 0, "\(loaded)")
+            let metadata = try #require(try await daemon.status().media.first).media.metadata
+            #expect(metadata.metadataType == .musicTrack)
+            #expect(metadata.title == "Hoppípolla" && metadata.artist == "Sigur Rós", "\(metadata)")
+            #expect(metadata.albumName == "Takk..." && metadata.trackNumber == 3, "\(metadata)")
+
+            let titled = try await daemon.castc(["load", song, "--title", "Mine"])
+            #expect(titled.status == 0, "\(titled)")
+            #expect(try #require(try await daemon.status().media.first).media.metadata.title == "Mine")
+        }
+    }
+}
