@@ -49,4 +49,48 @@ extension EndToEndTests {
             }
         }
     }
+
+    /// A folder of three episodes, one with subtitles beside it, queued: the device fetches the
+    /// first one's start and its subtitles (WebVTT, converted by castd from SubRip), then the
+    /// next one's start when the queue moves on.
+    @Test func theDeviceFetchesAQueuedFolderAndItsSubtitlesFromCastd() async throws {
+        try await withSetup { setup in
+            let show = setup.directory + "/Show"
+            try FileManager.default.createDirectory(atPath: show, withIntermediateDirectories: true)
+            for episode in 1...3 {
+                try Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* episode) })
+                    .write(to: URL(fileURLWithPath: show + "/Episode \(episode).mp4"))
+            }
+            try Data("1\r\n00:00:01,000 --> 00:00:02,000\r\nHello\r\n".utf8)
+                .write(to: URL(fileURLWithPath: show + "/Episode 1.en.srt"))
+            let loaded = try await setup.castc(["queue", "load", show, "--device", setup.deviceName])
+            #expect(loaded.status == 0, "\(loaded)")
+            let media = try #require(try await setup.status().media.first).media
+            #expect(media.metadata.title == "Episode 1")
+            let track = try #require(media.tracks.first, "\(media)")
+            #expect(track.language == "en" && track.contentType == "text/vtt")
+
+            try await eventually("the device to fetch the first episode's start and its subtitles") {
+                let records = Self.fetches(setup)
+                return records.contains {
+                    $0["url"] as? String == media.contentID && $0["purpose"] as? String == "load"
+                        && $0["status"] as? Int == 206
+                }
+                    && records.contains {
+                        $0["url"] as? String == track.contentID && $0["purpose"] as? String == "textTrack"
+                            && $0["status"] as? Int == 200
+                    }
+            }
+            let next = try await setup.castc(["queue", "next", "--device", setup.deviceName])
+            #expect(next.status == 0, "\(next)")
+            let second = try #require(try await setup.status().media.first).media
+            #expect(second.metadata.title == "Episode 2" && second.contentID != media.contentID)
+            try await eventually("the device to fetch the second episode's start") {
+                Self.fetches(setup).contains {
+                    $0["url"] as? String == second.contentID && $0["purpose"] as? String == "load"
+                        && $0["status"] as? Int == 206
+                }
+            }
+        }
+    }
 }
