@@ -3,7 +3,7 @@
 #   make test          the whole test suite (scripts/test.sh), what CI runs
 #   make format        format the Swift sources with the toolchain's swift-format (.swift-format);
 #                      make format-check fails on what it would change, as CI does
-#   make release       release builds of castd, castc, cast-emulator and castd-bench
+#   make release       release builds of castd, castc, cast-emulator, cast-mpris and castd-bench
 #   make bench         benchmarks → BENCHMARKS.md (scripts/bench.sh; release build included)
 #   make bench-quick   a smoke run of the benchmarks → .build/BENCHMARKS-quick.md
 #   make soak          the soak test → SOAK.md (scripts/soak.sh; release build included); fails
@@ -17,7 +17,7 @@
 
 # One product at a time: a bare `swift build -c release` also builds every target of every
 # dependency, swift-protobuf's protoc (C++) among them.
-PRODUCTS := castd castc cast-emulator castd-bench
+PRODUCTS := castd castc cast-emulator cast-mpris castd-bench
 
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
