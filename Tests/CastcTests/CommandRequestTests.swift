@@ -181,7 +181,9 @@ import Testing
         #expect(usageError(["load", url, "--duration", "long"]).contains("is not a duration"))
         #expect(usageError(["load", url, "--image", "poster.jpg"]).contains("URL@WIDTHxHEIGHT"))
         #expect(usageError(["load", url, "--image", "https://x.org/a.jpg@0x720"]).contains("not a size"))
-        #expect(usageError(["load", url, "--subtitles", "en.vtt"]).contains("WebVTT"))
+        #expect(
+            usageError(["load", url, "--subtitles", "https://x.org/a b.vtt"]).contains(
+                "give a file or the URL of a WebVTT file"))
         #expect(usageError(["load", url, "--subtitles-lang", "en"]).contains("goes with --subtitles"))
         #expect(
             usageError([

@@ -105,7 +105,7 @@ import Testing
         expectHelp(
             LoadCommand.self,
             [
-                "--stream-type <type>", "--start <position>", "--no-autoplay", "--subtitles <url>",
+                "--stream-type <type>", "--start <position>", "--no-autoplay", "--subtitles <file|url>",
                 "--subtitles-lang <lang>",
                 "--no-subtitles-active", "--metadata-type <type>", "--title <title>", "--subtitle <text>",
                 "--artist <name>", "--album <name>", "--album-artist <name>", "--series <title>", "--season <n>",

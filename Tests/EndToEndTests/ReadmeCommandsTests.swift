@@ -126,12 +126,15 @@ import Testing
                 // The files "Your own files" casts, as a newcomer has them.
                 for path in [
                     "holiday.mp4", "Album/01 Intro.mp3", "Album/02 Song.mp3", "bonus.mp3", "extras/outtake.mp4",
+                    "film.mkv",
                 ] {
                     let url = URL(fileURLWithPath: home + "/" + path)
                     try FileManager.default.createDirectory(
                         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                     try Data(repeating: 0, count: 4096).write(to: url)
                 }
+                try "1\n00:00:01,000 --> 00:00:02,000\nHello\n".write(
+                    toFile: home + "/film.srt", atomically: true, encoding: .utf8)
                 let environment = [
                     "CASTD_SOCKET": socket, "HOME": home, "XDG_CACHE_HOME": home + "/.cache", "TOKEN": "token-1",
                     "PATH": productsDirectory.path + ":/usr/bin:/bin",
