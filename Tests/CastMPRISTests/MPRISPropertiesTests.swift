@@ -208,8 +208,15 @@ struct MPRISPropertiesTests {
         #expect(
             try MPRISProperties.action(for: .openURI("https://example.com/b.mp4"), on: playing, at: at)
                 == .load(url: "https://example.com/b.mp4"))
+        // A file here is opened by cast-mpris with the user's permissions and handed to castd.
+        #expect(
+            try MPRISProperties.action(for: .openURI("file:///home/me/My%20Film.mp4"), on: playing, at: at)
+                == .loadFile(path: "/home/me/My Film.mp4"))
         #expect(throws: BusError.self) {
-            try MPRISProperties.action(for: .openURI("file:///etc/passwd"), on: playing, at: at)
+            try MPRISProperties.action(for: .openURI("file://nas/films/a.mp4"), on: playing, at: at)
+        }
+        #expect(throws: BusError.self) {
+            try MPRISProperties.action(for: .openURI("smb://nas/films/a.mp4"), on: playing, at: at)
         }
         #expect(throws: BusError.self) {
             try MPRISProperties.action(for: .setLoopStatus("Sometimes"), on: playing, at: at)
