@@ -73,6 +73,7 @@ extension MediaRequestHandler {
                 }
                 let chunkEnd = min(body.next + Self.chunkSize, body.end)
                 let region = FileRegion(fileHandle: body.file.handle, readerIndex: body.next, endIndex: chunkEnd)
+                server.noteQueued(chunkEnd - body.next)
                 body.next = chunkEnd
                 stream = body
                 let file = body.file

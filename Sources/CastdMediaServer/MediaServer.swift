@@ -45,6 +45,8 @@ public final class MediaServer: Sendable {
     private let group: any EventLoopGroup
     private let listeners = Listeners()
     private let state = Locked(State())
+    /// File bytes handed to connections so far (sent, or queued to be sent).
+    private let queued = Locked(0)
 
     private struct State {
         var connections: [ObjectIdentifier: any Channel] = [:]
@@ -123,6 +125,13 @@ public final class MediaServer: Sendable {
 
     /// For tests and benchmarks: connections open now.
     public var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// For tests and benchmarks: the file bytes every response has handed its connection so far,
+    /// sent or queued: a reader that takes nothing holds it at what the socket buffers and the
+    /// write-buffer high-water mark take, whatever the file's size.
+    public var bytesQueued: Int { queued.withLock { $0 } }
+
+    func noteQueued(_ count: Int) { queued.withLock { $0 += count } }
 
     /// For tests and benchmarks: tokens published and not revoked.
     public var publishedCount: Int { library.count }

@@ -30,6 +30,34 @@ import Testing
         }
     }
 
+    /// A reader that takes one byte at a time, slower than any TV, of a 1 GiB file: the server
+    /// hands its connection what the socket buffers and the write-buffer high-water mark hold
+    /// (file regions, never the file's bytes in memory), and no more however long it reads.
+    @Test func aSlowReaderHoldsBoundedBuffers() async throws {
+        try await withMediaServer { fixture in
+            let big = try fixture.publish(try makeSparseFile(fixture.directory, "big.mp4", size: 1 << 30))
+            let ticks = 60
+            async let reader = python(
+                PythonClients.slowReader, ["\(fixture.port)", try fixture.path(big), "\(ticks)"],
+                directory: fixture.directory)
+            try await eventually("the reader's response to start") { fixture.server.bytesQueued > 0 }
+            var most = 0
+            var samples = 0
+            while fixture.server.connectionCount > 0 {
+                most = max(most, fixture.server.bytesQueued)
+                samples += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let result = try await reader
+            expectSuccess(result)
+            #expect(result.stdout.hasPrefix("ok"), "\(result)")
+            // Loopback's socket buffers take a few MiB at most; NIO holds 1 MiB of regions, and
+            // one chunk more. A server that queued the file would reach 1 GiB.
+            #expect(most > 0 && most <= 8 << 20, "\(most) bytes queued for a reader that took \(ticks)")
+            #expect(samples > 1)
+        }
+    }
+
     /// A 1 MiB head: 431 as soon as the limit is passed, the connection closed; the server
     /// serves on.
     @Test func oneMebibyteHeadIsRefused() async throws {

@@ -298,4 +298,23 @@ enum PythonClients {
             assert body + rest == expected, "body differs: %d of %d bytes" % (len(body + rest), len(expected))
             print("ok")
             """
+
+    /// Asks for a whole file with a 4 KiB receive buffer, then takes one byte a tick (50 ms,
+    /// scaled) for `ticks` ticks: a reader slower than any TV. Prints "ok" and the bytes read.
+    /// Arguments: port, path, ticks.
+    static let slowReader =
+        prelude + """
+            port, path, ticks = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+            s = connect(port, rcvbuf=4096)
+            s.sendall(("GET %s HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n" % path).encode())
+            head, body = read_head(s)
+            assert head.startswith("HTTP/1.1 200"), head
+            received = len(body)
+            for _ in range(ticks):
+                chunk = s.recv(1)
+                assert chunk, "closed early"
+                received += 1
+                time.sleep(0.05 * SCALE)
+            print("ok", received)
+            """
 }
