@@ -1,3 +1,4 @@
+import CastdSupport
 // castd.toml's reader, continued: values and strings (ConfigTOML.swift has the rest).
 extension ConfigTOML.Parser {
     typealias Value = ConfigTOML.Value
@@ -289,14 +290,7 @@ enum TOMLByte {
     /// A control character, which TOML allows in no string or comment (a tab excepted).
     static func isControl(_ byte: UInt8) -> Bool { (byte < 0x20 && byte != tab) || byte == 0x7F }
 
-    static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        default: nil
-        }
-    }
+    static func hexValue(_ byte: UInt8) -> UInt32? { HexDigit.value(byte).map(UInt32.init) }
 
     static func hex(_ value: UInt32, digits: Int) -> String {
         let text = String(value, radix: 16, uppercase: true)

@@ -32,7 +32,7 @@ public struct MediaToken: Hashable, Sendable, CustomStringConvertible {
         guard hexDigits.count == 32 else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
         for (index, byte) in hexDigits.enumerated() {
-            guard let nibble = Self.nibble(byte) else { return nil }
+            guard let nibble = HexDigit.value(byte) else { return nil }
             if index < 16 {
                 words.0 = words.0 << 4 | UInt64(nibble)
             } else {
@@ -53,14 +53,5 @@ public struct MediaToken: Hashable, Sendable, CustomStringConvertible {
     private static func hexWord(_ word: UInt64) -> String {
         let digits = String(word, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
-    }
-
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -50,6 +50,15 @@ public struct LocalItemHandles: Sendable, Equatable {
         }
         return added
     }
+
+    /// A queue item of `media` with these files named in it, its first subtitles shown.
+    public func queueItem(_ media: CastdMediaInformation = CastdMediaInformation()) -> CastdQueueItem {
+        var media = media
+        let subtitles = apply(to: &media)
+        var item = CastdQueueItem(media: media)
+        item.activeTrackIds = Array(subtitles.prefix(1))
+        return item
+    }
 }
 
 extension LocalFiles {

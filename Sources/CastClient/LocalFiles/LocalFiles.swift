@@ -1,3 +1,4 @@
+import CastdSupport
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -97,7 +98,7 @@ public enum LocalFiles {
             if byte == UInt8(ascii: "%") {
                 let first = utf8.index(after: index)
                 guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
-                    let high = hexValue(utf8[first]), let low = hexValue(utf8[utf8.index(after: first)])
+                    let high = HexDigit.value(utf8[first]), let low = HexDigit.value(utf8[utf8.index(after: first)])
                 else { return nil }
                 bytes.append(high << 4 | low)
                 index = utf8.index(first, offsetBy: 2)
@@ -107,15 +108,6 @@ public enum LocalFiles {
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

@@ -228,14 +228,7 @@ public actor MPRISBridge {
         let sources = try LocalFiles.sources([path])
         let timeout = options.callTimeout
         try await LocalFiles.withHandles(LocalFiles.items(sources), socket: client.socketPath) { handles in
-            var items: [CastdQueueItem] = []
-            for handle in handles {
-                var media = CastdMediaInformation()
-                let tracks = handle.apply(to: &media)
-                var item = CastdQueueItem(media: media)
-                item.activeTrackIds = Array(tracks.prefix(1))
-                items.append(item)
-            }
+            let items = handles.map { $0.queueItem() }
             if items.count == 1 {
                 var request = Castd_V1_LoadRequest()
                 request.device = deviceID

@@ -21,9 +21,7 @@ func queueItems(_ sources: [MediaSource], handles: [LocalItemHandles], _ options
         if case .url(let url) = entry.0 {
             media = CastdMediaInformation(url: url, contentType: MediaURL.guessContentType(url) ?? "")
         }
-        let subtitles = entry.1.apply(to: &media)
-        var item = CastdQueueItem(media: media)
-        if let first = subtitles.first { item.activeTrackIds = [first] }
+        var item = entry.1.queueItem(media)
         options.apply(to: &item, at: index, of: sources.count)
         return item
     }

@@ -1,0 +1,12 @@
+/// One ASCII hex digit's value: for percent-escapes, tokens, handles and TOML's \u escapes.
+public enum HexDigit {
+    /// 0–15 for 0-9, a-f or A-F; nil for any other byte.
+    public static func value(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
