@@ -10,7 +10,7 @@ import Testing
 
 /// Tags read from real files that ffmpeg writes (ffmpeg is required: the CI installs it), from
 /// files made by hand for what ffmpeg does not write, and from mutated files.
-@Suite struct MediaTagsTests {
+@Suite(.tags(.cpuBound)) struct MediaTagsTests {
     static let metadata = [
         "title=Hoppípolla", "artist=Sigur Rós", "album=東京 Takk…", "album_artist=Various", "track=3/12",
         "disc=1/2", "date=2005",
@@ -36,7 +36,7 @@ import Testing
     func readsWhatFFmpegWrites(index: Int) async throws {
         let (name, options) = Self.formats[index]
         try await withTemporaryDirectory { directory in
-            let path = try makeAudio(directory, name, metadata: Self.metadata, options: options)
+            let path = try await makeAudio(directory, name, metadata: Self.metadata, options: options)
             let tags = try readTags(path)
             #expect(tags == Self.expected, "\(name)")
             #expect(tags?.year == 2005)
@@ -56,14 +56,14 @@ import Testing
     @Test func skipsACoverArtPicture() async throws {
         try await withTemporaryDirectory { directory in
             let picture = directory + "/cover.png"
-            try ffmpeg([
+            try await ffmpeg([
                 "-f", "lavfi", "-i", "nullsrc=s=1200x1200,geq=lum='random(1)*255':cb=128:cr=128", "-frames:v", "1",
                 picture,
             ])
             for (name, codec) in [("a.mp3", "libmp3lame"), ("a.flac", "flac"), ("a.m4a", "aac")] {
-                let audio = try makeAudio(directory, name, metadata: Self.metadata, options: ["-c:a", codec])
+                let audio = try await makeAudio(directory, name, metadata: Self.metadata, options: ["-c:a", codec])
                 let path = directory + "/cover-" + name
-                try ffmpeg([
+                try await ffmpeg([
                     "-i", audio, "-i", picture, "-map", "0", "-map", "1", "-c", "copy", "-disposition:v",
                     "attached_pic",
                     path,
@@ -82,7 +82,7 @@ import Testing
 
     @Test func id3v1FillsWhatID3v2Lacks() async throws {
         try await withTemporaryDirectory { directory in
-            let path = try makeAudio(
+            let path = try await makeAudio(
                 directory, "both.mp3", metadata: ["title=One", "artist=Two", "album=Three", "track=5", "date=1999"],
                 options: ["-write_id3v1", "1"])
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -138,10 +138,10 @@ import Testing
 
     @Test func noTagsIsNil() async throws {
         try await withTemporaryDirectory { directory in
-            let bare = try makeAudio(
+            let bare = try await makeAudio(
                 directory, "bare.mp3", metadata: [], options: ["-map_metadata", "-1", "-fflags", "+bitexact"])
             #expect(try readTags(bare) == nil)
-            let wav = try makeAudio(directory, "bare.wav", metadata: ["title=not read"], options: [])
+            let wav = try await makeAudio(directory, "bare.wav", metadata: ["title=not read"], options: [])
             #expect(try readTags(wav) == nil)
             #expect(try readTags(writeFile([], to: directory + "/empty")) == nil)
             #expect(try readTags(writeFile(Array("ID3".utf8), to: directory + "/short")) == nil)
@@ -156,7 +156,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             let long = String(repeating: "é", count: 3000)
             for name in ["long.mp3", "long.flac", "long.m4a"] {
-                let path = try makeAudio(
+                let path = try await makeAudio(
                     directory, name, metadata: ["title=" + long, "artist= \tpadded\t "], options: [])
                 let tags = try #require(try readTags(path))
                 #expect(tags.title == String(repeating: "é", count: MediaTags.maximumValueBytes / 2), "\(name)")
@@ -171,7 +171,7 @@ import Testing
         try await withTemporaryDirectory { directory in
             var seeds: [[UInt8]] = []
             for (name, options) in Self.formats {
-                let path = try makeAudio(directory, name, metadata: Self.metadata, options: options)
+                let path = try await makeAudio(directory, name, metadata: Self.metadata, options: options)
                 seeds.append(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
             }
             let magics = ["ID3", "fLaC", "OggS", "\0\0\0\u{10}ftypM4A ", "TAG"].map { Array($0.utf8) }
@@ -254,28 +254,22 @@ import Testing
 
 // MARK: files
 
-/// Runs ffmpeg (required) with `arguments`, quietly, overwriting its output.
-func ffmpeg(_ arguments: [String]) throws {
+/// Runs ffmpeg (required) with `arguments`, quietly, overwriting its output. It waits for ffmpeg
+/// without holding a thread of Swift's cooperative pool (a blocking wait there stalled every test
+/// with a deadline).
+func ffmpeg(_ arguments: [String]) async throws {
     let found = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         .map { $0 + "/ffmpeg" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     let executable = try #require(found, "ffmpeg is required for the tag tests (apt-get install ffmpeg)")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-nostdin", "-v", "error", "-y"] + arguments
-    let errors = Pipe()
-    process.standardError = errors
-    try process.run()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(
-        process.terminationStatus == 0, "ffmpeg \(arguments): \(String(decoding: message, as: UTF8.self))")
+    let result = try await run(executable, ["-nostdin", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
+    try #require(result.status == 0, "ffmpeg \(arguments): \(result.stderr)")
 }
 
 /// One second of a sine as `directory/name`, in the format its extension names, tagged with
 /// `metadata` ("key=value"); its path.
-func makeAudio(_ directory: String, _ name: String, metadata: [String], options: [String]) throws -> String {
+func makeAudio(_ directory: String, _ name: String, metadata: [String], options: [String]) async throws -> String {
     let path = directory + "/" + name
-    try ffmpeg(
+    try await ffmpeg(
         ["-f", "lavfi", "-i", "sine=frequency=440:duration=1"] + metadata.flatMap { ["-metadata", $0] } + options
             + [path])
     return path

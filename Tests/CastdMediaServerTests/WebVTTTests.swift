@@ -1,8 +1,9 @@
+import CastTestSupport
 import Testing
 
 @testable import CastdMediaServer
 
-@Suite struct WebVTTTests {
+@Suite(.tags(.cpuBound)) struct WebVTTTests {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// The WebVTT of `srt` (UTF-8) as text.

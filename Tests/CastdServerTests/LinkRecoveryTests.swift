@@ -175,6 +175,9 @@ struct LinkRecoveryTests {
             let running = Task { await registry.run() }
             defer { running.cancel() }
 
+            // Two steps, each with its own deadline: castd holds the saved session (once the
+            // registry runs: at the suite's start that may take a while), then gives it up.
+            try await recorder.session(.suspended, of: gone.deviceID)
             let (ended, _) = try await recorder.session(.resumeFailed, of: gone.deviceID)
             #expect(ended.sessionID == gone.sessionID)
             #expect(

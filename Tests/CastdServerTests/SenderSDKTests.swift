@@ -565,12 +565,13 @@ struct SenderSDKTests {
     /// A second seek sent before the device answered the first supersedes it: the first
     /// caller is told REPLACED, the second gets the status, and the device saw both.
     @Test func aNewerSeekReplacesOneStillWaiting() async throws {
-        var slow = EmulatorConfiguration()
-        // Long enough for the second seek to reach the device before the first is answered;
-        // a sanitizer build needs longer (CASTD_TEST_TIME_SCALE).
-        slow.replyDelay = Duration.milliseconds(400).scaledForTests
-        try await withDevice(slow) { client, emulator, _ in
+        try await withDevice { client, emulator, _ in
             _ = try await client.load(Self.media("https://example.com/film.mp4"))
+            // From now on the device answers late: long enough for the second seek to reach it
+            // before the first is answered, even on a loaded machine (it took 400 ms, and then a
+            // stall of seconds sent the second after the first's answer); within castd's 10 s
+            // request timeout in a sanitizer build too (CASTD_TEST_TIME_SCALE).
+            emulator.updateFaults { $0.replyDelay = Duration.milliseconds(1500).scaledForTests }
             var first = Castd_V1_SeekRequest()
             first.position = 100
             var second = Castd_V1_SeekRequest()
