@@ -5,9 +5,22 @@ public enum MediaContentType {
     public static let headLength = 64
 
     /// The Content-Type from the first bytes (magic), else from the name's extension, else nil.
+    /// Where the bytes name a container that holds audio or video alike (MP4 under a generic
+    /// brand, Matroska), the extension says which (`song.m4a` with brand `isom` is audio).
     public static func sniff(head: [UInt8], name: String) -> String? {
-        fromMagic(head) ?? fromExtension(of: name)
+        guard let magic = fromMagic(head) else { return fromExtension(of: name) }
+        if let named = fromExtension(of: name), named.hasPrefix("audio/"),
+            let container = containers[magic], container == containers[named]
+        {
+            return named
+        }
+        return magic
     }
+
+    /// Content types whose container is the same for audio and video, by container.
+    static let containers = [
+        "video/mp4": "mp4", "audio/mp4": "mp4", "video/x-matroska": "matroska", "audio/x-matroska": "matroska",
+    ]
 
     /// The Content-Type that `head`, a file's first bytes, announces; nil for none known.
     static func fromMagic(_ head: [UInt8]) -> String? {

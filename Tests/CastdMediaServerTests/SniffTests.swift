@@ -16,6 +16,14 @@ import Testing
         ([0, 0, 0, 0x20] + bytes("ftypM4A ") + [0, 0, 2, 0], "song.mp4", "audio/mp4"),
         ([0, 0, 0, 0x20] + bytes("ftypM4B "), "book", "audio/mp4"),
         ([0, 0, 0, 0x18] + bytes("ftypM4V "), "x", "video/mp4"),
+        // A container that holds audio or video alike: an audio extension says it is audio; a
+        // video's extension, or another container's, does not overrule the bytes.
+        ([0, 0, 0, 0x20] + bytes("ftypisom") + [0, 0, 2, 0], "Song.M4A", "audio/mp4"),
+        ([0, 0, 0, 0x20] + bytes("ftypmp42"), "book.m4b", "audio/mp4"),
+        ([0, 0, 0, 0x20] + bytes("ftypM4A "), "song.m4v", "audio/mp4"),
+        ([0, 0, 0, 0x20] + bytes("ftypisom"), "song.mp3", "video/mp4"),
+        (ebmlMatroska, "live.mka", "audio/x-matroska"),
+        (ebmlWebM, "live.mka", "video/webm"),
         (ebmlWebM, "clip.mkv", "video/webm"),
         (ebmlMatroska, "clip.webm", "video/x-matroska"),
         ([0x1A, 0x45, 0xDF, 0xA3], "x", "video/x-matroska"),
