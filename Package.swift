@@ -182,6 +182,15 @@ let package = Package(
 
         // MARK: media: serves a user's local files to Cast devices over HTTP (a module of its own,
         // wired into castd separately; see Sources/CastdMediaServer/MediaServer.swift)
+        // What a file holds (ffprobe) and what a device plays: whether castd serves a file as it
+        // is, remuxed or converted (issue 38).
+        .target(
+            name: "CastdConversion",
+            dependencies: [
+                "CastdSupport",
+                "CastProtocol",
+            ]
+        ),
         .target(
             name: "CastdMediaServer",
             dependencies: [
@@ -507,6 +516,10 @@ let package = Package(
                 "CastdMediaServer", "CastTestSupport", "CastdSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "CastdConversionTests",
+            dependencies: ["CastdConversion", "CastTestSupport", "CastdSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
