@@ -289,6 +289,7 @@ let package = Package(
             dependencies: [
                 "CastdSupport",
                 "CastProtocol",
+                "CastdConversion",
                 "LengthPrefixFraming",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -305,6 +306,7 @@ let package = Package(
             dependencies: [
                 "CastdSupport",
                 "CastEmulator",
+                "CastdConversion",
                 "CastDiscovery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

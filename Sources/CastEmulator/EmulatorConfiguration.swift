@@ -86,6 +86,15 @@ public struct EmulatorConfiguration: Sendable {
     public var fetchMedia = false
     /// How long a media fetch may take, connection and answer (a device's player gives up too).
     public var mediaFetchTimeout: Duration = .seconds(5)
+    /// The device plays only what its ``model`` plays (with ``fetchMedia``): once the start of
+    /// the content is fetched, the emulator probes the URL with ffprobe (Debian's `ffmpeg`; its
+    /// player reads as much of the file as ffprobe needs) and fails a LOAD whose container or
+    /// codecs the model cannot play, or that ffprobe cannot read, with LOAD_FAILED,
+    /// detailedErrorCode 104 (MEDIA_SRC_NOT_SUPPORTED), as a real device does. What the model
+    /// plays is castd's own table (`DeviceCapabilities.forModel`): the emulator checks castd
+    /// against the same rows castd decides by. Off by default: a test's stand-in media (random
+    /// bytes after an `ftyp` box) plays as it always has.
+    public var probeMedia = false
 
     public init() {}
 
@@ -128,6 +137,7 @@ extension EmulatorConfiguration {
             "fixedVolume": .bool(fixedVolume),
             "unplayableContentTypes": .array(unplayableContentTypes.sorted().map(JSONValue.string)),
             "fetchMedia": .bool(fetchMedia),
+            "probeMedia": .bool(probeMedia),
             "txt": .object(txt.mapValues(JSONValue.string)),
         ]
     }

@@ -213,11 +213,17 @@ struct MediaFetchControl {
     private static func load(_ plan: MediaFetchPlan, token: Int, _ emulator: CastDeviceEmulator) async {
         guard let item = emulator.core.withLock({ $0.mediaFetch.current(token) }) else { return }
         var failure: String?
+        var unplayable = false
         if let content = plan.content {
             let record = await fetch(content, .load, range: 0...(chunk - 1), limit: Int(chunk), item, emulator)
             if Task.isCancelled { return }
             emulator.core.withLock { $0.mediaFetch.loaded(token, record) }
             failure = record.succeeded ? nil : record.error
+            if failure == nil, emulator.configuration.probeMedia {
+                failure = await MediaPlayability.check(content.url, emulator: emulator)
+                if Task.isCancelled { return }
+                unplayable = failure != nil
+            }
         }
         for track in plan.textTracks where failure == nil {
             let record = await fetch(track, .textTrack, range: nil, limit: textTrackLimit, item, emulator)
@@ -226,7 +232,9 @@ struct MediaFetchControl {
         }
         let now = emulator.clock.now()
         let outcome = emulator.transition {
-            $0.mediaFetched(mediaSessionID: item.mediaSessionID, entry: item.entry, failure: failure, now: now)
+            $0.mediaFetched(
+                mediaSessionID: item.mediaSessionID, entry: item.entry, failure: failure, unplayable: unplayable,
+                now: now)
         }
         emulator.report(outcome, logger: emulator.logger)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CastEmulator
+import CastdConversion
 import CastdSupport
 import Foundation
 import Logging
@@ -242,6 +243,13 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     )
     var fetchMedia: Bool?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Play only what the model (--model) plays, as a real device does: probe fetched media with ffprobe (needs ffmpeg) and fail a LOAD whose container or codecs the model cannot play with LOAD_FAILED 104 (MEDIA_SRC_NOT_SUPPORTED). Needs fetching (--fetch-media or --publish)."
+        )
+    )
+    var probeMedia = false
+
     @Option(
         name: .customLong("app"),
         help: ArgumentHelp(
@@ -298,6 +306,12 @@ struct CastEmulatorCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
+        if probeMedia, !(fetchMedia ?? publish) {
+            throw ValidationError("--probe-media needs the device to fetch its media: add --fetch-media (or --publish)")
+        }
+        if probeMedia, FFprobe.locate() == nil {
+            throw ValidationError("--probe-media needs ffprobe, which is not on PATH (apt-get install ffmpeg)")
+        }
         if let queueWindow, queueWindow < 1 {
             throw ValidationError("--queue-window must be 1 or more (the current item is always sent)")
         }
@@ -385,6 +399,7 @@ struct CastEmulatorCommand: AsyncParsableCommand {
         configuration.fixedVolume = fixedVolume
         configuration.queueWindow = queueWindow
         configuration.fetchMedia = fetchMedia ?? publish
+        configuration.probeMedia = probeMedia
         if tv { configuration.tv = EmulatorTV() }
         configuration.replyDelay = .milliseconds(replyDelay)
         configuration.impostor = impostor

@@ -20,6 +20,19 @@ struct MediaFetchCommandLineTests {
         }
     }
 
+    @Test("--probe-media: --help says what it does; without fetching it is refused, saying what to add")
+    func probeMedia() async throws {
+        let (status, output) = try await CommandLineTests.run(["--help"])
+        #expect(status == 0)
+        let words = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for text in ["--probe-media", "Play only what the model (--model) plays", "LOAD_FAILED 104"] {
+            #expect(words.contains(text), "\(text) missing from --help")
+        }
+        let (refused, message) = try await CommandLineTests.run(["--probe-media", "--port", "0"])
+        #expect(refused != 0)
+        #expect(message.contains("--probe-media needs the device to fetch its media: add --fetch-media"), "\(message)")
+    }
+
     @Test("With --fetch-media an unpublished emulator fetches a LOAD's URL from the local server, and logs it")
     func fetchesWhenLoaded() async throws {
         try await MediaTestServer.with { server in
