@@ -17,12 +17,9 @@ extension EmulatedDevice {
         }
     }
 
-    /// The fetch for `entry` of media session `mediaSessionID` ended, with `failure` or well;
-    /// `unplayable`: the media was fetched, and the model cannot play it
-    /// (``EmulatorConfiguration/probeMedia``). Ignored when that item is no longer the one waiting.
-    mutating func mediaFetched(
-        mediaSessionID: Int, entry: Int, failure: String?, unplayable: Bool = false, now: Duration
-    ) -> DeviceOutcome {
+    /// The fetch for `entry` of media session `mediaSessionID` ended, with `failure` or well.
+    /// Ignored when that item is no longer the one waiting.
+    mutating func mediaFetched(mediaSessionID: Int, entry: Int, failure: MediaFault?, now: Duration) -> DeviceOutcome {
         var outcome = DeviceOutcome()
         guard let transportID = running?.transportID, var session = player, session.mediaSessionID == mediaSessionID,
             let waiting = session.fetch, waiting.entry == entry
@@ -31,14 +28,12 @@ extension EmulatedDevice {
         let name = "media session \(mediaSessionID)"
         if let failure {
             player = nil
-            let what = unplayable ? "cannot play" : "cannot fetch"
-            outcome.note(.info, "\(name): \(what) \(session.current.contentID) (\(failure)) → IDLE (ERROR)")
+            outcome.note(.info, "\(name): \(failure.verb) \(session.current.contentID) (\(failure)) → IDLE (ERROR)")
             broadcastStatus(session.idleEntry(reason: "ERROR"), transportID, &outcome)
             if var (command, record) = waiting.load {
                 record.result = .loadFailed
                 history.record(record)
-                let code = unplayable ? Self.mediaSourceNotSupported : Self.mediaNetwork
-                let failed = loadFailed(command.requestID, itemID: session.current.itemID, code: code)
+                let failed = loadFailed(command.requestID, itemID: session.current.itemID, code: failure.code)
                 command.now = now
                 reply(failed, to: command, &outcome)
             }

@@ -212,29 +212,25 @@ struct MediaFetchControl {
 
     private static func load(_ plan: MediaFetchPlan, token: Int, _ emulator: CastDeviceEmulator) async {
         guard let item = emulator.core.withLock({ $0.mediaFetch.current(token) }) else { return }
-        var failure: String?
-        var unplayable = false
+        var failure: MediaFault?
         if let content = plan.content {
             let record = await fetch(content, .load, range: 0...(chunk - 1), limit: Int(chunk), item, emulator)
             if Task.isCancelled { return }
             emulator.core.withLock { $0.mediaFetch.loaded(token, record) }
-            failure = record.succeeded ? nil : record.error
+            failure = record.succeeded ? nil : .unreachable(record.error ?? "failed")
             if failure == nil, emulator.configuration.probeMedia {
-                failure = await MediaPlayability.check(content.url, emulator: emulator)
+                failure = await MediaPlayability.check(content.url, emulator: emulator).map(MediaFault.unplayable)
                 if Task.isCancelled { return }
-                unplayable = failure != nil
             }
         }
         for track in plan.textTracks where failure == nil {
             let record = await fetch(track, .textTrack, range: nil, limit: textTrackLimit, item, emulator)
             if Task.isCancelled { return }
-            failure = record.succeeded ? nil : "text track \(track.url): \(record.error ?? "failed")"
+            failure = record.succeeded ? nil : .unreachable("text track \(track.url): \(record.error ?? "failed")")
         }
         let now = emulator.clock.now()
         let outcome = emulator.transition {
-            $0.mediaFetched(
-                mediaSessionID: item.mediaSessionID, entry: item.entry, failure: failure, unplayable: unplayable,
-                now: now)
+            $0.mediaFetched(mediaSessionID: item.mediaSessionID, entry: item.entry, failure: failure, now: now)
         }
         emulator.report(outcome, logger: emulator.logger)
     }

@@ -24,3 +24,31 @@ enum MediaPlayability {
         }
     }
 }
+
+/// Why a device that fetches its media did not play it: it could not fetch it (LOAD_FAILED
+/// MEDIA_NETWORK, 103), or its model cannot play what it fetched (MEDIA_SRC_NOT_SUPPORTED, 104).
+enum MediaFault: Error, Equatable, CustomStringConvertible {
+    case unreachable(String)
+    case unplayable(String)
+
+    /// LOAD_FAILED's detailedErrorCode.
+    var code: Int {
+        switch self {
+        case .unreachable: EmulatedDevice.mediaNetwork
+        case .unplayable: EmulatedDevice.mediaSourceNotSupported
+        }
+    }
+
+    var verb: String {
+        switch self {
+        case .unreachable: "cannot fetch"
+        case .unplayable: "cannot play"
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .unreachable(let reason), .unplayable(let reason): reason
+        }
+    }
+}

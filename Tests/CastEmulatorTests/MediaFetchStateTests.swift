@@ -73,6 +73,22 @@ struct MediaFetchStateTests {
         #expect(harness.status()?["currentTime"]?.doubleValue == 10)
     }
 
+    @Test("Media the model cannot play ends the session IDLE ERROR: LOAD_FAILED, detailedErrorCode 104")
+    func unplayableMedia() throws {
+        let harness = DeviceHarness(settings: Self.fetching)
+        try harness.launch()
+        _ = harness.load(Self.local)
+        let session = try #require(harness.device.player)
+        let done = DeviceHarness.parsed(
+            harness.device.mediaFetched(
+                mediaSessionID: session.mediaSessionID, entry: session.entries,
+                failure: .unplayable("the Chromecast cannot play it"), now: harness.now))
+        let failed = try #require(done.reply(to: 800))
+        #expect(failed["type"] == "LOAD_FAILED" && failed["detailedErrorCode"] == 104)
+        #expect(done.broadcastStatuses.last?["idleReason"] == "ERROR")
+        #expect(harness.device.history.loads.last?.result == .loadFailed)
+    }
+
     @Test("A failed fetch ends the session IDLE ERROR and fails the LOAD: LOAD_FAILED, detailedErrorCode 103")
     func failedFetch() throws {
         let harness = DeviceHarness(settings: Self.fetching)
@@ -81,7 +97,8 @@ struct MediaFetchStateTests {
         let session = try #require(harness.device.player)
         let done = DeviceHarness.parsed(
             harness.device.mediaFetched(
-                mediaSessionID: session.mediaSessionID, entry: session.entries, failure: "refused", now: harness.now))
+                mediaSessionID: session.mediaSessionID, entry: session.entries, failure: .unreachable("refused"),
+                now: harness.now))
         let failed = try #require(done.reply(to: 800))
         #expect(failed["type"] == "LOAD_FAILED")
         #expect(failed["detailedErrorCode"] == 103)
