@@ -10,8 +10,9 @@ import Testing
 #endif
 
 /// ffprobe on files ffmpeg makes here (a second or two each, tiny frames: the codecs and
-/// containers people have, not their sizes), and on output no ffprobe writes.
-@Suite struct FFprobeTests {
+/// containers people have, not their sizes), and on output no ffprobe writes. With the
+/// cpu-bound suites: the encoders (x265 above all) take the cores for seconds.
+@Suite(.tags(.cpuBound)) struct FFprobeTests {
     /// Runs ffmpeg (required; CI installs it) quietly, awaited off the cooperative pool.
     static func ffmpeg(_ arguments: [String]) async throws {
         let executable = try #require(
@@ -121,7 +122,11 @@ import Testing
             #expect(!message.isEmpty && !message.contains("secret-notes"), "\(message)")
         }
     }
+}
 
+/// ffprobe's bounds, apart from the encoding suite above (whose neighbours hold the cooperative
+/// pool for seconds: a time measured there says nothing).
+@Suite struct FFprobeBoundsTests {
     /// A reader that never gets a byte (a FIFO nobody writes) is killed at the limit.
     @Test func aProbeThatHangsIsKilledAtItsLimit() async throws {
         try await withTemporaryDirectory { directory in
